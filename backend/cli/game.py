@@ -1,0 +1,3 @@
+"""`dew` commands for the game area."""
+
+from backend.cli.app import app  # noqa: F401

@@ -1,0 +1,108 @@
+"""Settings, one pydantic-settings class per concern.
+
+Nothing else in the project reads ``os.environ``. Every value has an embedded
+default so that ``make demo`` runs with no server; production overrides them
+through ``DEW_*`` environment variables (see docker-compose.yml).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+VAR_DIR = REPO_ROOT / "var"
+
+
+class DatabaseSettings(BaseSettings):
+    """Where the relational state lives: SQLite file by default, PostgreSQL in production."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_DB_")
+
+    url: str = f"sqlite:///{VAR_DIR / 'dew.sqlite3'}"
+    echo: bool = False
+
+
+class BrokerSettings(BaseSettings):
+    """Celery broker: kombu's SQLAlchemy transport on SQLite by default, Redis in production."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_BROKER_")
+
+    url: str = f"sqla+sqlite:///{VAR_DIR / 'broker.sqlite3'}"
+    result_backend: str | None = None
+    payouts_queue: str = "payouts"
+    default_queue: str = "dew"
+    prefetch_multiplier: int = 1
+
+
+class ChainSettings(BaseSettings):
+    """EVM node, deployment manifest and the operator's hot wallet."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_CHAIN_")
+
+    rpc_url: str = "http://127.0.0.1:8545"
+    chain_id: int = 31337
+    manifest_path: Path = VAR_DIR / "deployment.json"
+    # anvil's first default account; refused outside development by Settings below.
+    operator_key: str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+    confirmations: int = 2
+    rpc_timeout_s: float = 10.0
+
+
+class AuthSettings(BaseSettings):
+    """Sign-In with Ethereum and token lifetimes."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_AUTH_")
+
+    domain: str = "localhost:8000"
+    uri: str = "http://localhost:8000"
+    jwt_secret: str = "dev-only-secret-change-me"
+    access_token_ttl_s: int = 900
+    refresh_token_ttl_s: int = 14 * 24 * 3600
+    nonce_ttl_s: int = 300
+
+
+class ServerSettings(BaseSettings):
+    """The match server process."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_SERVER_")
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    redis_url: str | None = None  # pub/sub between server processes; None = single process
+
+
+class Settings(BaseSettings):
+    """All settings; ``environment`` decides whether development defaults are allowed."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_")
+
+    environment: str = "development"
+    db: DatabaseSettings = DatabaseSettings()
+    broker: BrokerSettings = BrokerSettings()
+    chain: ChainSettings = ChainSettings()
+    auth: AuthSettings = AuthSettings()
+    server: ServerSettings = ServerSettings()
+
+    @model_validator(mode="after")
+    def _refuse_dev_secrets_in_production(self) -> Settings:
+        if self.environment != "development":
+            if self.auth.jwt_secret == AuthSettings.model_fields["jwt_secret"].default:
+                raise ValueError("DEW_AUTH_JWT_SECRET must be set outside development")
+            if self.chain.operator_key == ChainSettings.model_fields["operator_key"].default:
+                raise ValueError("DEW_CHAIN_OPERATOR_KEY must be set outside development")
+        return self
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings(
+        db=DatabaseSettings(),
+        broker=BrokerSettings(),
+        chain=ChainSettings(),
+        auth=AuthSettings(),
+        server=ServerSettings(),
+    )

@@ -1,0 +1,5 @@
+"""Shared fixtures come in as plugins, one module per concern."""
+
+pytest_plugins = [
+    "tests.fixtures.database",
+]
