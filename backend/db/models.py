@@ -4,5 +4,7 @@ from backend.db.base import Base
 
 # Each aggregate adds its import here, e.g.:
 #   import backend.accounts.models  # noqa: F401
+import backend.accounts.models  # noqa: F401
+import backend.tables.models  # noqa: F401
 
 metadata = Base.metadata

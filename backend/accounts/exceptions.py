@@ -1,0 +1,87 @@
+"""Errors of the accounts aggregate; each carries a stable ``code`` for clients."""
+
+from __future__ import annotations
+
+
+class AccountsError(Exception):
+    """Root of every accounts error."""
+
+    code = "accounts_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class SignInRefused(AccountsError):
+    """A sign-in message or signature was not accepted."""
+
+    code = "signin_refused"
+
+
+class MalformedSignIn(SignInRefused):
+    code = "signin_malformed"
+
+
+class WrongDomain(SignInRefused):
+    code = "signin_wrong_domain"
+
+
+class WrongUri(SignInRefused):
+    code = "signin_wrong_uri"
+
+
+class WrongChain(SignInRefused):
+    code = "signin_wrong_chain"
+
+
+class SignInExpired(SignInRefused):
+    code = "signin_expired"
+
+
+class SignInNotYetValid(SignInRefused):
+    code = "signin_not_yet_valid"
+
+
+class BadSignature(SignInRefused):
+    code = "signin_bad_signature"
+
+
+class UnknownNonce(SignInRefused):
+    code = "signin_unknown_nonce"
+
+
+class NonceReplayed(SignInRefused):
+    code = "signin_nonce_replayed"
+
+
+class NonceExpired(SignInRefused):
+    code = "signin_nonce_expired"
+
+
+class NotAuthenticated(AccountsError):
+    """A request needs a valid access token and did not bring one."""
+
+    code = "not_authenticated"
+
+
+class TokenExpired(NotAuthenticated):
+    code = "token_expired"
+
+
+class TokenInvalid(NotAuthenticated):
+    code = "token_invalid"
+
+
+class SessionRevoked(NotAuthenticated):
+    code = "session_revoked"
+
+
+class RefreshRefused(AccountsError):
+    code = "refresh_refused"
+
+
+class RefreshTokenReused(RefreshRefused):
+    """A refresh token was presented twice: treated as theft, the whole session is revoked."""
+
+    code = "refresh_token_reused"

@@ -1,0 +1,1 @@
+"""The FastAPI application: HTTP routers, dependencies and the WebSocket protocol."""

@@ -1,0 +1,60 @@
+"""The application factory: ``create_app()`` wires settings, database, routers and live play."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from backend.api.errors import install_error_handlers
+from backend.api.routers import auth
+from backend.config import Settings, get_settings
+from backend.db import create_db_engine, make_session_factory
+
+log = logging.getLogger(__name__)
+
+API_DESCRIPTION = """Domino Earning World match server.
+
+Sign in with your wallet (EIP-4361), find or create a table, then play over the
+WebSocket described in docs/protocol.md. Every error has the shape
+`{"error": {"code": "...", "message": "...", "detail": ...}}` with a stable `code`.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    engine = create_db_engine(
+        settings.db.url, echo=settings.db.echo, pool_size=settings.server.db_pool_size
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        hub = getattr(app.state, "hub", None)
+        if hub is not None:
+            await hub.start()
+        try:
+            yield
+        finally:
+            if hub is not None:
+                await hub.stop()
+            engine.dispose()
+
+    app = FastAPI(
+        title="DEW match server",
+        version="1",
+        description=API_DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.session_factory = make_session_factory(engine)
+    install_error_handlers(app)
+    app.include_router(auth.router)
+
+    @app.get("/health", tags=["meta"])
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app

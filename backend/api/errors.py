@@ -1,0 +1,109 @@
+"""One JSON error shape for every HTTP and WebSocket error, with a stable ``code``.
+
+    {"error": {"code": "table_not_found", "message": "...", "detail": ...}}
+
+Domain packages raise their own exceptions (each with a ``code``); statuses are
+chosen here, at the edge, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from backend.accounts import exceptions as accounts_exc
+from backend.tables import exceptions as tables_exc
+
+log = logging.getLogger(__name__)
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    detail: Any | None = None
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+# Most specific first: the first matching class decides the status.
+STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
+    (accounts_exc.MalformedSignIn, 400),
+    (accounts_exc.SignInRefused, 401),
+    (accounts_exc.NotAuthenticated, 401),
+    (accounts_exc.RefreshRefused, 401),
+    (tables_exc.NotFound, 404),
+    (tables_exc.Forbidden, 403),
+    (tables_exc.Conflict, 409),
+    (tables_exc.InvalidRequest, 422),
+    (tables_exc.Unavailable, 503),
+]
+
+
+def status_for(error: Exception) -> int:
+    for cls, status in STATUS_BY_ERROR:
+        if isinstance(error, cls):
+            return status
+    return 400
+
+
+def error_payload(code: str, message: str, detail: Any = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "detail": detail}}
+
+
+def _domain_error(_request: Request, error: Exception) -> JSONResponse:
+    code = getattr(error, "code", "error")
+    message = getattr(error, "message", str(error))
+    return JSONResponse(error_payload(code, message), status_code=status_for(error))
+
+
+def _validation_error(_request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    detail = [
+        {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+        for e in error.errors()
+    ]
+    return JSONResponse(
+        error_payload("invalid_request", "the request does not match the schema", detail),
+        status_code=422,
+    )
+
+
+_HTTP_CODES = {
+    401: "not_authenticated",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    429: "rate_limited",
+}
+
+
+def _http_error(_request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, StarletteHTTPException)
+    code = _HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
+    return JSONResponse(
+        error_payload(code, str(error.detail)),
+        status_code=error.status_code,
+        headers=getattr(error, "headers", None),
+    )
+
+
+def _unexpected_error(_request: Request, error: Exception) -> JSONResponse:
+    log.exception("unhandled error", exc_info=error)
+    return JSONResponse(error_payload("internal_error", "internal server error"), status_code=500)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(accounts_exc.AccountsError, _domain_error)
+    app.add_exception_handler(tables_exc.TablesError, _domain_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected_error)

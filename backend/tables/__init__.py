@@ -1,0 +1,1 @@
+"""Tables, matchmaking and live matches: the authoritative side of real-time play."""

@@ -1,0 +1,110 @@
+"""Errors of the tables aggregate; each carries a stable ``code`` for clients."""
+
+from __future__ import annotations
+
+
+class TablesError(Exception):
+    """Root of every tables error."""
+
+    code = "tables_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(TablesError):
+    code = "not_found"
+
+
+class TableNotFound(NotFound):
+    code = "table_not_found"
+
+
+class MatchNotFound(NotFound):
+    code = "match_not_found"
+
+
+class TicketNotFound(NotFound):
+    code = "ticket_not_found"
+
+
+class Forbidden(TablesError):
+    code = "forbidden"
+
+
+class NotInvited(Forbidden):
+    code = "not_invited"
+
+
+class NotEligible(Forbidden):
+    """The wallet holds no avatar it may play and no valid VIP pass (earning tables)."""
+
+    code = "not_eligible"
+
+
+class VipRequired(Forbidden):
+    code = "vip_required"
+
+
+class Conflict(TablesError):
+    code = "conflict"
+
+
+class TableFull(Conflict):
+    code = "table_full"
+
+
+class SeatTaken(Conflict):
+    code = "seat_taken"
+
+
+class AlreadySeated(Conflict):
+    code = "already_seated"
+
+
+class TableNotOpen(Conflict):
+    code = "table_not_open"
+
+
+class InvalidRequest(TablesError):
+    code = "invalid_request"
+
+
+class UnknownPreset(InvalidRequest):
+    code = "unknown_preset"
+
+
+class InvalidOptions(InvalidRequest):
+    code = "invalid_options"
+
+
+class Unavailable(TablesError):
+    code = "unavailable"
+
+
+class ChainUnavailable(Unavailable):
+    code = "chain_unavailable"
+
+
+# Live-play errors, sent over the WebSocket (the same shape as HTTP errors).
+class PlayError(TablesError):
+    code = "play_error"
+
+
+class IllegalMove(PlayError):
+    code = "illegal_move"
+
+
+class NotYourTurn(PlayError):
+    code = "not_your_turn"
+
+
+class StalePly(PlayError):
+    """The client's move was for a position that is no longer current."""
+
+    code = "stale_ply"
+
+
+class MatchNotLive(PlayError):
+    code = "match_not_live"

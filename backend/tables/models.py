@@ -1,0 +1,162 @@
+"""Tables, seats, invitations, matchmaking tickets, matches, their move logs, results,
+and the settlement outbox.
+
+A match's move log is the truth: ``(match_id, ply)`` is the primary key, so two server
+processes can never both commit a move for the same position, and any process can
+rebuild a live match by replaying the log through the engine.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from backend.db.base import Base, TimestampMixin, utcnow
+
+
+class Table(TimestampMixin, Base):
+    __tablename__ = "game_tables"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    preset: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    seat_count: Mapped[int] = mapped_column(Integer)
+    # DEW base units as a decimal string: amounts exceed 64-bit integers.
+    stake: Mapped[str] = mapped_column(String(80), default="0")
+    earning: Mapped[bool] = mapped_column(Boolean, default=False)
+    kind: Mapped[str] = mapped_column(String(16), default="human")  # human|practice|ai|matchmade
+    visibility: Mapped[str] = mapped_column(String(16), default="public")  # public|private
+    invite_code: Mapped[str] = mapped_column(String(32), unique=True)
+    creator: Mapped[str | None] = mapped_column(String(42))
+    bot_level: Mapped[str] = mapped_column(String(16), default="medium")
+    turn_timeout_s: Mapped[float] = mapped_column(Float)
+    spectators_allowed: Mapped[bool] = mapped_column(Boolean, default=True)
+    spectator_delay_s: Mapped[float] = mapped_column(Float, default=0.0)
+    status: Mapped[str] = mapped_column(String(16), default="open", index=True)
+    match_id: Mapped[str | None] = mapped_column(String(32))
+
+
+class TableSeat(Base):
+    __tablename__ = "table_seats"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    address: Mapped[str | None] = mapped_column(String(42), index=True)
+    bot_level: Mapped[str | None] = mapped_column(String(16))
+    avatar_id: Mapped[int | None] = mapped_column(BigInteger)
+    # Why the wallet was admitted to an earning table: avatar_user|avatar_owner|vip.
+    admitted_as: Mapped[str | None] = mapped_column(String(16))
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TableInvitation(TimestampMixin, Base):
+    __tablename__ = "table_invitations"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), primary_key=True)
+    address: Mapped[str] = mapped_column(String(42), primary_key=True)
+
+
+class MatchmakingTicket(TimestampMixin, Base):
+    __tablename__ = "matchmaking_tickets"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    address: Mapped[str] = mapped_column(String(42), index=True)
+    preset: Mapped[str] = mapped_column(String(64))
+    earning: Mapped[bool] = mapped_column(Boolean, default=False)
+    avatar_id: Mapped[int | None] = mapped_column(BigInteger)
+    admitted_as: Mapped[str | None] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), default="waiting", index=True)
+    table_id: Mapped[str | None] = mapped_column(String(32))
+
+
+class Match(TimestampMixin, Base):
+    __tablename__ = "matches"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    preset: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # [{"seat": 0, "address": "0x..", "bot_level": null, "avatar_id": 7}, ...]
+    seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    # Secret until the match ends; the commitment (sha256 of the seed) is public from the start.
+    seed: Mapped[str] = mapped_column(String(64))
+    seed_commitment: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), default="live", index=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    result_hash: Mapped[str | None] = mapped_column(String(66))
+
+
+class MatchMove(Base):
+    __tablename__ = "match_moves"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16), default="move")  # move|forfeit
+    move: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    actor: Mapped[str] = mapped_column(String(16), default="player")  # player|bot|timeout
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class MatchResult(Base):
+    """One seat's outcome, for player and avatar histories."""
+
+    __tablename__ = "match_results"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    address: Mapped[str | None] = mapped_column(String(42), index=True)
+    avatar_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    is_bot: Mapped[bool] = mapped_column(Boolean)
+    team: Mapped[int | None] = mapped_column(Integer)
+    placement: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    won: Mapped[bool] = mapped_column(Boolean)
+    forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SettlementRequest(TimestampMixin, Base):
+    """Outbox row written in the same transaction that finishes a match.
+
+    ``idempotency_key`` is the match id (unique): a match can be queued for settlement
+    once, however often its end is processed. The economy/TX side owns every column
+    after ``status``; the server only inserts rows with ``status = "pending"``.
+    """
+
+    __tablename__ = "settlement_requests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    idempotency_key: Mapped[str] = mapped_column(String(64), unique=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), unique=True)
+    # bytes32 for MatchSettlement.settle: 0x + the 16-byte match id left-padded to 32 bytes.
+    chain_match_id: Mapped[str] = mapped_column(String(66), unique=True)
+    table_id: Mapped[str] = mapped_column(String(32))
+    preset: Mapped[str] = mapped_column(String(64))
+    earning: Mapped[bool] = mapped_column(Boolean)
+    stake: Mapped[str] = mapped_column(String(80))
+    # 0x + sha256 of the canonical JSON match record (stored in matches.record).
+    result_hash: Mapped[str] = mapped_column(String(66))
+    # [{"seat", "address", "avatar_id", "is_bot", "team", "placement", "points", "won",
+    #   "forfeited", "admitted_as"}]
+    seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -1,0 +1,231 @@
+"""Sign-in with real eth-account signatures: the happy path and every refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import jwt
+import pytest
+from eth_account import Account
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select, update
+
+from backend.accounts.models import AuthSession, SignInNonce
+from backend.api.app import create_app
+from backend.config import AuthSettings, ChainSettings, DatabaseSettings, ServerSettings, Settings
+from tests.accounts.signing import compose, sign, sign_in
+
+
+@pytest.fixture(scope="module")
+def app(db_url: str):  # type: ignore[no-untyped-def]
+    settings = Settings(
+        db=DatabaseSettings(url=db_url),
+        auth=AuthSettings(),
+        chain=ChainSettings(),
+        server=ServerSettings(),
+    )
+    return create_app(settings)
+
+
+@pytest.fixture
+def client(app) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def _nonce(client: TestClient) -> str:
+    return client.post("/auth/nonce").json()["nonce"]
+
+
+def _count(app, model) -> int:  # type: ignore[no-untyped-def]
+    with app.state.session_factory() as session:
+        return session.scalar(select(func.count()).select_from(model))
+
+
+def _refused(response, status: int, code: str) -> None:  # type: ignore[no-untyped-def]
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["error"]["code"] == code
+    assert body["error"]["message"]
+
+
+def test_signin_returns_tokens_that_identify_the_wallet(client: TestClient) -> None:
+    account = Account.create()
+    tokens = sign_in(client, account)
+    assert tokens["address"] == account.address
+    me = client.get("/auth/me", headers={"Authorization": f"Bearer {tokens['access_token']}"})
+    assert me.status_code == 200
+    assert me.json()["address"] == account.address
+
+
+def test_nonce_message_states_domain_uri_chain_nonce_and_times(client: TestClient) -> None:
+    account = Account.create()
+    grant = client.post("/auth/nonce", json={"address": account.address}).json()
+    message = grant["message"]
+    assert message.startswith("localhost:8000 wants you to sign in")
+    for line in (
+        "URI: http://localhost:8000",
+        "Chain ID: 31337",
+        f"Nonce: {grant['nonce']}",
+        "Issued At: ",
+        "Expiration Time: ",
+    ):
+        assert line in message
+
+
+def test_replayed_signin_is_refused(client: TestClient) -> None:
+    account = Account.create()
+    message = compose(account.address, _nonce(client))
+    body = {"message": message, "signature": sign(account, message)}
+    assert client.post("/auth/signin", json=body).status_code == 200
+    sessions = _count(client.app, AuthSession)
+    _refused(client.post("/auth/signin", json=body), 401, "signin_nonce_replayed")
+    assert _count(client.app, AuthSession) == sessions
+
+
+@pytest.mark.parametrize(
+    ("overrides", "code"),
+    [
+        ({"domain": "evil.example"}, "signin_wrong_domain"),
+        ({"uri": "http://evil.example"}, "signin_wrong_uri"),
+        ({"chain_id": 1}, "signin_wrong_chain"),
+        (
+            {
+                "issued_at": datetime.now(UTC) - timedelta(hours=1),
+                "expires_in": timedelta(minutes=5),
+            },
+            "signin_expired",
+        ),
+        ({"issued_at": datetime.now(UTC) + timedelta(hours=1)}, "signin_not_yet_valid"),
+        ({"expires_in": None}, "signin_malformed"),
+    ],
+)
+def test_refused_signin_changes_nothing_and_keeps_the_nonce(
+    client: TestClient, overrides: dict, code: str
+) -> None:
+    account = Account.create()
+    nonce = _nonce(client)
+    message = compose(account.address, nonce, **overrides)
+    sessions = _count(client.app, AuthSession)
+    response = client.post(
+        "/auth/signin", json={"message": message, "signature": sign(account, message)}
+    )
+    _refused(response, 400 if code == "signin_malformed" else 401, code)
+    assert _count(client.app, AuthSession) == sessions
+    # The nonce was not burned by the refused attempt: a correct message still signs in.
+    good = compose(account.address, nonce)
+    ok = client.post("/auth/signin", json={"message": good, "signature": sign(account, good)})
+    assert ok.status_code == 200, ok.text
+
+
+def test_signature_by_another_key_is_refused(client: TestClient) -> None:
+    account, thief = Account.create(), Account.create()
+    message = compose(account.address, _nonce(client))
+    response = client.post(
+        "/auth/signin", json={"message": message, "signature": sign(thief, message)}
+    )
+    _refused(response, 401, "signin_bad_signature")
+
+
+@pytest.mark.parametrize("signature", ["0x", "0x1234", "not hex at all", "0x" + "00" * 65])
+def test_garbage_signature_is_refused(client: TestClient, signature: str) -> None:
+    account = Account.create()
+    message = compose(account.address, _nonce(client))
+    response = client.post("/auth/signin", json={"message": message, "signature": signature})
+    _refused(response, 401, "signin_bad_signature")
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["", "hello", "localhost:8000 wants you to sign in with your Ethereum account:\n0xnope\n"],
+)
+def test_malformed_message_is_refused(client: TestClient, message: str) -> None:
+    response = client.post("/auth/signin", json={"message": message, "signature": "0x00"})
+    _refused(response, 400, "signin_malformed")
+
+
+def test_missing_fields_get_the_same_error_shape(client: TestClient) -> None:
+    _refused(client.post("/auth/signin", json={"message": "x"}), 422, "invalid_request")
+
+
+def test_unknown_nonce_is_refused(client: TestClient) -> None:
+    account = Account.create()
+    message = compose(account.address, "neverissued123")
+    response = client.post(
+        "/auth/signin", json={"message": message, "signature": sign(account, message)}
+    )
+    _refused(response, 401, "signin_unknown_nonce")
+
+
+def test_expired_nonce_is_refused(client: TestClient) -> None:
+    account = Account.create()
+    nonce = _nonce(client)
+    with client.app.state.session_factory() as session:
+        session.execute(
+            update(SignInNonce)
+            .where(SignInNonce.nonce == nonce)
+            .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+        )
+        session.commit()
+    message = compose(account.address, nonce)
+    response = client.post(
+        "/auth/signin", json={"message": message, "signature": sign(account, message)}
+    )
+    _refused(response, 401, "signin_nonce_expired")
+
+
+def test_refresh_rotates_and_reuse_revokes_the_session(client: TestClient) -> None:
+    tokens = sign_in(client)
+    rotated = client.post("/auth/refresh", json={"refresh_token": tokens["refresh_token"]})
+    assert rotated.status_code == 200, rotated.text
+    new = rotated.json()
+    assert new["refresh_token"] != tokens["refresh_token"]
+    # Presenting the old token again looks like theft: the whole session ends.
+    reused = client.post("/auth/refresh", json={"refresh_token": tokens["refresh_token"]})
+    _refused(reused, 401, "refresh_token_reused")
+    me = client.get("/auth/me", headers={"Authorization": f"Bearer {new['access_token']}"})
+    _refused(me, 401, "session_revoked")
+    _refused(
+        client.post("/auth/refresh", json={"refresh_token": new["refresh_token"]}),
+        401,
+        "session_revoked",
+    )
+
+
+def test_logout_ends_access_and_refresh(client: TestClient) -> None:
+    tokens = sign_in(client)
+    headers = {"Authorization": f"Bearer {tokens['access_token']}"}
+    assert client.post("/auth/logout", headers=headers).status_code == 204
+    _refused(client.get("/auth/me", headers=headers), 401, "session_revoked")
+    _refused(
+        client.post("/auth/refresh", json={"refresh_token": tokens["refresh_token"]}),
+        401,
+        "session_revoked",
+    )
+
+
+def test_expired_and_forged_access_tokens_are_refused(client: TestClient) -> None:
+    tokens = sign_in(client)
+    claims = jwt.decode(tokens["access_token"], options={"verify_signature": False})
+    secret = client.app.state.settings.auth.jwt_secret
+    expired = jwt.encode({**claims, "exp": claims["iat"] - 1}, secret, algorithm="HS256")
+    _refused(
+        client.get("/auth/me", headers={"Authorization": f"Bearer {expired}"}),
+        401,
+        "token_expired",
+    )
+    forged = jwt.encode({**claims, "sub": Account.create().address}, "guess", algorithm="HS256")
+    _refused(
+        client.get("/auth/me", headers={"Authorization": f"Bearer {forged}"}),
+        401,
+        "token_invalid",
+    )
+    _refused(client.get("/auth/me"), 401, "not_authenticated")
+
+
+def test_openapi_and_docs_are_served(client: TestClient) -> None:
+    schema = client.get("/openapi.json")
+    assert schema.status_code == 200
+    assert "/auth/signin" in schema.json()["paths"]
+    assert client.get("/docs").status_code == 200
