@@ -1,0 +1,523 @@
+"""A match: hands dealt from a server seed (or given explicitly), moves, scores, result.
+
+``Match`` is mutable for speed: ``apply`` checks a move completely before touching anything, so
+an illegal move raises ``IllegalMoveError`` and leaves the match exactly as it was. Hands follow
+one another automatically until the rules say the match is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from backend.game import fairness
+from backend.game.moves import DRAW, FITTING, LEFT, PASS, PLAYS, IllegalMoveError, Move
+from backend.game.rules import (
+    DRAW_ONE_THEN_PASS,
+    DRAW_UNTIL_PLAYABLE,
+    NO_DRAWING,
+    Award,
+    HandEnd,
+    HandScore,
+    Opening,
+    Rules,
+    RulesError,
+)
+from backend.game.tiles import (
+    BIT,
+    EITHER_SUIT,
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    NAMES,
+    OTHER_HALF,
+    SUIT,
+    TILE_COUNT,
+    mask_of,
+    parse_tile,
+    tiles_of,
+)
+
+REDEAL_LIMIT = 100  # a deal with 5+ doubles in one hand is rare; this only guards a bad preset
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Each seat's tiles and the boneyard in drawing order (first tile is drawn first)."""
+
+    hands: tuple[tuple[int, ...], ...]
+    boneyard: tuple[int, ...]
+
+    def to_json(self) -> dict[str, list[list[str]] | list[str]]:
+        """Tiles as ``"6:4"`` strings."""
+        return {
+            "hands": [[NAMES[t] for t in hand] for hand in self.hands],
+            "boneyard": [NAMES[t] for t in self.boneyard],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Deal:
+        """Parse ``{"hands": [[...], ...], "boneyard": [...]}``; checks it is one full set."""
+        if not isinstance(data, dict) or not isinstance(data.get("hands"), list):
+            raise ValueError(f"a deal needs 'hands' (a list of tile lists), got {data!r}")
+        hands = tuple(tuple(parse_tile(str(t)) for t in hand) for hand in data["hands"])
+        boneyard = tuple(parse_tile(str(t)) for t in data.get("boneyard", []))
+        deal = cls(hands, boneyard)
+        deal.check()
+        return deal
+
+    def check(self) -> None:
+        """Refuse a deal that is not exactly the 28 tiles, each once."""
+        everything = [t for hand in self.hands for t in hand] + list(self.boneyard)
+        if sorted(everything) != list(range(TILE_COUNT)):
+            raise ValueError(
+                f"a deal must hold each of the 28 tiles exactly once, got {len(everything)} tiles "
+                f"with {len(set(everything))} distinct"
+            )
+
+    @classmethod
+    def from_order(cls, order: Sequence[int], seats: int, hand_size: int) -> Deal:
+        """Deal a shuffled set: seat 0 takes the first ``hand_size`` tiles, then seat 1, ..."""
+        hands = tuple(tuple(order[i * hand_size : (i + 1) * hand_size]) for i in range(seats))
+        return cls(hands, tuple(order[seats * hand_size :]))
+
+
+def seeded_deal(rules: Rules, seats: int, server_seed: str, hand_index: int) -> tuple[Deal, int]:
+    """The deal of hand ``hand_index`` from the seed, after any redeals, and how many redeals."""
+    for attempt in range(REDEAL_LIMIT):
+        order = fairness.shuffled_tiles(server_seed, f"hand/{hand_index}/deal/{attempt}")
+        deal = Deal.from_order(order, seats, rules.hand_size)
+        if not rules.needs_redeal([mask_of(hand) for hand in deal.hands]):
+            return deal, attempt
+    raise RulesError(f"no acceptable deal in {REDEAL_LIMIT} attempts")  # pragma: no cover
+
+
+@dataclass
+class HandLog:
+    """One hand as it was played and scored (the per-hand log of a result and of a record)."""
+
+    index: int
+    deal: Deal
+    seeded: bool
+    redeals: int
+    starter: int
+    opening_tile: int | None
+    moves: list[tuple[int, Move]] = field(default_factory=list)
+    end: str = ""
+    """``"domino"``, ``"blocked"``, ``"target"`` (the match ended mid-hand) or ``""`` (live)."""
+    winner: int | None = None
+    points: list[int] = field(default_factory=list)
+    """Everything each side scored in this hand: open ends, bonuses, and the hand's points."""
+    bonuses: list[tuple[int, int, str]] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The outcome: winning side (``None``: drawn), its seats, final scores, the per-hand log."""
+
+    winner: int | None
+    winner_seats: tuple[int, ...]
+    scores: tuple[int, ...]
+    hands: tuple[HandLog, ...]
+    tie_break: tuple[tuple[int, int], ...] = ()
+    """Tiles drawn to break a tie: (side, tile), in drawing order."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome JSON that ``dew replay`` prints."""
+        return {
+            "winner": self.winner,
+            "winner_seats": list(self.winner_seats),
+            "final_scores": list(self.scores),
+            "hands": [
+                {
+                    "index": h.index,
+                    "starter": h.starter,
+                    "end": h.end,
+                    "winner": h.winner,
+                    "points": list(h.points),
+                    "bonuses": [
+                        {"side": side, "points": pts, "reason": why} for side, pts, why in h.bonuses
+                    ],
+                    **({"note": h.note} if h.note else {}),
+                }
+                for h in self.hands
+            ],
+            "tie_break": [{"side": side, "tile": NAMES[t]} for side, t in self.tie_break],
+        }
+
+
+class _Award(Award):
+    """How bonus rules reach the match, without handing them the whole state."""
+
+    def __init__(self, match: Match) -> None:
+        self._match = match
+        self.seats = match.seats
+        self.sides = match.sides
+        self.target = match.rules.target
+
+    def score_of(self, side: int) -> int:
+        return self._match.scores[side]
+
+    def __call__(self, side: int, points: int, reason: str) -> None:
+        self._match._award(side, points, reason)
+
+
+class Match:
+    """The authoritative state of one match. Create it with ``start_match``."""
+
+    __slots__ = (
+        "_award_hook",
+        "_blocks_on_passes",
+        "_bonus",
+        "_draw_mode",
+        "_next",
+        "_score_ends",
+        "boneyard",
+        "drawn",
+        "drawn_tile",
+        "explicit_deals",
+        "forced_tile",
+        "hand",
+        "hand_index",
+        "hands",
+        "held",
+        "history",
+        "last_player",
+        "left",
+        "left_value",
+        "line",
+        "log",
+        "names",
+        "over",
+        "passes",
+        "result",
+        "right",
+        "right_value",
+        "rules",
+        "scores",
+        "seats",
+        "server_seed",
+        "sides",
+        "turn",
+    )
+
+    def __init__(
+        self,
+        rules: Rules,
+        names: Sequence[str],
+        server_seed: str,
+        deals: Sequence[Deal | None] = (),
+    ) -> None:
+        seats = len(names)
+        rules.check_seats(seats)
+        self.rules = rules
+        self.names = tuple(names)
+        self.seats = seats
+        self.sides = rules.sides(seats)
+        self.server_seed = server_seed
+        self.explicit_deals = tuple(deals)
+        self._next = tuple((seat + 1) % seats for seat in range(seats))
+        self._draw_mode = rules.draw_mode(seats)
+        self._score_ends = rules.scores_open_ends
+        self._blocks_on_passes = rules.blocks_when_all_pass
+        self._bonus = rules.bonus_trackers()
+        self._award_hook = _Award(self)
+        self.scores = [0] * (max(self.sides) + 1)
+        self.log: list[HandLog] = []
+        self.over = False
+        self.result: MatchResult | None = None
+        self.hand_index = -1
+        self._deal_hand(None)
+
+    # -- dealing ---------------------------------------------------------------------------
+    def _deal_hand(self, previous: HandScore | None) -> None:
+        index = self.hand_index + 1
+        explicit = self.explicit_deals[index] if index < len(self.explicit_deals) else None
+        if explicit is not None:
+            deal, seeded, redeals = explicit, False, 0
+            deal.check()
+            if len(deal.hands) != self.seats:
+                raise RulesError(
+                    f"deal for hand {index} has {len(deal.hands)} hands, not {self.seats}"
+                )
+        else:
+            (deal, redeals), seeded = (
+                seeded_deal(self.rules, self.seats, self.server_seed, index),
+                True,
+            )
+        masks = [mask_of(hand) for hand in deal.hands]
+        if previous is None:
+            opening = self.rules.first_opening(masks, self.server_seed)
+        else:
+            opening = self.rules.next_opening(
+                previous, self.log[-1].starter, masks, self.server_seed, index
+            )
+        self._start_hand(index, deal, seeded, redeals, masks, opening)
+
+    def _start_hand(
+        self, index: int, deal: Deal, seeded: bool, redeals: int, masks: list[int], opening: Opening
+    ) -> None:
+        self.hand_index = index
+        self.hands = masks
+        held = 0
+        for mask in masks:
+            held |= mask
+        self.held = held
+        self.boneyard = deal.boneyard
+        self.drawn = 0
+        self.drawn_tile = -1
+        self.left = self.right = -1
+        self.left_value = self.right_value = 0
+        self.line: list[tuple[int, int]] = []
+        self.turn = opening.seat
+        self.forced_tile = -1 if opening.tile is None else opening.tile
+        self.passes = 0
+        self.last_player = -1
+        self.hand = HandLog(
+            index, deal, seeded, redeals, opening.seat, opening.tile, points=[0] * len(self.scores)
+        )
+        self.history = self.hand.moves
+        self.log.append(self.hand)
+        for tracker in self._bonus:
+            tracker.start_hand()
+
+    # -- moves -----------------------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        """The moves the seat to play may make now (empty once the match is over)."""
+        if self.over:
+            return []
+        hand = self.hands[self.turn]
+        left = self.left
+        if left < 0:
+            if self.forced_tile >= 0:
+                return [PLAYS[self.forced_tile][LEFT]]
+            return [PLAYS[t][LEFT] for t in tiles_of(hand)]
+        right = self.right
+        if self.drawn_tile >= 0:
+            hand &= BIT[self.drawn_tile]  # after a single draw only the drawn tile may be played
+        if hand & EITHER_SUIT[left][right]:
+            fit = FITTING[left][0][hand & SUIT[left]] + FITTING[right][1][hand & SUIT[right]]
+            return list(fit)
+        if self.drawn < len(self.boneyard) and self._draw_mode and self.drawn_tile < 0:
+            return [DRAW]
+        return [PASS]
+
+    def apply(self, move: Move) -> None:
+        """Make ``move`` for the seat to play. Raises ``IllegalMoveError`` and changes nothing
+        if the rules do not allow it."""
+        if self.over:
+            raise IllegalMoveError(move, "the match is over")
+        seat = self.turn
+        kind = move.kind
+        hand = self.hands[seat]
+        left = self.left
+        right = self.right
+        if kind == "play":
+            t = move.tile
+            bit = BIT[t]
+            if not hand & bit:
+                raise IllegalMoveError(move, f"seat {seat} does not hold {NAMES[t]}")
+            if self.drawn_tile >= 0 and t != self.drawn_tile:
+                raise IllegalMoveError(
+                    move,
+                    f"after drawing, only the drawn tile {NAMES[self.drawn_tile]} may be played",
+                )
+            if left < 0:
+                if move.side != LEFT:
+                    raise IllegalMoveError(move, "the opening tile is laid with side 'L'")
+                if self.forced_tile >= 0 and t != self.forced_tile:
+                    raise IllegalMoveError(
+                        move, f"this hand must open with {NAMES[self.forced_tile]}"
+                    )
+                self.left = HIGH[t]
+                self.right = LOW[t]
+                if IS_DOUBLE[t]:
+                    self.left_value = self.right_value = 2 * HIGH[t]
+                else:
+                    self.left_value, self.right_value = HIGH[t], LOW[t]
+            elif move.side == LEFT:
+                new = OTHER_HALF[t][left]
+                if new < 0:
+                    raise IllegalMoveError(move, f"{NAMES[t]} does not fit the left end ({left})")
+                self.left = new
+                self.left_value = new + new if IS_DOUBLE[t] else new
+            else:
+                new = OTHER_HALF[t][right]
+                if new < 0:
+                    raise IllegalMoveError(move, f"{NAMES[t]} does not fit the right end ({right})")
+                self.right = new
+                self.right_value = new + new if IS_DOUBLE[t] else new
+            hand ^= bit
+            self.hands[seat] = hand
+            self.held ^= bit
+            self.line.append((t, move.side))
+            self.history.append((seat, move))
+            self.passes = 0
+            self.drawn_tile = -1
+            self.last_player = seat
+            if self._score_ends:
+                total = self.left_value + self.right_value
+                if total % 5 == 0 and total:
+                    self._award(self.sides[seat], total, "")
+                    if self.over:
+                        return
+            if self._bonus:
+                for tracker in self._bonus:
+                    tracker.on_play(self._award_hook, seat, t, left, right, not hand)
+            if not hand:
+                self._end_hand("domino")
+                return
+            if not self.held & EITHER_SUIT[self.left][self.right] and (
+                not self._draw_mode or self.drawn >= len(self.boneyard)
+            ):
+                self._end_hand("blocked")
+                return
+            self.turn = self._next[seat]
+        elif kind == "draw":
+            if not self._draw_mode:
+                raise IllegalMoveError(move, "there is no drawing in this game")
+            if left < 0:
+                raise IllegalMoveError(move, "the line is empty: the leader must play a tile")
+            if hand & EITHER_SUIT[left][right]:
+                raise IllegalMoveError(move, f"seat {seat} holds a tile that fits")
+            if self.drawn >= len(self.boneyard):
+                raise IllegalMoveError(move, "the boneyard is empty")
+            if self.drawn_tile >= 0:
+                raise IllegalMoveError(move, "only one tile may be drawn per turn in this game")
+            t = self.boneyard[self.drawn]
+            self.drawn += 1
+            self.hands[seat] = hand | BIT[t]
+            self.held |= BIT[t]
+            self.history.append((seat, move))
+            if self._draw_mode == DRAW_ONE_THEN_PASS:
+                self.drawn_tile = t
+            if self.drawn >= len(self.boneyard) and not self.held & EITHER_SUIT[left][right]:
+                self._end_hand("blocked")
+        elif kind == "pass":
+            if left < 0:
+                raise IllegalMoveError(move, "the line is empty: the leader must play a tile")
+            playable = hand & EITHER_SUIT[left][right]
+            if self.drawn_tile >= 0:
+                playable &= BIT[self.drawn_tile]
+            if playable:
+                raise IllegalMoveError(move, f"seat {seat} holds a tile that fits")
+            if (
+                self._draw_mode
+                and self.drawn < len(self.boneyard)
+                and not (self._draw_mode == DRAW_ONE_THEN_PASS and self.drawn_tile >= 0)
+            ):
+                raise IllegalMoveError(move, "a stuck seat must draw while the boneyard has tiles")
+            self.history.append((seat, move))
+            self.drawn_tile = -1
+            self.passes += 1
+            if self._bonus:
+                for tracker in self._bonus:
+                    tracker.on_pass(self._award_hook, seat)
+            if self._blocks_on_passes and self.passes >= self.seats:
+                self._end_hand("blocked")
+                return
+            self.turn = self._next[seat]
+        else:  # pragma: no cover - Move.kind is a closed Literal
+            raise IllegalMoveError(move, f"unknown move kind {kind!r}")
+
+    # -- scoring ---------------------------------------------------------------------------
+    def _award(self, side: int, points: int, reason: str) -> None:
+        """Add points scored during a hand; with ``ends_at_once`` the target ends the match."""
+        self.scores[side] += points
+        self.hand.points[side] += points
+        if reason:
+            self.hand.bonuses.append((side, points, reason))
+        if self.rules.ends_at_once and self.scores[side] >= self.rules.target:
+            self.hand.end = "target"
+            self.hand.winner = side
+            self._finish(side, ())
+
+    def _end_hand(self, reason: str) -> None:
+        assert reason in ("domino", "blocked")
+        end = HandEnd(
+            reason,  # type: ignore[arg-type]
+            self.last_player,
+            self.hand.starter,
+            tuple(self.hands),
+        )
+        score = self.rules.score_hand(end, self.seats)
+        hand = self.hand
+        hand.end = reason
+        hand.winner = score.winner
+        hand.note = score.note
+        for tracker in self._bonus:
+            tracker.on_hand_end(self._award_hook, end, score, self.left, self.right)
+        for side, points in enumerate(score.points):
+            self.scores[side] += points
+            hand.points[side] += points
+        verdict = self.rules.match_winner(self.scores, score)
+        if verdict == "play_on":
+            self._deal_hand(score)
+        elif verdict == "tie":
+            best = max(self.scores)
+            tied = [side for side, s in enumerate(self.scores) if s == best]
+            winner, drawn = self.rules.tie_break(tied, self.server_seed)
+            self._finish(winner, tuple(drawn))
+        else:
+            self._finish(verdict, ())
+
+    def _finish(self, winner: int | None, tie_break: tuple[tuple[int, int], ...]) -> None:
+        self.over = True
+        seats = (
+            () if winner is None else tuple(s for s in range(self.seats) if self.sides[s] == winner)
+        )
+        self.result = MatchResult(winner, seats, tuple(self.scores), tuple(self.log), tie_break)
+
+    # -- reading ---------------------------------------------------------------------------
+    def line_tiles(self) -> list[str]:
+        """The line of play left to right, each tile oriented as laid (``"3:6", "6:6", "6:1"``)."""
+        laid: list[tuple[int, int]] = []
+        left = right = -1
+        for t, side in self.line:
+            if left < 0:
+                laid.append((HIGH[t], LOW[t]))
+                left, right = HIGH[t], LOW[t]
+            elif side == LEFT:
+                new = OTHER_HALF[t][left]
+                laid.insert(0, (new, left))
+                left = new
+            else:
+                new = OTHER_HALF[t][right]
+                laid.append((right, new))
+                right = new
+        return [f"{a}:{b}" for a, b in laid]
+
+    @property
+    def boneyard_size(self) -> int:
+        """Tiles left to draw."""
+        return len(self.boneyard) - self.drawn
+
+    def tile_counts(self) -> list[int]:
+        """How many tiles each seat holds."""
+        return [mask.bit_count() for mask in self.hands]
+
+
+def start_match(
+    rules: Rules,
+    seats: Sequence[str] | int,
+    seed: str,
+    deals: Sequence[Deal | None] = (),
+) -> Match:
+    """Start a match: ``seats`` are names (or a count), ``seed`` the server seed that deals every
+    hand; ``deals[i]`` optionally fixes hand i's deal explicitly (``None``: from the seed)."""
+    names = [f"seat{i}" for i in range(seats)] if isinstance(seats, int) else list(seats)
+    return Match(rules, names, seed, deals)
+
+
+__all__ = [
+    "DRAW_UNTIL_PLAYABLE",
+    "NO_DRAWING",
+    "Deal",
+    "HandLog",
+    "Match",
+    "MatchResult",
+    "seeded_deal",
+    "start_match",
+]

@@ -1,0 +1,98 @@
+"""The double-six set as small ints, with the lookup tables the hot path needs.
+
+A tile is an int 0..27; a hand is a 28-bit mask of tiles. Tables are built once at import so
+that legal-move generation and scoring are index lookups, not loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+HIGHEST_PIP = 6
+TILE_COUNT = 28
+ALL_TILES_MASK = (1 << TILE_COUNT) - 1
+
+# Tiles in a fixed order: 0:0, 1:0, 1:1, 2:0, ... 6:6 (high half first), so 6:6 is tile 27.
+_PAIRS: list[tuple[int, int]] = [(high, low) for high in range(7) for low in range(high + 1)]
+
+HIGH: tuple[int, ...] = tuple(high for high, _ in _PAIRS)
+"""The larger half of each tile."""
+LOW: tuple[int, ...] = tuple(low for _, low in _PAIRS)
+"""The smaller half of each tile."""
+PIPS: tuple[int, ...] = tuple(high + low for high, low in _PAIRS)
+"""Pip total of each tile."""
+IS_DOUBLE: tuple[bool, ...] = tuple(high == low for high, low in _PAIRS)
+BIT: tuple[int, ...] = tuple(1 << tile for tile in range(TILE_COUNT))
+NAMES: tuple[str, ...] = tuple(f"{high}:{low}" for high, low in _PAIRS)
+"""Canonical name of each tile, high half first: ``"6:4"``."""
+
+_BY_PAIR: dict[tuple[int, int], int] = {}
+for _tile, (_high, _low) in enumerate(_PAIRS):
+    _BY_PAIR[(_high, _low)] = _tile
+    _BY_PAIR[(_low, _high)] = _tile
+
+SUIT: tuple[int, ...] = tuple(
+    sum(BIT[tile] for tile in range(TILE_COUNT) if pip in (HIGH[tile], LOW[tile]))
+    for pip in range(7)
+)
+"""Mask of the seven tiles that carry ``pip`` on either half."""
+
+EITHER_SUIT: tuple[tuple[int, ...], ...] = tuple(
+    tuple(SUIT[left] | SUIT[right] for right in range(7)) for left in range(7)
+)
+"""Mask of tiles that fit an end showing ``left`` or an end showing ``right``."""
+
+OTHER_HALF: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        (LOW[tile] if HIGH[tile] == pip else HIGH[tile] if LOW[tile] == pip else -1)
+        for pip in range(7)
+    )
+    for tile in range(TILE_COUNT)
+)
+"""``OTHER_HALF[tile][pip]``: the pip a tile leaves open when joined to ``pip``; -1 if it can't."""
+
+DOUBLES_MASK = sum(BIT[tile] for tile in range(TILE_COUNT) if IS_DOUBLE[tile])
+DOUBLE_SIX = _BY_PAIR[(6, 6)]
+DOUBLE_BLANK = _BY_PAIR[(0, 0)]
+
+
+def tile(high: int, low: int) -> int:
+    """The tile with these two halves, in either order."""
+    try:
+        return _BY_PAIR[(high, low)]
+    except KeyError:
+        raise ValueError(f"no tile {high}:{low} in a double-six set") from None
+
+
+def parse_tile(text: str) -> int:
+    """Parse ``"6:4"`` (either order) into a tile."""
+    parts = text.strip().split(":")
+    if len(parts) != 2 or not all(part.isdigit() for part in parts):
+        raise ValueError(f"not a tile: {text!r} (expected e.g. '6:4')")
+    return tile(int(parts[0]), int(parts[1]))
+
+
+def tiles_of(mask: int) -> Iterator[int]:
+    """The tiles in a hand mask, lowest first."""
+    while mask:
+        low_bit = mask & -mask
+        yield low_bit.bit_length() - 1
+        mask ^= low_bit
+
+
+def mask_of(tiles: Iterable[int]) -> int:
+    """The hand mask holding exactly these tiles."""
+    mask = 0
+    for t in tiles:
+        mask |= BIT[t]
+    return mask
+
+
+def pips_of(mask: int) -> int:
+    """Pip total of the tiles in a hand mask."""
+    return sum(PIPS[t] for t in tiles_of(mask))
+
+
+def rank(t: int) -> tuple[int, int]:
+    """Ordering for "highest tile": pip total, then the larger half (6:3 beats 5:4)."""
+    return (PIPS[t], HIGH[t])
