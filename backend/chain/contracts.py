@@ -1,0 +1,349 @@
+"""Contract artifacts, the deployment manifest, bindings, and the `settle` batch encoder.
+
+The ABI and bytecode come from ``contracts/artifacts/<Name>.json``, committed and checked
+against a fresh ``forge build``, so nothing here guesses an ABI. The manifest is the JSON file
+``scripts/deploy.py`` writes: chain id, addresses, deployment block and artifact paths.
+
+`MatchSettlement.settle(bytes)` takes tightly packed matches (see ``IMatchSettlement.sol``);
+build its calldata with :func:`encode_settle` and never by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from eth_utils import keccak, to_checksum_address
+from web3 import Web3
+from web3.contract import Contract
+
+from backend.chain.exceptions import ChainError, ChainValueError
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS_DIR = REPO_ROOT / "contracts" / "artifacts"
+
+# Deployment order; names are the Solidity contract names and the manifest's keys.
+CONTRACT_NAMES = ("DEWToken", "AvatarNFT", "VIPPass", "ScholarshipRegistry", "MatchSettlement")
+
+DEFAULT_ADMIN_ROLE = b"\x00" * 32
+MINTER_ROLE = keccak(text="MINTER_ROLE")
+RENTAL_ROLE = keccak(text="RENTAL_ROLE")
+ISSUER_ROLE = keccak(text="ISSUER_ROLE")
+SCREENER_ROLE = keccak(text="SCREENER_ROLE")
+SETTLER_ROLE = keccak(text="SETTLER_ROLE")
+
+MANIFEST_VERSION = 1
+
+
+class ArtifactError(ChainError):
+    """A contract artifact is missing or unreadable."""
+
+
+class ManifestError(ChainError, ValueError):
+    """The deployment manifest is missing, malformed, or for another chain."""
+
+
+class SettlementEncodingError(ChainValueError):
+    """A match or payout cannot be encoded for `settle`."""
+
+
+# --- artifacts ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """ABI and bytecode of one compiled contract."""
+
+    name: str
+    abi: list[dict[str, Any]]
+    bytecode: str
+    deployed_bytecode: str
+    path: Path
+
+
+@cache
+def load_artifact(name: str, artifacts_dir: Path = ARTIFACTS_DIR) -> Artifact:
+    """Read ``<artifacts_dir>/<name>.json`` (cached per process)."""
+    path = artifacts_dir / f"{name}.json"
+    try:
+        data = json.loads(path.read_text())
+        return Artifact(
+            name=data["contractName"],
+            abi=data["abi"],
+            bytecode=data["bytecode"],
+            deployed_bytecode=data["deployedBytecode"],
+            path=path,
+        )
+    except (OSError, ValueError, KeyError) as exc:
+        raise ArtifactError(f"cannot load artifact {name!r} from {path}: {exc}") from exc
+
+
+# --- manifest -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """Where the contracts of one deployment live."""
+
+    chain_id: int
+    deployment_block: int
+    addresses: dict[str, str]
+    artifacts: dict[str, str]
+    deployer: str
+    operator: str
+    vault_funding: int = 0
+    version: int = MANIFEST_VERSION
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def address(self, name: str) -> str:
+        try:
+            return self.addresses[name]
+        except KeyError:
+            raise ManifestError(f"manifest has no address for {name!r}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "chain_id": self.chain_id,
+            "deployment_block": self.deployment_block,
+            "deployer": self.deployer,
+            "operator": self.operator,
+            "vault_funding": str(self.vault_funding),
+            "addresses": dict(self.addresses),
+            "artifacts": dict(self.artifacts),
+            "extra": dict(self.extra),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Manifest:
+        try:
+            if data["version"] != MANIFEST_VERSION:
+                raise ManifestError(f"unsupported manifest version {data['version']!r}")
+            addresses = {k: to_checksum_address(v) for k, v in data["addresses"].items()}
+            missing = [name for name in CONTRACT_NAMES if name not in addresses]
+            if missing:
+                raise ManifestError(f"manifest lacks addresses for {missing!r}")
+            return cls(
+                chain_id=int(data["chain_id"]),
+                deployment_block=int(data["deployment_block"]),
+                addresses=addresses,
+                artifacts=dict(data["artifacts"]),
+                deployer=to_checksum_address(data["deployer"]),
+                operator=to_checksum_address(data["operator"]),
+                vault_funding=int(data.get("vault_funding", 0)),
+                extra=dict(data.get("extra", {})),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, ManifestError):
+                raise
+            raise ManifestError(f"malformed manifest: {exc!r}") from exc
+
+
+def load_manifest(path: Path | str) -> Manifest:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ManifestError(f"cannot read manifest {path}: {exc}") from exc
+    return Manifest.from_json(data)
+
+
+def save_manifest(manifest: Manifest, path: Path | str) -> Path:
+    """Write the manifest atomically (a reader never sees half a file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            json.dump(manifest.to_json(), handle, indent=2, sort_keys=True)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+# --- bindings -----------------------------------------------------------------------------
+
+
+class Contracts:
+    """web3 contract objects for one deployment: ``.token .avatar .vip .registry .settlement``."""
+
+    def __init__(self, w3: Web3, manifest: Manifest, *, check_chain: bool = True) -> None:
+        if check_chain and w3.eth.chain_id != manifest.chain_id:
+            raise ManifestError(
+                f"manifest is for chain {manifest.chain_id}, node is on {w3.eth.chain_id}"
+            )
+        self.w3 = w3
+        self.manifest = manifest
+        self.token = self._bind("DEWToken")
+        self.avatar = self._bind("AvatarNFT")
+        self.vip = self._bind("VIPPass")
+        self.registry = self._bind("ScholarshipRegistry")
+        self.settlement = self._bind("MatchSettlement")
+
+    def _bind(self, name: str) -> Contract:
+        return self.w3.eth.contract(
+            address=self.manifest.address(name), abi=load_artifact(name).abi
+        )
+
+    def by_name(self, name: str) -> Contract:
+        return {
+            "DEWToken": self.token,
+            "AvatarNFT": self.avatar,
+            "VIPPass": self.vip,
+            "ScholarshipRegistry": self.registry,
+            "MatchSettlement": self.settlement,
+        }[name]
+
+
+# --- settle encoding ----------------------------------------------------------------------
+
+PAYOUT_KIND_ACCOUNT = 0
+PAYOUT_KIND_AVATAR = 1
+MAX_PAYOUT_AMOUNT = (1 << 88) - 1
+MAX_PAYOUTS_PER_MATCH = (1 << 16) - 1
+_ADDRESS_MASK = (1 << 160) - 1
+
+# Gas figures for planning batches, rounded up from scripts/bench_gas.py on anvil (cancun
+# rules). Worst cases: an account payout to a first-time DEW holder; an avatar payout split
+# three ways to first-time holders. eth_estimateGas on the real calldata is exact.
+SETTLE_GAS_BASE = 60_000
+SETTLE_GAS_PER_MATCH = 27_000
+SETTLE_GAS_PER_ACCOUNT_PAYOUT = 27_000
+SETTLE_GAS_PER_AVATAR_PAYOUT = 90_000
+
+
+@dataclass(frozen=True)
+class SettlementPayout:
+    """One payout of a match: to an account, or to an avatar (split per its agreement)."""
+
+    amount: int
+    account: str | None = None
+    avatar_id: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.account is None) == (self.avatar_id is None):
+            raise SettlementEncodingError(
+                f"a payout needs exactly one of account/avatar_id: {self!r}"
+            )
+        if not isinstance(self.amount, int) or not 0 < self.amount <= MAX_PAYOUT_AMOUNT:
+            raise SettlementEncodingError(
+                f"payout amount must be in 1..2**88-1 wei, got {self.amount!r}"
+            )
+        if self.account is not None:
+            if not Web3.is_address(self.account) or int(self.account, 16) == 0:
+                raise SettlementEncodingError(f"bad payout account {self.account!r}")
+            object.__setattr__(self, "account", to_checksum_address(self.account))
+        elif not isinstance(self.avatar_id, int) or not 0 < self.avatar_id <= _ADDRESS_MASK:
+            raise SettlementEncodingError(f"bad avatar id {self.avatar_id!r}")
+
+    @property
+    def word(self) -> int:
+        """The 32-byte payout word: kind (8 bits) | amount (88 bits) | target (160 bits)."""
+        if self.account is not None:
+            return (PAYOUT_KIND_ACCOUNT << 248) | (self.amount << 160) | int(self.account, 16)
+        assert self.avatar_id is not None
+        return (PAYOUT_KIND_AVATAR << 248) | (self.amount << 160) | self.avatar_id
+
+
+def decode_payout_word(word: int) -> SettlementPayout:
+    """Inverse of :attr:`SettlementPayout.word` (e.g. for ``MatchSettled.payouts``)."""
+    kind = word >> 248
+    amount = (word >> 160) & MAX_PAYOUT_AMOUNT
+    target = word & _ADDRESS_MASK
+    if kind == PAYOUT_KIND_ACCOUNT:
+        return SettlementPayout(amount=amount, account=to_checksum_address(target.to_bytes(20)))
+    if kind == PAYOUT_KIND_AVATAR:
+        return SettlementPayout(amount=amount, avatar_id=target)
+    raise SettlementEncodingError(f"unknown payout kind {kind} in word {word:#066x}")
+
+
+def _bytes32(value: bytes | str | int, what: str) -> bytes:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value < 1 << 256:
+            raise SettlementEncodingError(f"{what} out of range: {value!r}")
+        return value.to_bytes(32, "big")
+    if isinstance(value, str):
+        try:
+            value = bytes.fromhex(value.removeprefix("0x"))
+        except ValueError:
+            raise SettlementEncodingError(f"{what} is not hex: {value!r}") from None
+    if not isinstance(value, bytes) or len(value) != 32:
+        raise SettlementEncodingError(f"{what} must be 32 bytes, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class SettlementMatch:
+    """One match to settle: its id, the sha256 of its record, and its payouts.
+
+    ``match_id`` and ``result_hash`` accept 32 bytes, a 0x-hex string, or an int. Sequential
+    match ids (e.g. ``match_number``) share idempotency storage words and settle cheaper.
+    """
+
+    match_id: bytes
+    result_hash: bytes
+    payouts: tuple[SettlementPayout, ...] = ()
+
+    def __init__(
+        self,
+        match_id: bytes | str | int,
+        result_hash: bytes | str | int,
+        payouts: Iterable[SettlementPayout] = (),
+    ) -> None:
+        object.__setattr__(self, "match_id", _bytes32(match_id, "match_id"))
+        object.__setattr__(self, "result_hash", _bytes32(result_hash, "result_hash"))
+        object.__setattr__(self, "payouts", tuple(payouts))
+        if self.match_id == bytes(32):
+            raise SettlementEncodingError("match_id 0 is reserved")
+        if self.result_hash == bytes(32):
+            raise SettlementEncodingError(f"match {self.match_id.hex()} needs a result hash")
+        if len(self.payouts) > MAX_PAYOUTS_PER_MATCH:
+            raise SettlementEncodingError(f"too many payouts in one match: {len(self.payouts)}")
+        for payout in self.payouts:
+            if not isinstance(payout, SettlementPayout):
+                raise SettlementEncodingError(f"not a SettlementPayout: {payout!r}")
+
+    @property
+    def total(self) -> int:
+        return sum(p.amount for p in self.payouts)
+
+
+def pack_settle_batch(matches: Iterable[SettlementMatch]) -> bytes:
+    """The ``batch`` bytes argument of ``settle`` (layout in IMatchSettlement.sol)."""
+    parts: list[bytes] = []
+    for match in matches:
+        parts.append(match.match_id)
+        parts.append(match.result_hash)
+        parts.append(len(match.payouts).to_bytes(2, "big"))
+        parts.extend(payout.word.to_bytes(32, "big") for payout in match.payouts)
+    if not parts:
+        raise SettlementEncodingError("a settle batch needs at least one match")
+    return b"".join(parts)
+
+
+def encode_settle(contracts: Contracts, matches: Iterable[SettlementMatch]) -> bytes:
+    """Complete calldata (selector + arguments) for ``MatchSettlement.settle``."""
+    data = contracts.settlement.encode_abi("settle", args=[pack_settle_batch(matches)])
+    return bytes.fromhex(data.removeprefix("0x"))
+
+
+def estimate_settle_gas(matches: Sequence[SettlementMatch]) -> int:
+    """An upper-bound gas limit for settling ``matches`` (worst case: all new holders)."""
+    gas = SETTLE_GAS_BASE
+    for match in matches:
+        gas += SETTLE_GAS_PER_MATCH
+        for payout in match.payouts:
+            if payout.avatar_id is not None:
+                gas += SETTLE_GAS_PER_AVATAR_PAYOUT
+            else:
+                gas += SETTLE_GAS_PER_ACCOUNT_PAYOUT
+    return gas

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {ERC721} from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
+import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
+import {Checkpoints} from "@openzeppelin/contracts/utils/structs/Checkpoints.sol";
+import {IAvatarNFT} from "./interfaces/IAvatarNFT.sol";
+import {IERC4907} from "./interfaces/IERC4907.sol";
+
+/// @title DEW player avatars: ERC-721 + ERC-4907 with cheap batch minting
+/// @dev Batch minting works like OZ's ERC721Consecutive, but at any time rather than only in the
+///      constructor: a run of consecutive ids minted to one recipient is recorded as a single
+///      checkpoint (key = the run's last id, value = the recipient). A token gets its own
+///      ownership record the first time it moves; until then `_ownerOf` falls back to the run.
+///      Burning is not supported, which keeps that fallback sound.
+contract AvatarNFT is ERC721, AccessControl, IAvatarNFT {
+    using Checkpoints for Checkpoints.Trace160;
+
+    bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
+    bytes32 public constant RENTAL_ROLE = keccak256("RENTAL_ROLE");
+
+    /// @dev One storage slot per avatar with a user. `rented` marks a lock set by the rental
+    ///      role: until `expires` the avatar cannot move and its user cannot be changed.
+    struct UserInfo {
+        address user;
+        uint64 expires;
+        bool rented;
+    }
+
+    Checkpoints.Trace160 private _runs;
+    uint256 private _nextTokenId = 1;
+    string private _baseTokenURI;
+    mapping(uint256 tokenId => UserInfo) private _users;
+
+    constructor(address admin, string memory baseURI_) ERC721("DEW Avatar", "DEWAV") {
+        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+        _baseTokenURI = baseURI_;
+    }
+
+    /// @inheritdoc IAvatarNFT
+    function mintBatch(address[] calldata recipients) external onlyRole(MINTER_ROLE) returns (uint256 firstTokenId) {
+        uint256 n = recipients.length;
+        if (n == 0) revert AvatarEmptyBatch();
+        firstTokenId = _nextTokenId;
+        uint256 id = firstTokenId;
+        uint256 i;
+        while (i < n) {
+            address to = recipients[i];
+            if (to == address(0)) revert ERC721InvalidReceiver(address(0));
+            uint256 runEnd = i + 1;
+            while (runEnd < n && recipients[runEnd] == to) {
+                ++runEnd;
+            }
+            // Safe: ids and counts are bounded by the calldata length, far below 2**96.
+            unchecked {
+                uint256 count = runEnd - i;
+                for (uint256 k; k < count; ++k) {
+                    emit Transfer(address(0), to, id + k);
+                }
+                id += count;
+                _runs.push(uint96(id - 1), uint160(to));
+                _increaseBalance(to, uint128(count));
+            }
+            i = runEnd;
+        }
+        _nextTokenId = id;
+    }
+
+    /// @inheritdoc IERC4907
+    function setUser(uint256 tokenId, address user, uint64 expires) external {
+        address owner = _requireOwned(tokenId);
+        _checkAuthorized(owner, msg.sender, tokenId);
+        UserInfo storage info = _users[tokenId];
+        if (info.rented && block.timestamp < info.expires) revert AvatarRented(tokenId, info.expires);
+        _users[tokenId] = UserInfo({user: user, expires: expires, rented: false});
+        emit UpdateUser(tokenId, user, expires);
+    }
+
+    /// @inheritdoc IAvatarNFT
+    function startRental(uint256 tokenId, address user, uint64 expires) external onlyRole(RENTAL_ROLE) {
+        _requireOwned(tokenId);
+        if (expires <= block.timestamp) revert AvatarRentalExpired(expires, block.timestamp);
+        UserInfo storage info = _users[tokenId];
+        if (info.rented && block.timestamp < info.expires) revert AvatarRented(tokenId, info.expires);
+        _users[tokenId] = UserInfo({user: user, expires: expires, rented: true});
+        emit UpdateUser(tokenId, user, expires);
+        emit AvatarRentalStarted(tokenId, user, expires);
+    }
+
+    /// @inheritdoc IAvatarNFT
+    function endRental(uint256 tokenId) external onlyRole(RENTAL_ROLE) {
+        _requireOwned(tokenId);
+        delete _users[tokenId];
+        emit UpdateUser(tokenId, address(0), 0);
+        emit AvatarRentalEnded(tokenId);
+    }
+
+    /// @inheritdoc IAvatarNFT
+    function setBaseURI(string calldata baseURI_) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _baseTokenURI = baseURI_;
+        emit BaseURIUpdated(baseURI_);
+    }
+
+    /// @inheritdoc IERC4907
+    function userOf(uint256 tokenId) external view returns (address) {
+        UserInfo storage info = _users[tokenId];
+        // ERC-4907: the user may use the avatar *before* `expires`.
+        return block.timestamp < info.expires ? info.user : address(0);
+    }
+
+    /// @inheritdoc IERC4907
+    function userExpires(uint256 tokenId) external view returns (uint256) {
+        return _users[tokenId].expires;
+    }
+
+    /// @inheritdoc IAvatarNFT
+    function rentedUntil(uint256 tokenId) external view returns (uint64) {
+        UserInfo storage info = _users[tokenId];
+        return info.rented ? info.expires : 0;
+    }
+
+    /// @inheritdoc IAvatarNFT
+    function nextTokenId() external view returns (uint256) {
+        return _nextTokenId;
+    }
+
+    function supportsInterface(bytes4 interfaceId) public view override(ERC721, AccessControl, IERC165) returns (bool) {
+        return interfaceId == type(IERC4907).interfaceId || super.supportsInterface(interfaceId);
+    }
+
+    function _baseURI() internal view override returns (string memory) {
+        return _baseTokenURI;
+    }
+
+    /// @dev Batch-minted avatars that never moved are owned by their run's recipient.
+    function _ownerOf(uint256 tokenId) internal view override returns (address) {
+        address owner = super._ownerOf(tokenId);
+        if (owner != address(0) || tokenId == 0 || tokenId >= _nextTokenId) return owner;
+        return address(_runs.lowerLookup(uint96(tokenId)));
+    }
+
+    /// @dev The one transfer hook: a rented avatar cannot move, and a move clears the user
+    ///      (ERC-4907), including an expired rental lock.
+    function _update(address to, uint256 tokenId, address auth) internal override returns (address from) {
+        UserInfo memory info = _users[tokenId];
+        if (info.rented && block.timestamp < info.expires) revert AvatarRented(tokenId, info.expires);
+        from = super._update(to, tokenId, auth);
+        if (from != to && (info.user != address(0) || info.rented)) {
+            delete _users[tokenId];
+            emit UpdateUser(tokenId, address(0), 0);
+        }
+    }
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {IDEWToken} from "./interfaces/IDEWToken.sol";
+import {IMatchSettlement} from "./interfaces/IMatchSettlement.sol";
+import {IScholarshipRegistry} from "./interfaces/IScholarshipRegistry.sol";
+
+/// @title The reward vault that settles finished matches
+/// @dev Gas shape of `settle`: the batch is parsed straight from calldata, every payout leg is
+///      collected into one list and sent with a single `DEWToken.disperse` call, so the call,
+///      the vault's balance slot and the role check are paid once per batch, not per payout.
+contract MatchSettlement is AccessControl, IMatchSettlement {
+    using SafeERC20 for IERC20;
+
+    /// @inheritdoc IMatchSettlement
+    bytes32 public constant SETTLER_ROLE = keccak256("SETTLER_ROLE");
+
+    uint256 internal constant BPS = 10_000;
+    uint256 internal constant MATCH_HEADER_BYTES = 66;
+    uint256 internal constant PAYOUT_BYTES = 32;
+    uint256 internal constant AMOUNT_MASK = (1 << 88) - 1;
+    uint256 internal constant KIND_ACCOUNT = 0;
+    uint256 internal constant KIND_AVATAR = 1;
+
+    IDEWToken internal immutable _token;
+    IScholarshipRegistry internal immutable _registry;
+
+    /// @dev Bit `id & 0xff` of word `id >> 8` is set once matchId `id` is settled.
+    mapping(uint256 word => uint256 bits) private _settled;
+    uint256 private _totalPaid;
+
+    constructor(address admin, IDEWToken token_, IScholarshipRegistry registry_) {
+        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+        _token = token_;
+        _registry = registry_;
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function settle(bytes calldata batch) external onlyRole(SETTLER_ROLE) returns (uint256 settled, uint256 paid) {
+        if (batch.length == 0) revert SettlementEmptyBatch();
+        // Every payout is 32 bytes and becomes at most three legs (owner, manager, scholar).
+        uint256[] memory legs = new uint256[]((batch.length / PAYOUT_BYTES) * 3);
+        uint256 legCount;
+        // Absolute calldata positions: `cursor` walks the batch, `end` is one past its last byte.
+        uint256 cursor;
+        uint256 end;
+        assembly ("memory-safe") {
+            cursor := batch.offset
+            end := add(batch.offset, batch.length)
+        }
+        while (cursor < end) {
+            if (end - cursor < MATCH_HEADER_BYTES) revert SettlementMalformedBatch(cursor - _start(batch), batch.length);
+            bytes32 matchId;
+            bytes32 resultHash;
+            uint256 count;
+            assembly ("memory-safe") {
+                matchId := calldataload(cursor)
+                resultHash := calldataload(add(cursor, 32))
+                count := shr(240, calldataload(add(cursor, 64)))
+            }
+            uint256 first = cursor + MATCH_HEADER_BYTES;
+            // Safe: count < 2**16 and first <= end, both far below 2**64.
+            unchecked {
+                cursor = first + count * PAYOUT_BYTES;
+            }
+            if (cursor > end) revert SettlementMalformedBatch(first - _start(batch), batch.length);
+            if (matchId == 0 || resultHash == 0) revert SettlementInvalidMatch(matchId, resultHash);
+
+            uint256 wordIndex = uint256(matchId) >> 8;
+            uint256 bit = 1 << (uint256(matchId) & 0xff);
+            uint256 bits = _settled[wordIndex];
+            if (bits & bit != 0) {
+                emit MatchSkipped(matchId);
+                continue;
+            }
+            _settled[wordIndex] = bits | bit;
+
+            uint256 matchPaid;
+            (legCount, matchPaid) = _collectPayouts(matchId, first, count, legs, legCount);
+            _emitMatchSettled(matchId, resultHash, first, count);
+            // Safe: amounts are below 2**88 each and a batch holds fewer than 2**40 payouts.
+            unchecked {
+                paid += matchPaid;
+                ++settled;
+            }
+        }
+        if (paid != 0) {
+            uint256 balance = _token.balanceOf(address(this));
+            if (balance < paid) revert SettlementInsufficientVault(balance, paid);
+            assembly ("memory-safe") {
+                // Trim the list to the legs actually written before handing it to the token.
+                mstore(legs, legCount)
+            }
+            _token.disperse(legs);
+            _totalPaid += paid;
+        }
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function withdraw(address to, uint256 amount) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        IERC20(address(_token)).safeTransfer(to, amount);
+        emit VaultWithdrawn(to, amount);
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function isSettled(bytes32 matchId) external view returns (bool) {
+        return _settled[uint256(matchId) >> 8] & (1 << (uint256(matchId) & 0xff)) != 0;
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function totalPaid() external view returns (uint256) {
+        return _totalPaid;
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function token() external view returns (address) {
+        return address(_token);
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function registry() external view returns (address) {
+        return address(_registry);
+    }
+
+    /// @dev Validates a match's payouts at calldata position `first` and appends their legs.
+    function _collectPayouts(bytes32 matchId, uint256 first, uint256 count, uint256[] memory legs, uint256 legCount)
+        private
+        returns (uint256, uint256 paid)
+    {
+        for (uint256 i; i < count;) {
+            uint256 payout;
+            assembly ("memory-safe") {
+                payout := calldataload(add(first, mul(i, 32)))
+            }
+            uint256 amount = (payout >> 160) & AMOUNT_MASK;
+            uint256 kind = payout >> 248;
+            if (amount == 0) revert SettlementZeroPayout(matchId, i);
+            if (uint160(payout) == 0) revert SettlementInvalidRecipient(matchId, i);
+            if (kind == KIND_ACCOUNT) {
+                // An account payout word is already a disperse word: amount << 160 | to.
+                legs[legCount] = payout;
+                // Safe: legs has room for three legs per payout.
+                unchecked {
+                    ++legCount;
+                }
+            } else if (kind == KIND_AVATAR) {
+                legCount = _splitAvatarPayout(matchId, uint160(payout), amount, legs, legCount);
+            } else {
+                revert SettlementInvalidPayoutKind(matchId, i, kind);
+            }
+            // Safe: amounts are below 2**88 each and count < 2**16.
+            unchecked {
+                paid += amount;
+                ++i;
+            }
+        }
+        return (legCount, paid);
+    }
+
+    /// @dev The calldata position of a batch's first byte (for error offsets).
+    function _start(bytes calldata batch) private pure returns (uint256 start) {
+        assembly ("memory-safe") {
+            start := batch.offset
+        }
+    }
+
+    /// @dev Splits one avatar payout per its agreement and appends the non-zero legs.
+    function _splitAvatarPayout(
+        bytes32 matchId,
+        uint256 avatarId,
+        uint256 amount,
+        uint256[] memory legs,
+        uint256 legCount
+    ) private returns (uint256) {
+        IScholarshipRegistry.Payees memory p = _registry.payeesOf(avatarId);
+        uint256 toOwner = amount * p.ownerBps / BPS;
+        uint256 toManager = amount * p.managerBps / BPS;
+        uint256 toScholar = amount * (BPS - p.ownerBps - p.managerBps) / BPS;
+        // Safe: each share rounds down, so their sum never exceeds amount.
+        unchecked {
+            uint256 dust = amount - toOwner - toManager - toScholar;
+            if (p.dustTo == IScholarshipRegistry.Party.Owner) toOwner += dust;
+            else if (p.dustTo == IScholarshipRegistry.Party.Manager) toManager += dust;
+            else toScholar += dust;
+        }
+        // Safe: each leg amount is at most the payout amount (< 2**88) and legs has room for
+        // three legs per payout.
+        unchecked {
+            if (toOwner != 0) legs[legCount++] = toOwner << 160 | uint160(p.owner);
+            if (toManager != 0) legs[legCount++] = toManager << 160 | uint160(p.manager);
+            if (toScholar != 0) legs[legCount++] = toScholar << 160 | uint160(p.scholar);
+        }
+        emit AvatarPayoutSplit(matchId, avatarId, p.agreementId, toOwner, toManager, toScholar);
+        return legCount;
+    }
+
+    /// @dev Emits MatchSettled(matchId, resultHash, payouts) with the payout words copied
+    ///      straight from calldata, skipping a memory array and its ABI re-encoding.
+    function _emitMatchSettled(bytes32 matchId, bytes32 resultHash, uint256 payoutsAt, uint256 count) private {
+        bytes32 topic = MatchSettled.selector;
+        assembly ("memory-safe") {
+            // Scratch space past the free memory pointer; nothing else is allocated meanwhile.
+            let m := mload(0x40)
+            mstore(m, resultHash)
+            mstore(add(m, 0x20), 0x40)
+            mstore(add(m, 0x40), count)
+            let size := mul(count, 32)
+            calldatacopy(add(m, 0x60), payoutsAt, size)
+            log2(m, add(0x60, size), topic, matchId)
+        }
+    }
+}

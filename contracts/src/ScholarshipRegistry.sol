@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import {IAvatarNFT} from "./interfaces/IAvatarNFT.sol";
+import {IScholarshipRegistry} from "./interfaces/IScholarshipRegistry.sol";
+
+/// @title Scholarship agreements between avatar owners and scholars
+contract ScholarshipRegistry is AccessControl, ReentrancyGuard, IScholarshipRegistry {
+    using SafeERC20 for IERC20;
+
+    /// @inheritdoc IScholarshipRegistry
+    bytes32 public constant SCREENER_ROLE = keccak256("SCREENER_ROLE");
+    uint16 public constant BPS = 10_000;
+    uint64 public constant MAX_DURATION = 365 days;
+
+    IAvatarNFT public immutable avatar;
+    IERC20 public immutable token;
+
+    mapping(address owner => bool) private _screened;
+    mapping(uint256 agreementId => Agreement) private _agreements;
+    mapping(uint256 avatarId => uint256 agreementId) private _active;
+    uint256 private _agreementCount;
+    uint256 private _escrowed;
+
+    constructor(address admin, IAvatarNFT avatar_, IERC20 token_) {
+        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+        avatar = avatar_;
+        token = token_;
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function setScreened(address owner, bool approved) external onlyRole(SCREENER_ROLE) {
+        _screened[owner] = approved;
+        emit OwnerScreened(owner, approved, msg.sender);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function offer(uint256 avatarId, address scholar, OfferTerms calldata terms)
+        external
+        returns (uint256 agreementId)
+    {
+        if (!_screened[msg.sender]) revert OwnerNotScreened(msg.sender);
+        address owner = avatar.ownerOf(avatarId);
+        if (owner != msg.sender) revert NotAvatarOwner(avatarId, msg.sender, owner);
+        _checkTerms(terms);
+        if (scholar == msg.sender || (scholar != address(0) && scholar == terms.manager)) {
+            revert InvalidScholar(scholar);
+        }
+        agreementId = ++_agreementCount;
+        Agreement storage a = _agreements[agreementId];
+        a.owner = msg.sender;
+        a.terms = terms.terms;
+        a.status = Status.Offered;
+        a.dustTo = terms.dustTo;
+        a.scholar = scholar;
+        a.ownerBps = terms.ownerBps;
+        a.managerBps = terms.managerBps;
+        a.manager = terms.manager;
+        a.duration = terms.duration;
+        a.avatarId = avatarId;
+        a.rent = terms.rent;
+        emit AgreementOffered(agreementId, avatarId, msg.sender, scholar, terms);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function cancelOffer(uint256 agreementId) external {
+        Agreement storage a = _existing(agreementId);
+        if (a.status != Status.Offered) revert AgreementWrongStatus(agreementId, a.status);
+        if (a.owner != msg.sender) revert NotOfferOwner(agreementId, msg.sender);
+        a.status = Status.Cancelled;
+        emit OfferCancelled(agreementId);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function accept(uint256 agreementId) external nonReentrant {
+        Agreement storage a = _existing(agreementId);
+        if (a.status != Status.Offered) revert AgreementWrongStatus(agreementId, a.status);
+        if (a.scholar != address(0) && a.scholar != msg.sender) {
+            revert NotOfferedTo(agreementId, a.scholar, msg.sender);
+        }
+        if (msg.sender == a.owner || msg.sender == a.manager) revert InvalidScholar(msg.sender);
+        if (!_screened[a.owner]) revert OwnerNotScreened(a.owner);
+        uint256 avatarId = a.avatarId;
+        address currentOwner = avatar.ownerOf(avatarId);
+        if (currentOwner != a.owner) revert OfferStale(agreementId, a.owner, currentOwner);
+
+        uint256 previous = _active[avatarId];
+        if (previous != 0) {
+            Agreement storage p = _agreements[previous];
+            if (block.timestamp < p.endsAt) revert AvatarAlreadyRented(avatarId, previous);
+            _expire(previous, p);
+        }
+
+        uint64 endsAt = uint64(block.timestamp) + a.duration;
+        a.status = Status.Active;
+        a.scholar = msg.sender;
+        a.startsAt = uint64(block.timestamp);
+        a.endsAt = endsAt;
+        _active[avatarId] = agreementId;
+        uint128 rent = a.rent;
+        if (rent != 0) {
+            _escrowed += rent;
+            token.safeTransferFrom(msg.sender, address(this), rent);
+        }
+        avatar.startRental(avatarId, msg.sender, endsAt);
+        emit AgreementAccepted(agreementId, avatarId, msg.sender, endsAt, rent);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function claimRent(uint256 agreementId) external nonReentrant returns (uint256 paid) {
+        Agreement storage a = _existing(agreementId);
+        if (a.status != Status.Active) revert AgreementWrongStatus(agreementId, a.status);
+        paid = _payVestedRent(agreementId, a);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function terminate(uint256 agreementId) external nonReentrant {
+        Agreement storage a = _existing(agreementId);
+        if (a.status != Status.Active) revert AgreementWrongStatus(agreementId, a.status);
+        if (msg.sender != a.scholar) revert NotScholar(agreementId, msg.sender);
+        if (block.timestamp >= a.endsAt) revert AgreementAlreadyExpired(agreementId, a.endsAt);
+        uint256 toOwner = _payVestedRent(agreementId, a);
+        uint256 refund = a.rent - a.rentPaid;
+        a.status = Status.Ended;
+        delete _active[a.avatarId];
+        if (refund != 0) {
+            _escrowed -= refund;
+            token.safeTransfer(a.scholar, refund);
+        }
+        avatar.endRental(a.avatarId);
+        emit AgreementTerminated(agreementId, toOwner, refund);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function close(uint256 agreementId) external nonReentrant {
+        Agreement storage a = _existing(agreementId);
+        if (a.status != Status.Active) revert AgreementWrongStatus(agreementId, a.status);
+        if (block.timestamp < a.endsAt) revert AgreementNotExpired(agreementId, a.endsAt);
+        _expire(agreementId, a);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function isScreened(address owner) external view returns (bool) {
+        return _screened[owner];
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function agreementOf(uint256 agreementId) external view returns (Agreement memory) {
+        return _existing(agreementId);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function activeAgreementOf(uint256 avatarId) external view returns (uint256) {
+        return _active[avatarId];
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function vestedRent(uint256 agreementId) external view returns (uint256) {
+        return _vested(_existing(agreementId));
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function payeesOf(uint256 avatarId) external view returns (Payees memory p) {
+        uint256 agreementId = _active[avatarId];
+        if (agreementId != 0) {
+            Agreement storage a = _agreements[agreementId];
+            if (block.timestamp < a.endsAt) {
+                p.agreementId = agreementId;
+                p.owner = a.owner;
+                p.scholar = a.scholar;
+                p.manager = a.manager;
+                p.ownerBps = a.ownerBps;
+                p.managerBps = a.managerBps;
+                p.dustTo = a.dustTo;
+                return p;
+            }
+        }
+        p.owner = avatar.ownerOf(avatarId);
+        p.ownerBps = BPS;
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function escrowedRent() external view returns (uint256) {
+        return _escrowed;
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function agreementCount() external view returns (uint256) {
+        return _agreementCount;
+    }
+
+    function _checkTerms(OfferTerms calldata t) private pure {
+        if (t.duration == 0 || t.duration > MAX_DURATION) revert InvalidDuration(t.duration, MAX_DURATION);
+        if (t.terms == Terms.FixedRent) {
+            if (t.ownerBps != 0 || t.managerBps != 0) revert InvalidShares(t.ownerBps, t.managerBps);
+            if (t.manager != address(0)) revert InvalidManager(t.manager, t.managerBps);
+            // Under Fixed Rent the scholar takes every reward, so any dust is the scholar's.
+            if (t.dustTo != Party.Scholar) revert InvalidDustRecipient(t.dustTo);
+        } else {
+            if (uint256(t.ownerBps) + t.managerBps > BPS) revert InvalidShares(t.ownerBps, t.managerBps);
+            if ((t.manager == address(0)) != (t.managerBps == 0)) revert InvalidManager(t.manager, t.managerBps);
+            if (t.dustTo == Party.Manager && t.manager == address(0)) revert InvalidDustRecipient(t.dustTo);
+            if (t.rent != 0) revert InvalidRent(t.rent);
+        }
+    }
+
+    function _existing(uint256 agreementId) private view returns (Agreement storage a) {
+        a = _agreements[agreementId];
+        if (a.status == Status.None) revert AgreementNotFound(agreementId);
+    }
+
+    function _vested(Agreement storage a) private view returns (uint256) {
+        if (a.status == Status.Active) return _vestedNow(a);
+        // An ended agreement vested exactly what it paid the owner; the rest was refunded.
+        if (a.status == Status.Ended) return a.rentPaid;
+        return 0;
+    }
+
+    function _payVestedRent(uint256 agreementId, Agreement storage a) private returns (uint256 due) {
+        uint256 vested = _vestedNow(a);
+        due = vested - a.rentPaid;
+        if (due != 0) {
+            a.rentPaid = uint128(vested);
+            _escrowed -= due;
+            token.safeTransfer(a.owner, due);
+            emit RentPaid(agreementId, a.owner, due);
+        }
+    }
+
+    /// @dev Linear vesting over the term; rounds down, so the owner never gets ahead of time.
+    function _vestedNow(Agreement storage a) private view returns (uint256) {
+        uint256 rent = a.rent;
+        if (block.timestamp >= a.endsAt) return rent;
+        return rent * (block.timestamp - a.startsAt) / a.duration;
+    }
+
+    function _expire(uint256 agreementId, Agreement storage a) private {
+        uint256 toOwner = _payVestedRent(agreementId, a);
+        a.status = Status.Ended;
+        delete _active[a.avatarId];
+        // The avatar's rental lock ran out with the term; nothing to release. Calling
+        // endRental here could wipe a user the owner has set since.
+        emit AgreementExpired(agreementId, toOwner);
+    }
+}

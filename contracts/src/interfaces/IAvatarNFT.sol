@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {IERC721} from "@openzeppelin/contracts/token/ERC721/IERC721.sol";
+import {IERC4907} from "./IERC4907.sol";
+
+/// @title DEW player avatars
+/// @notice ERC-721 + ERC-4907 avatars, minted in cheap batches. The scholarship registry rents
+///         them out: while a rental is active neither the owner nor an approved operator can
+///         transfer the avatar or change its user, closing ERC-4907's "owner takes it back" gap.
+interface IAvatarNFT is IERC721, IERC4907 {
+    /// @notice The avatar is rented out until `until`; it cannot move or change user before then.
+    error AvatarRented(uint256 tokenId, uint64 until);
+    /// @notice A rental must end in the future.
+    error AvatarRentalExpired(uint64 expires, uint256 nowTimestamp);
+    /// @notice `mintBatch` was called with no recipients.
+    error AvatarEmptyBatch();
+
+    /// @notice An avatar was locked to `user` by the rental role until `expires`.
+    event AvatarRentalStarted(uint256 indexed tokenId, address indexed user, uint64 expires);
+    /// @notice The rental role released an avatar early (or after expiry).
+    event AvatarRentalEnded(uint256 indexed tokenId);
+    /// @notice The metadata base URI changed.
+    event BaseURIUpdated(string baseURI);
+
+    /// @notice Mints one avatar per recipient; ids are consecutive from `firstTokenId` (ids start
+    ///         at 1). One `Transfer(0, recipient, id)` per avatar. Only `MINTER_ROLE`.
+    /// @dev Consecutive equal recipients share one ownership record, so a run costs about one
+    ///      storage write plus one event per avatar. Receivers are not called back (like `_mint`).
+    function mintBatch(address[] calldata recipients) external returns (uint256 firstTokenId);
+
+    /// @notice Locks `tokenId` to `user` until `expires`: sets the ERC-4907 user, blocks
+    ///         transfers and `setUser` until then. Only `RENTAL_ROLE` (the scholarship registry).
+    function startRental(uint256 tokenId, address user, uint64 expires) external;
+
+    /// @notice Ends a rental early: clears the lock and the user. Only `RENTAL_ROLE`.
+    function endRental(uint256 tokenId) external;
+
+    /// @notice The time until which `tokenId` is locked by a rental (0 or past when free).
+    function rentedUntil(uint256 tokenId) external view returns (uint64);
+
+    /// @notice Sets the metadata base URI. Only `DEFAULT_ADMIN_ROLE`.
+    function setBaseURI(string calldata baseURI) external;
+
+    /// @notice The next id `mintBatch` will assign.
+    function nextTokenId() external view returns (uint256);
+
+    function MINTER_ROLE() external view returns (bytes32);
+    function RENTAL_ROLE() external view returns (bytes32);
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+/// @title The reward vault that settles finished matches
+/// @notice The vault holds DEW funded by the treasury (a funded vault, not minting: the amount
+///         the server can ever pay is bounded by what was put in, and topping up is an explicit,
+///         visible transfer). `settle` pays a batch of matches in one transaction.
+///
+///         Batch layout (tightly packed bytes, big-endian; build it with the Python encoder
+///         `backend.chain.contracts.encode_settle`):
+///           batch  := match+
+///           match  := matchId (32) | resultHash (32) | payoutCount (2) | payout (32) * payoutCount
+///           payout := kind (1 byte) | amount (11 bytes, DEW wei) | target (20 bytes)
+///             kind 0: target is the recipient address
+///             kind 1: target is an avatar id; the amount is split per the avatar's agreement
+///
+///         Idempotency: each matchId pays at most once. A matchId already settled (earlier or
+///         earlier in the same batch) is SKIPPED with `MatchSkipped`, not reverted, so one
+///         repeated match never blocks the other matches of a batch and a retried transaction
+///         is harmless. Malformed input reverts the whole batch and changes nothing.
+///
+///         Events: `MatchSettled` per settled match (its payout words included) and, per
+///         recipient, the DEW token's standard `Transfer(vault, recipient, amount)`; avatar
+///         payouts also emit `AvatarPayoutSplit`. Settled matchIds are kept in a bitmap:
+///         ids that differ only in their last byte share one storage word, so sequential ids
+///         (e.g. `bytes32(uint256(matchNumber))`) make the idempotency record far cheaper.
+interface IMatchSettlement {
+    /// @notice `settle` was called with no bytes.
+    error SettlementEmptyBatch();
+    /// @notice The batch bytes end inside a match header or payout list.
+    error SettlementMalformedBatch(uint256 offset, uint256 length);
+    /// @notice The zero matchId is reserved; every match needs a result hash.
+    error SettlementInvalidMatch(bytes32 matchId, bytes32 resultHash);
+    /// @notice A payout has amount zero.
+    error SettlementZeroPayout(bytes32 matchId, uint256 index);
+    /// @notice A payout's kind byte is not 0 (address) or 1 (avatar).
+    error SettlementInvalidPayoutKind(bytes32 matchId, uint256 index, uint256 kind);
+    /// @notice A payout is to the zero address or to avatar id 0.
+    error SettlementInvalidRecipient(bytes32 matchId, uint256 index);
+    /// @notice The vault holds less DEW than the batch pays.
+    error SettlementInsufficientVault(uint256 balance, uint256 needed);
+
+    /// @notice A match was settled. `payouts` are the match's payout words as given.
+    event MatchSettled(bytes32 indexed matchId, bytes32 resultHash, uint256[] payouts);
+    /// @notice A matchId in the batch was already settled and was skipped.
+    event MatchSkipped(bytes32 indexed matchId);
+    /// @notice How one avatar payout was divided (agreementId 0: no agreement, all to the owner).
+    event AvatarPayoutSplit(
+        bytes32 indexed matchId,
+        uint256 indexed avatarId,
+        uint256 indexed agreementId,
+        uint256 toOwner,
+        uint256 toManager,
+        uint256 toScholar
+    );
+    /// @notice The admin took DEW out of the vault.
+    event VaultWithdrawn(address indexed to, uint256 amount);
+
+    /// @notice Settles a batch of matches (layout above). Only `SETTLER_ROLE`.
+    /// @return settled The number of matches paid (skipped ones excluded).
+    /// @return paid The DEW paid out by this call.
+    function settle(bytes calldata batch) external returns (uint256 settled, uint256 paid);
+
+    /// @notice True once `matchId` has been settled.
+    function isSettled(bytes32 matchId) external view returns (bool);
+
+    /// @notice All DEW ever paid out by `settle`.
+    function totalPaid() external view returns (uint256);
+
+    /// @notice Sends DEW out of the vault. Only `DEFAULT_ADMIN_ROLE`.
+    function withdraw(address to, uint256 amount) external;
+
+    /// @notice The DEW token the vault pays in.
+    function token() external view returns (address);
+
+    /// @notice The registry that decides how avatar payouts are split.
+    function registry() external view returns (address);
+
+    function SETTLER_ROLE() external view returns (bytes32);
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+/// @title Scholarship agreements between avatar owners and scholars
+/// @notice A screened owner offers an avatar, to a named scholar or as an open listing. Accepting
+///         starts the agreement: the avatar's ERC-4907 user becomes the scholar for the term and
+///         the avatar is locked (no transfer, no `setUser`) until the term ends or the scholar
+///         terminates early.
+///         - Fixed Rent: the DEW rent is escrowed here at acceptance and vests to the owner
+///           linearly over the term (`claimRent` pays what has vested). Early termination pays
+///           the owner the vested part and refunds the unused part pro rata. The scholar keeps
+///           100% of match rewards.
+///         - Rewards Division: match rewards paid to the avatar are split by `MatchSettlement`:
+///           `ownerBps` to the owner, `managerBps` to an optional manager, the rest to the
+///           scholar; rounding dust goes to the party named by `dustTo`.
+interface IScholarshipRegistry {
+    /// @notice The two kinds of agreement.
+    enum Terms {
+        FixedRent,
+        RewardsDivision
+    }
+
+    /// @notice A party of an agreement; names who receives rounding dust.
+    enum Party {
+        Owner,
+        Manager,
+        Scholar
+    }
+
+    /// @notice Life cycle: Offered -> Active -> Ended, or Offered -> Cancelled.
+    enum Status {
+        None,
+        Offered,
+        Active,
+        Ended,
+        Cancelled
+    }
+
+    /// @notice What an owner offers.
+    struct OfferTerms {
+        Terms terms;
+        /// Length of the term in seconds, counted from acceptance.
+        uint64 duration;
+        /// Fixed Rent only: DEW (wei) escrowed from the scholar at acceptance.
+        uint128 rent;
+        /// Rewards Division only: the owner's share in basis points.
+        uint16 ownerBps;
+        /// Rewards Division only: the manager's share in basis points (0 when no manager).
+        uint16 managerBps;
+        /// Rewards Division only: the manager, or the zero address when none.
+        address manager;
+        /// Rewards Division only: who receives rounding dust.
+        Party dustTo;
+    }
+
+    /// @notice A stored agreement (packed into five storage slots).
+    struct Agreement {
+        address owner;
+        uint64 startsAt;
+        Terms terms;
+        Status status;
+        Party dustTo;
+        address scholar;
+        uint64 endsAt;
+        uint16 ownerBps;
+        uint16 managerBps;
+        address manager;
+        uint64 duration;
+        uint256 avatarId;
+        uint128 rent;
+        uint128 rentPaid;
+    }
+
+    /// @notice Who a match reward paid to an avatar goes to right now (see `payeesOf`).
+    struct Payees {
+        uint256 agreementId;
+        address owner;
+        address manager;
+        address scholar;
+        uint16 ownerBps;
+        uint16 managerBps;
+        Party dustTo;
+    }
+
+    /// @notice Only owners approved by a screener may offer avatars.
+    error OwnerNotScreened(address owner);
+    /// @notice The caller does not own the avatar.
+    error NotAvatarOwner(uint256 avatarId, address caller, address owner);
+    /// @notice The term is zero or longer than `MAX_DURATION`.
+    error InvalidDuration(uint64 duration, uint64 maxDuration);
+    /// @notice Shares exceed 10,000 bps, or are set on a Fixed Rent offer.
+    error InvalidShares(uint16 ownerBps, uint16 managerBps);
+    /// @notice A manager share needs a manager and vice versa; Fixed Rent has no manager.
+    error InvalidManager(address manager, uint16 managerBps);
+    /// @notice Dust cannot go to a manager that does not exist.
+    error InvalidDustRecipient(Party dustTo);
+    /// @notice Rent is only for Fixed Rent offers.
+    error InvalidRent(uint128 rent);
+    /// @notice The scholar cannot be the owner (or the manager).
+    error InvalidScholar(address scholar);
+    /// @notice No agreement has this id.
+    error AgreementNotFound(uint256 agreementId);
+    /// @notice The agreement is not in the state this call needs.
+    error AgreementWrongStatus(uint256 agreementId, Status status);
+    /// @notice A direct offer can only be accepted by its named scholar.
+    error NotOfferedTo(uint256 agreementId, address scholar, address caller);
+    /// @notice Only the offering owner may cancel an offer.
+    error NotOfferOwner(uint256 agreementId, address caller);
+    /// @notice Only the scholar may terminate an active agreement early.
+    error NotScholar(uint256 agreementId, address caller);
+    /// @notice The avatar changed hands since the offer was made.
+    error OfferStale(uint256 agreementId, address offeredBy, address currentOwner);
+    /// @notice The avatar already has an active agreement.
+    error AvatarAlreadyRented(uint256 avatarId, uint256 agreementId);
+    /// @notice The term has not ended yet.
+    error AgreementNotExpired(uint256 agreementId, uint64 endsAt);
+    /// @notice The term has ended already; use `close`.
+    error AgreementAlreadyExpired(uint256 agreementId, uint64 endsAt);
+
+    /// @notice A screener approved or withdrew an owner.
+    event OwnerScreened(address indexed owner, bool approved, address indexed screener);
+    /// @notice An owner offered an avatar (`scholar` is zero for an open listing).
+    event AgreementOffered(
+        uint256 indexed agreementId,
+        uint256 indexed avatarId,
+        address indexed owner,
+        address scholar,
+        OfferTerms terms
+    );
+    /// @notice The owner withdrew an offer that nobody had accepted.
+    event OfferCancelled(uint256 indexed agreementId);
+    /// @notice A scholar accepted; the avatar's user is the scholar until `endsAt`.
+    event AgreementAccepted(
+        uint256 indexed agreementId, uint256 indexed avatarId, address indexed scholar, uint64 endsAt, uint128 rentEscrowed
+    );
+    /// @notice Vested Fixed Rent was paid to the owner.
+    event RentPaid(uint256 indexed agreementId, address indexed owner, uint256 amount);
+    /// @notice The scholar ended the agreement before its term; the unused rent was refunded.
+    event AgreementTerminated(uint256 indexed agreementId, uint256 rentToOwner, uint256 refundToScholar);
+    /// @notice The agreement reached the end of its term and was closed.
+    event AgreementExpired(uint256 indexed agreementId, uint256 rentToOwner);
+
+    /// @notice Approves (or withdraws) `owner` as allowed to offer. Only `SCREENER_ROLE`.
+    function setScreened(address owner, bool approved) external;
+
+    /// @notice Offers `avatarId`, to `scholar` or to anyone when `scholar` is zero.
+    /// @dev The caller must own the avatar and be screened.
+    function offer(uint256 avatarId, address scholar, OfferTerms calldata terms)
+        external
+        returns (uint256 agreementId);
+
+    /// @notice Withdraws an offer nobody has accepted. Only its owner.
+    function cancelOffer(uint256 agreementId) external;
+
+    /// @notice Accepts an offer: escrows Fixed Rent (the caller must have approved the DEW) and
+    ///         makes the caller the avatar's user for the term.
+    function accept(uint256 agreementId) external;
+
+    /// @notice Pays the owner the Fixed Rent vested so far. Anyone may call; pays the owner.
+    function claimRent(uint256 agreementId) external returns (uint256 paid);
+
+    /// @notice The scholar ends an active agreement before its term: the owner receives the
+    ///         vested rent, the scholar the unused rest, and the avatar is released.
+    function terminate(uint256 agreementId) external;
+
+    /// @notice Closes an agreement whose term has ended: pays the remaining rent to the owner
+    ///         and releases the avatar. Anyone may call.
+    function close(uint256 agreementId) external;
+
+    /// @notice True when `owner` may offer avatars.
+    function isScreened(address owner) external view returns (bool);
+
+    /// @notice One agreement.
+    function agreementOf(uint256 agreementId) external view returns (Agreement memory);
+
+    /// @notice The avatar's active agreement id (0 when none), whether or not its term has run out.
+    function activeAgreementOf(uint256 avatarId) external view returns (uint256);
+
+    /// @notice Fixed Rent vested to the owner so far (paid or not).
+    function vestedRent(uint256 agreementId) external view returns (uint256);
+
+    /// @notice How a reward paid to `avatarId` now is split. Without an agreement in its term,
+    ///         everything goes to the avatar's owner; under Fixed Rent, to the scholar.
+    function payeesOf(uint256 avatarId) external view returns (Payees memory);
+
+    /// @notice Total Fixed Rent held in escrow.
+    function escrowedRent() external view returns (uint256);
+
+    /// @notice The number of agreements created so far (ids run from 1).
+    function agreementCount() external view returns (uint256);
+
+    function SCREENER_ROLE() external view returns (bytes32);
+}

@@ -1,0 +1,68 @@
+"""The committed ABI/bytecode artifacts are exactly what a fresh `forge build` produces."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from backend.chain.contracts import ARTIFACTS_DIR, CONTRACT_NAMES, load_artifact
+
+CONTRACTS_DIR = ARTIFACTS_DIR.parent
+
+
+@pytest.fixture(scope="module")
+def fresh_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    forge = CONTRACTS_DIR / "node_modules" / ".bin" / "forge"
+    assert forge.exists(), "run `npm ci` in contracts/ first"
+    out = tmp_path_factory.mktemp("forge") / "out"
+    cache = out.parent / "cache"
+    subprocess.run(
+        [str(forge), "build", "--out", str(out), "--cache-path", str(cache)],
+        cwd=CONTRACTS_DIR,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    return out
+
+
+def test_committed_artifacts_match_a_fresh_build(fresh_out: Path) -> None:
+    check = subprocess.run(
+        ["node", "tools/artifacts.js", "--check", "--out", str(fresh_out)],
+        cwd=CONTRACTS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert check.returncode == 0, check.stderr
+
+
+def test_check_notices_a_stale_artifact(fresh_out: Path, tmp_path: Path) -> None:
+    # Same check against a copy of the project whose DEWToken artifact lost a function.
+    copy = tmp_path / "contracts"
+    shutil.copytree(CONTRACTS_DIR / "tools", copy / "tools")
+    shutil.copytree(ARTIFACTS_DIR, copy / "artifacts")
+    stale = json.loads((copy / "artifacts" / "DEWToken.json").read_text())
+    stale["abi"] = [entry for entry in stale["abi"] if entry.get("name") != "disperse"]
+    (copy / "artifacts" / "DEWToken.json").write_text(json.dumps(stale, indent=2) + "\n")
+    check = subprocess.run(
+        ["node", "tools/artifacts.js", "--check", "--out", str(fresh_out)],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert check.returncode == 1
+    assert "DEWToken" in check.stderr
+
+
+@pytest.mark.parametrize("name", CONTRACT_NAMES)
+def test_artifacts_load(name: str) -> None:
+    artifact = load_artifact(name)
+    assert artifact.name == name
+    assert artifact.bytecode.startswith("0x6") and len(artifact.bytecode) > 1000
+    assert any(entry.get("type") == "function" for entry in artifact.abi)
