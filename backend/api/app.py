@@ -8,10 +8,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from backend.api import ws
 from backend.api.errors import install_error_handlers
-from backend.api.routers import auth
+from backend.api.routers import auth, tables
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
+from backend.tables.gating import ClosedGate, Gate
+from backend.tables.live import MatchHub
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +26,7 @@ WebSocket described in docs/protocol.md. Every error has the shape
 """
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, gate: Gate | None = None) -> FastAPI:
     settings = settings or get_settings()
     engine = create_db_engine(
         settings.db.url, echo=settings.db.echo, pool_size=settings.server.db_pool_size
@@ -50,11 +53,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
+    app.state.gate = gate or _default_gate(settings)
+    app.state.hub = MatchHub(settings, engine, app.state.session_factory)
     install_error_handlers(app)
     app.include_router(auth.router)
+    app.include_router(tables.router)
+    app.include_router(ws.router)
 
     @app.get("/health", tags=["meta"])
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
     return app
+
+
+def _default_gate(settings: Settings) -> Gate:
+    """The on-chain gate when a deployment manifest exists, else a closed gate."""
+    if settings.chain.manifest_path.exists():
+        try:
+            from backend.tables.chain_gate import ChainGate
+        except ImportError:  # contracts glue not installed yet
+            return ClosedGate()
+        return ChainGate.from_settings(settings)
+    return ClosedGate()

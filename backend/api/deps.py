@@ -13,6 +13,8 @@ from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.accounts.service import Principal
 from backend.config import Settings
+from backend.tables.gating import Gate
+from backend.tables.live import MatchHub
 
 
 def get_settings(request: Request) -> Settings:
@@ -45,3 +47,15 @@ def get_current_player(
 
 
 CurrentPlayer = Annotated[Principal, Depends(get_current_player)]
+
+
+def get_gate(request: Request) -> Gate:
+    return request.app.state.gate
+
+
+def get_hub(request: Request) -> MatchHub:
+    return request.app.state.hub
+
+
+GateDep = Annotated[Gate, Depends(get_gate)]
+HubDep = Annotated[MatchHub, Depends(get_hub)]

@@ -1,0 +1,254 @@
+"""Tables: presets, create, lobby, invitations, join, start with bots, matchmaking, matches."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from web3 import Web3
+
+from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
+from backend.api.errors import ErrorResponse
+from backend.tables import exceptions as exc
+from backend.tables import schemas
+from backend.tables import service as tables
+from backend.tables.models import Table
+
+router = APIRouter(tags=["tables"])
+
+_ERRORS = {s: {"model": ErrorResponse} for s in (401, 403, 404, 409, 422, 503)}
+
+
+def _address(text: str) -> str:
+    if not Web3.is_address(text):
+        raise exc.InvalidRequest(f"{text!r} is not an Ethereum address")
+    return Web3.to_checksum_address(text)
+
+
+def _table_out(
+    request: Request,
+    session,
+    table: Table,
+    viewer: str | None = None,  # type: ignore[no-untyped-def]
+) -> schemas.TableOut:
+    seats = tables.seats_of(session=session, table_id=table.id)
+    mine = viewer is not None and viewer == table.creator
+    return schemas.TableOut(
+        id=table.id,
+        preset=table.preset,
+        options=table.options,
+        seat_count=table.seat_count,
+        stake=table.stake,
+        earning=table.earning,
+        kind=table.kind,
+        visibility=table.visibility,
+        status=table.status,
+        creator=table.creator,
+        bot_level=table.bot_level,
+        turn_timeout_s=table.turn_timeout_s,
+        spectators_allowed=table.spectators_allowed,
+        spectator_delay_s=table.spectator_delay_s,
+        match_id=table.match_id,
+        created_at=table.created_at,
+        seats=[
+            schemas.SeatOut(
+                seat=s.seat, address=s.address, bot_level=s.bot_level, avatar_id=s.avatar_id
+            )
+            for s in seats
+        ],
+        invite_code=table.invite_code if mine else None,
+        invite_link=(
+            str(request.url_for("get_table", table_id=table.id)) + f"?invite={table.invite_code}"
+            if mine
+            else None
+        ),
+        ws_path=f"/ws/tables/{table.id}",
+    )
+
+
+@router.get("/presets", tags=["tables"])
+def list_presets() -> list[dict]:
+    """Rule presets, their options, and which option values are premium (VIP pass)."""
+    from backend.tables import play
+
+    return play.presets()
+
+
+@router.post("/tables", response_model=schemas.TableOut, status_code=201, responses=_ERRORS)
+async def create_table(
+    request: Request,
+    body: schemas.TableCreate,
+    player: CurrentPlayer,
+    session: SessionDep,
+    settings: SettingsDep,
+    gate: GateDep,
+    hub: HubDep,
+) -> schemas.TableOut:
+    """Create a table. Practice and AI tables are filled with bots and start at once."""
+    spec = tables.TableSpec(**{**body.model_dump(), "invite": [_address(a) for a in body.invite]})
+    table = await run_in_threadpool(
+        lambda: tables.create_table(
+            session=session, settings=settings, gate=gate, creator=player.address, spec=spec
+        )
+    )
+    if table.status == "playing":
+        await hub.table_changed(table.id)
+    return await run_in_threadpool(_table_out, request, session, table, player.address)
+
+
+@router.get("/tables", response_model=list[schemas.TableOut], responses=_ERRORS)
+def lobby(
+    request: Request,
+    session: SessionDep,
+    preset: Annotated[str | None, Query(max_length=64)] = None,
+    status: Annotated[str, Query(pattern="^(open|playing)$")] = "open",
+) -> list[schemas.TableOut]:
+    """The public lobby: open tables to join, or (status=playing) matches to watch."""
+    found = (
+        tables.lobby(session=session, preset=preset)
+        if status == "open"
+        else tables.live_tables(session=session)
+    )
+    return [_table_out(request, session, t) for t in found]
+
+
+@router.get("/tables/{table_id}", response_model=schemas.TableOut, responses=_ERRORS)
+def get_table(
+    request: Request, table_id: str, session: SessionDep, player: CurrentPlayer
+) -> schemas.TableOut:
+    table = tables.get_table(session=session, table_id=table_id)
+    return _table_out(request, session, table, player.address)
+
+
+@router.post("/tables/{table_id}/join", response_model=schemas.TableOut, responses=_ERRORS)
+async def join_table(
+    request: Request,
+    table_id: str,
+    player: CurrentPlayer,
+    session: SessionDep,
+    gate: GateDep,
+    hub: HubDep,
+    body: schemas.JoinRequest | None = None,
+) -> schemas.TableOut:
+    """Take a seat (private tables: by invitation address or the invite code of the link).
+    The join that fills the last seat starts the match."""
+    body = body or schemas.JoinRequest()
+    table = await run_in_threadpool(
+        lambda: tables.join_table(
+            session=session,
+            gate=gate,
+            table_id=table_id,
+            address=player.address,
+            seat=body.seat,
+            avatar_id=body.avatar_id,
+            invite_code=body.invite_code,
+        )
+    )
+    await hub.table_changed(table.id)
+    return await run_in_threadpool(_table_out, request, session, table, player.address)
+
+
+@router.post("/tables/{table_id}/leave", status_code=204, responses=_ERRORS)
+async def leave_table(
+    table_id: str, player: CurrentPlayer, session: SessionDep, hub: HubDep
+) -> None:
+    await run_in_threadpool(
+        lambda: tables.leave_table(session=session, table_id=table_id, address=player.address)
+    )
+    await hub.table_changed(table_id)
+
+
+@router.post("/tables/{table_id}/invite", response_model=schemas.TableOut, responses=_ERRORS)
+def invite(
+    request: Request,
+    table_id: str,
+    body: schemas.InviteRequest,
+    player: CurrentPlayer,
+    session: SessionDep,
+) -> schemas.TableOut:
+    """Invite wallets by address (the creator only)."""
+    table = tables.invite(
+        session=session,
+        table_id=table_id,
+        by=player.address,
+        addresses=[_address(a) for a in body.addresses],
+    )
+    return _table_out(request, session, table, player.address)
+
+
+@router.post("/tables/{table_id}/start", response_model=schemas.TableOut, responses=_ERRORS)
+async def start_with_bots(
+    request: Request, table_id: str, player: CurrentPlayer, session: SessionDep, hub: HubDep
+) -> schemas.TableOut:
+    """Fill the empty seats with bots (at the table's bot level) and start (creator only)."""
+    table = await run_in_threadpool(
+        lambda: tables.start_with_bots(session=session, table_id=table_id, by=player.address)
+    )
+    await hub.table_changed(table.id)
+    return await run_in_threadpool(_table_out, request, session, table, player.address)
+
+
+@router.post("/matchmaking", response_model=schemas.TicketOut, status_code=201, responses=_ERRORS)
+def enqueue(
+    body: schemas.QueueRequest, player: CurrentPlayer, session: SessionDep, gate: GateDep
+) -> schemas.TicketOut:
+    """Wait for a table of this preset; bots fill the empty seats after the configured wait."""
+    ticket = tables.enqueue(
+        session=session,
+        gate=gate,
+        address=player.address,
+        preset=body.preset,
+        earning=body.earning,
+        avatar_id=body.avatar_id,
+    )
+    return schemas.TicketOut.model_validate(ticket, from_attributes=True)
+
+
+@router.get("/matchmaking/{ticket_id}", response_model=schemas.TicketOut, responses=_ERRORS)
+def get_ticket(ticket_id: str, player: CurrentPlayer, session: SessionDep) -> schemas.TicketOut:
+    ticket = tables.get_ticket(session=session, ticket_id=ticket_id, address=player.address)
+    return schemas.TicketOut.model_validate(ticket, from_attributes=True)
+
+
+@router.delete("/matchmaking/{ticket_id}", response_model=schemas.TicketOut, responses=_ERRORS)
+def cancel_ticket(ticket_id: str, player: CurrentPlayer, session: SessionDep) -> schemas.TicketOut:
+    ticket = tables.cancel_ticket(session=session, ticket_id=ticket_id, address=player.address)
+    return schemas.TicketOut.model_validate(ticket, from_attributes=True)
+
+
+@router.get("/matches/{match_id}", response_model=schemas.MatchOut, responses=_ERRORS)
+def get_match(match_id: str, session: SessionDep) -> schemas.MatchOut:
+    """A match; its seed and full record are revealed once it is over."""
+    match = tables.get_match(session=session, match_id=match_id)
+    over = match.status == "finished"
+    return schemas.MatchOut(
+        id=match.id,
+        table_id=match.table_id,
+        preset=match.preset,
+        options=match.options,
+        seats=[{k: v for k, v in s.items() if k != "admitted_as"} for s in match.seats],
+        status=match.status,
+        seed_commitment=match.seed_commitment,
+        server_seed=match.seed if over else None,
+        result=match.result if over else None,
+        result_hash=match.result_hash if over else None,
+        record=match.record if over else None,
+        created_at=match.created_at,
+        finished_at=match.finished_at,
+    )
+
+
+@router.get("/results", response_model=list[schemas.ResultOut], responses=_ERRORS)
+def results(
+    session: SessionDep,
+    address: Annotated[str | None, Query(max_length=42)] = None,
+    avatar_id: Annotated[int | None, Query(ge=0, le=2**63 - 1)] = None,
+) -> list[schemas.ResultOut]:
+    """Finished-match results of a wallet and/or an avatar, newest first."""
+    found = tables.results_for(
+        session=session,
+        address=_address(address) if address else None,
+        avatar_id=avatar_id,
+    )
+    return [schemas.ResultOut.model_validate(r, from_attributes=True) for r in found]

@@ -1,0 +1,186 @@
+"""The play WebSocket, protocol version 1 (docs/protocol.md).
+
+One socket per table: ``/ws/tables/{table_id}?token=<access token>``. A signed-in wallet
+with a seat plays it; anyone else (a token is optional) watches as a spectator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi.concurrency import run_in_threadpool
+
+from backend.accounts import exceptions as accounts_exc
+from backend.accounts import service as accounts
+from backend.tables import exceptions as tables_exc
+from backend.tables.live import PROTOCOL_VERSION, Conn, MatchHub
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+
+# Close codes (4000-4999 are ours): the error message before the close says why.
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_LARGE = 1009
+CLOSE_SLOW_CONSUMER = 4408
+
+
+class TokenBucket:
+    """Per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.capacity = float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+def error_message(code: str, message: str, ref: Any = None) -> str:
+    return json.dumps(
+        {
+            "v": PROTOCOL_VERSION,
+            "type": "error",
+            "ref": ref,
+            "error": {"code": code, "message": message, "detail": None},
+        },
+        separators=(",", ":"),
+    )
+
+
+async def _writer(websocket: WebSocket, conn: Conn) -> None:
+    try:
+        while True:
+            text = await conn.outbox.get()
+            if text is None:
+                code = CLOSE_SLOW_CONSUMER if conn.overflowed else 1000
+                await websocket.close(code)
+                return
+            await websocket.send_text(text)
+    except (WebSocketDisconnect, RuntimeError, ConnectionError):
+        return
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_socket(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
+    app = websocket.app
+    settings = app.state.settings
+    hub: MatchHub = app.state.hub
+    await websocket.accept()
+    address: str | None = None
+    if token:
+        try:
+
+            def check() -> str:
+                with app.state.session_factory() as session:
+                    return accounts.authenticate(
+                        session=session, settings=settings, token=token
+                    ).address
+
+            address = await run_in_threadpool(check)
+        except accounts_exc.AccountsError as error:
+            await websocket.send_text(error_message(error.code, error.message))
+            await websocket.close(CLOSE_UNAUTHORIZED)
+            return
+    conn = Conn(address)
+    try:
+        await hub.attach(table_id, conn)
+    except tables_exc.TablesError as error:
+        await websocket.send_text(error_message(error.code, error.message))
+        close = CLOSE_NOT_FOUND if isinstance(error, tables_exc.NotFound) else CLOSE_FORBIDDEN
+        await websocket.close(close)
+        return
+    writer = asyncio.create_task(_writer(websocket, conn))
+    bucket = TokenBucket(settings.server.ws_rate_per_s, settings.server.ws_rate_burst)
+    limit = settings.server.ws_max_message_bytes
+    try:
+        while True:
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                break
+            raw = received.get("text")
+            if raw is None:
+                raw_bytes = received.get("bytes") or b""
+                size = len(raw_bytes)
+            else:
+                size = len(raw.encode()) if len(raw) * 4 > limit else len(raw)
+            if size > limit:
+                conn.push(
+                    error_message("message_too_large", f"messages are limited to {limit} bytes")
+                )
+                continue
+            if not bucket.take():
+                conn.push(
+                    error_message(
+                        "rate_limited",
+                        f"at most {settings.server.ws_rate_per_s:g} messages/s; message dropped",
+                    )
+                )
+                continue
+            if raw is None:
+                try:
+                    raw = raw_bytes.decode()
+                except UnicodeDecodeError:
+                    conn.push(error_message("malformed_message", "messages are UTF-8 JSON text"))
+                    continue
+            await _handle(hub, conn, raw)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        hub.detach(conn)
+        conn.close()
+        try:
+            await asyncio.wait_for(writer, timeout=1.0)
+        except (TimeoutError, asyncio.CancelledError):
+            writer.cancel()
+
+
+async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
+    try:
+        message = json.loads(raw)
+    except ValueError:
+        conn.push(error_message("malformed_json", "the message is not valid JSON"))
+        return
+    if not isinstance(message, dict):
+        conn.push(error_message("malformed_message", "a message is a JSON object"))
+        return
+    ref = message.get("ref")
+    if not isinstance(ref, str | int | type(None)) or (isinstance(ref, str) and len(ref) > 64):
+        ref = None
+    if message.get("v") != PROTOCOL_VERSION:
+        conn.push(
+            error_message(
+                "unsupported_version", f"protocol version {PROTOCOL_VERSION} is spoken here", ref
+            )
+        )
+        return
+    kind = message.get("type")
+    try:
+        if kind == "move":
+            ply = message.get("ply")
+            if ply is not None and (not isinstance(ply, int) or isinstance(ply, bool)):
+                raise tables_exc.InvalidRequest("ply must be an integer")
+            await hub.submit(conn, message.get("move"), ply, ref)
+        elif kind == "resync":
+            await hub.resync(conn)
+        elif kind == "ping":
+            conn.push(json.dumps({"v": PROTOCOL_VERSION, "type": "pong", "ref": ref}))
+        else:
+            conn.push(error_message("unknown_type", f"unknown message type {kind!r}", ref))
+    except tables_exc.TablesError as error:
+        conn.push(error_message(error.code, error.message, ref))

@@ -1,0 +1,667 @@
+"""Live play in one server process: the tables it hosts, their sockets, timers and bots.
+
+The database is the only source of truth. A ``LiveTable`` is a cache of one table's
+match, rebuilt by replaying the move log; every accepted move is committed before it is
+acknowledged or broadcast, and any process may host any table at any time (a restarted
+process, or a second process with a player of the same match, catches up from the log).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from backend.config import Settings
+from backend.game import Match as EngineMatch
+from backend.tables import exceptions as exc
+from backend.tables import play, store
+from backend.tables.bus import RedisBus
+from backend.tables.service import chain_match_id
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 1
+
+
+def _dumps(message: dict[str, Any]) -> str:
+    return json.dumps({"v": PROTOCOL_VERSION, **message}, separators=(",", ":"))
+
+
+def _epoch(moment: datetime) -> float:
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+class Conn:
+    """One WebSocket as the hub sees it: a bounded outbox that the socket's writer drains."""
+
+    def __init__(self, address: str | None, max_queue: int = 512) -> None:
+        self.address = address
+        self.seat: int | None = None
+        self.table_id: str | None = None
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(max_queue)
+        self.overflowed = False
+
+    def push(self, text: str) -> None:
+        if self.overflowed:
+            return
+        try:
+            self.outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            # A client that does not read is cut off; it can reconnect and resync.
+            self.overflowed = True
+            log.warning("closing slow connection of %s", self.address)
+            self.outbox._queue.clear()  # type: ignore[attr-defined]
+            self.outbox.put_nowait(None)
+
+    def close(self) -> None:
+        try:
+            self.outbox.put_nowait(None)
+        except asyncio.QueueFull:
+            self.overflowed = True
+
+
+@dataclass
+class LiveTable:
+    table_id: str
+    table: dict[str, Any]
+    seats: list[dict[str, Any]]
+    match_id: str | None = None
+    match: EngineMatch | None = None
+    match_status: str = "none"  # none|live|finished
+    seed_commitment: str | None = None
+    ply: int = 0
+    moves: list[tuple[int, str, str]] = field(default_factory=list)  # (seat, move|"forfeit", actor)
+    forfeited_seat: int | None = None
+    timeouts: dict[int, int] = field(default_factory=dict)
+    turn_started: float = 0.0
+    final: dict[str, Any] | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    seat_conns: dict[int, set[Conn]] = field(default_factory=dict)
+    spectators: set[Conn] = field(default_factory=set)
+    timer: asyncio.TimerHandle | None = None
+
+    def seat_of(self, address: str | None) -> int | None:
+        if address is None:
+            return None
+        for s in self.seats:
+            if s.get("address") == address:
+                return int(s["seat"])
+        return None
+
+    def bot_level(self, seat: int) -> str | None:
+        for s in self.seats:
+            if s["seat"] == seat:
+                return s.get("bot_level")
+        return None
+
+    @property
+    def live(self) -> bool:
+        return self.match is not None and self.match_status == "live"
+
+    def deadline(self) -> float | None:
+        if not self.live:
+            return None
+        return self.turn_started + float(self.table["turn_timeout_s"])
+
+    def to_move(self) -> int | None:
+        return play.to_move(self.match) if self.live and self.match is not None else None
+
+
+class MatchHub:
+    """Hosts live tables for one process; see the module docstring for the guarantees."""
+
+    def __init__(
+        self, settings: Settings, engine: Engine, session_factory: sessionmaker[Session]
+    ) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.session_factory = session_factory
+        self.origin = uuid.uuid4().hex
+        self.tables: dict[str, LiveTable] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self.writer = store.MoveWriter(engine, settings.server.commit_batch_window_s)
+        self.bus: RedisBus | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._matchmaker: asyncio.Task[None] | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.writer.start()
+        if self.settings.server.redis_url:
+            self.bus = RedisBus(
+                self.settings.server.redis_url,
+                self.settings.server.redis_channel_prefix,
+                self.origin,
+            )
+            await self.bus.start(self._on_bus)
+        self._matchmaker = asyncio.create_task(self._matchmaking_loop(), name="dew-matchmaker")
+
+    async def stop(self) -> None:
+        if self._matchmaker:
+            self._matchmaker.cancel()
+        for lt in self.tables.values():
+            if lt.timer:
+                lt.timer.cancel()
+            for conn in self._conns(lt):
+                conn.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self.bus:
+            await self.bus.stop()
+        await asyncio.to_thread(self.writer.stop)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- loading and catching up -----------------------------------------------------------
+    async def get(self, table_id: str) -> LiveTable:
+        lt = self.tables.get(table_id)
+        if lt is not None:
+            return lt
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            lt = self.tables.get(table_id)
+            if lt is None:
+                lt = await self._load(table_id)
+                self.tables[table_id] = lt
+                self._schedule(lt)
+        self._loading.pop(table_id, None)
+        return lt
+
+    async def _load(self, table_id: str) -> LiveTable:
+        loaded = await asyncio.to_thread(store.load_table, self.session_factory, table_id)
+        if loaded is None:
+            raise exc.TableNotFound(f"no table {table_id!r}")
+        lt = LiveTable(table_id=table_id, table={}, seats=[])
+        self._refresh_table(lt, loaded)
+        return lt
+
+    def _refresh_table(self, lt: LiveTable, loaded: store.LoadedTable) -> None:
+        t = loaded.table
+        lt.table = {
+            "id": t.id,
+            "preset": t.preset,
+            "options": t.options,
+            "seat_count": t.seat_count,
+            "earning": t.earning,
+            "stake": t.stake,
+            "kind": t.kind,
+            "status": t.status,
+            "bot_level": t.bot_level,
+            "turn_timeout_s": t.turn_timeout_s,
+            "spectators_allowed": t.spectators_allowed,
+            "spectator_delay_s": t.spectator_delay_s,
+        }
+        if loaded.match is None:
+            lt.seats = [
+                {
+                    "seat": s.seat,
+                    "address": s.address,
+                    "bot_level": s.bot_level,
+                    "avatar_id": s.avatar_id,
+                    "admitted_as": s.admitted_as,
+                }
+                for s in loaded.seats
+            ]
+            return
+        if lt.match_id == loaded.match.id:
+            return
+        m = loaded.match
+        lt.match_id = m.id
+        lt.seats = list(m.seats)
+        lt.seed_commitment = m.seed_commitment
+        lt.match = play.start(m.preset, m.options, self._names(lt.seats), m.seed)
+        lt.ply = 0
+        lt.moves = []
+        lt.timeouts = {}
+        lt.forfeited_seat = None
+        lt.turn_started = _epoch(m.created_at)
+        for row in loaded.moves:
+            self._replay(lt, row)
+        lt.match_status = m.status
+        if m.status == "finished":
+            lt.final = self._final_message(lt, m.result or {}, m.seed, m.result_hash)
+
+    @staticmethod
+    def _names(seats: list[dict[str, Any]]) -> list[str]:
+        return [s.get("address") or f"bot:{s.get('bot_level')}" for s in seats]
+
+    def _replay(self, lt: LiveTable, row: Any) -> str:
+        """Apply one logged move to the cached match; returns its public text."""
+        assert lt.match is not None
+        if row.kind == "forfeit":
+            lt.forfeited_seat = row.seat
+            text = "forfeit"
+        else:
+            text = row.move["move"]
+            play.apply(lt.match, text)
+        lt.moves.append((row.seat, text, row.actor))
+        self._count_timeout(lt, row.seat, row.actor)
+        lt.ply = row.ply + 1
+        lt.turn_started = _epoch(row.created_at)
+        return text
+
+    @staticmethod
+    def _count_timeout(lt: LiveTable, seat: int, actor: str) -> None:
+        if actor == "timeout":
+            lt.timeouts[seat] = lt.timeouts.get(seat, 0) + 1
+        elif actor == "player":
+            lt.timeouts[seat] = 0
+
+    async def _catch_up(self, lt: LiveTable) -> None:
+        """Bring the cache up to the database (lock held); broadcast what was new."""
+        if lt.match_id is None:
+            return
+        status, rows = await asyncio.to_thread(
+            store.load_moves_since, self.session_factory, lt.match_id, lt.ply
+        )
+        for row in rows:
+            if row.ply != lt.ply:
+                continue
+            text = self._replay(lt, row)
+            self._broadcast_move(lt, row.seat, text, row.actor)
+        if status == "finished" and lt.match_status == "live":
+            await self._reload(lt)
+        self._schedule(lt)
+
+    async def _reload(self, lt: LiveTable) -> None:
+        """Rebuild the cache completely from the database (lock held)."""
+        loaded = await asyncio.to_thread(store.load_table, self.session_factory, lt.table_id)
+        if loaded is None:
+            return
+        was_live, old_match = lt.live, lt.match_id
+        if loaded.match is not None and loaded.match.id == lt.match_id:
+            lt.match_id = None  # force a replay of the whole log
+        self._refresh_table(lt, loaded)
+        if lt.final is not None and (was_live or old_match != lt.match_id):
+            for conn in self._conns(lt):
+                conn.push(lt.final)
+
+    # -- connections -----------------------------------------------------------------------
+    def _conns(self, lt: LiveTable) -> list[Conn]:
+        return [c for conns in lt.seat_conns.values() for c in conns] + list(lt.spectators)
+
+    async def attach(self, table_id: str, conn: Conn) -> LiveTable:
+        lt = await self.get(table_id)
+        async with lt.lock:
+            await self._reload_if_open(lt)
+            await self._catch_up(lt)
+            conn.table_id = table_id
+            conn.seat = lt.seat_of(conn.address)
+            if conn.seat is None:
+                if not lt.table["spectators_allowed"]:
+                    raise exc.Forbidden("this table does not allow spectators")
+                lt.spectators.add(conn)
+            else:
+                lt.seat_conns.setdefault(conn.seat, set()).add(conn)
+            conn.push(self._snapshot(lt, conn.seat))
+        return lt
+
+    async def _reload_if_open(self, lt: LiveTable) -> None:
+        if lt.match_id is None:
+            await self._reload(lt)
+
+    def detach(self, conn: Conn) -> None:
+        lt = self.tables.get(conn.table_id or "")
+        if lt is None:
+            return
+        lt.spectators.discard(conn)
+        if conn.seat is not None:
+            lt.seat_conns.get(conn.seat, set()).discard(conn)
+        if not self._conns(lt) and not lt.live:
+            # Nothing to drive and nobody watching: forget it (the database keeps it).
+            if lt.timer:
+                lt.timer.cancel()
+            self.tables.pop(lt.table_id, None)
+
+    async def resync(self, conn: Conn) -> None:
+        lt = await self.get(conn.table_id or "")
+        async with lt.lock:
+            await self._catch_up(lt)
+            conn.push(self._snapshot(lt, conn.seat))
+
+    # -- messages --------------------------------------------------------------------------
+    def _deadline_ms(self, lt: LiveTable) -> int | None:
+        deadline = lt.deadline()
+        return None if deadline is None else int(deadline * 1000)
+
+    def _seat_list(self, lt: LiveTable) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": s["seat"],
+                "address": s.get("address"),
+                "bot": s.get("bot_level"),
+                "avatar_id": s.get("avatar_id"),
+            }
+            for s in lt.seats
+        ]
+
+    def _snapshot(self, lt: LiveTable, seat: int | None) -> str:
+        view = None
+        if lt.match is not None:
+            view = play.view(lt.match, seat) if seat is not None else play.public_view(lt.match)
+        return _dumps(
+            {
+                "type": "snapshot",
+                "table": lt.table,
+                "seats": self._seat_list(lt),
+                "you": seat,
+                "match_id": lt.match_id,
+                "match_status": lt.match_status,
+                "seed_commitment": lt.seed_commitment,
+                "ply": lt.ply,
+                "moves": [[s, m, a] for s, m, a in lt.moves],
+                "view": view,
+                "deadline_ms": self._deadline_ms(lt),
+                "final": json.loads(lt.final) if lt.final else None,
+            }
+        )
+
+    def _broadcast_move(self, lt: LiveTable, seat: int, text: str, actor: str) -> None:
+        assert lt.match is not None
+        base = {
+            "type": "moved",
+            "match_id": lt.match_id,
+            "ply": lt.ply,
+            "seat": seat,
+            "move": text,
+            "actor": actor,
+            "deadline_ms": self._deadline_ms(lt),
+        }
+        for s, conns in lt.seat_conns.items():
+            if conns:
+                message = _dumps({**base, "view": play.view(lt.match, s)})
+                for conn in conns:
+                    conn.push(message)
+        if lt.spectators:
+            message = _dumps({**base, "view": play.public_view(lt.match)})
+            delay = float(lt.table["spectator_delay_s"])
+            for conn in lt.spectators:
+                if delay > 0:
+                    asyncio.get_running_loop().call_later(delay, conn.push, message)
+                else:
+                    conn.push(message)
+
+    def _final_message(
+        self,
+        lt: LiveTable,
+        result: dict[str, Any],
+        seed: str,
+        result_hash: str | None,
+        ply: int | None = None,
+    ) -> str:
+        return _dumps(
+            {
+                "type": "match_over",
+                "match_id": lt.match_id,
+                "ply": lt.ply if ply is None else ply,
+                "result": result,
+                "server_seed": seed,
+                "result_hash": result_hash,
+            }
+        )
+
+    # -- moves -----------------------------------------------------------------------------
+    async def submit(self, conn: Conn, move: object, ply: object, ref: object) -> None:
+        """A seat's move: checked by the engine, committed, then acknowledged and broadcast."""
+        lt = await self.get(conn.table_id or "")
+        async with lt.lock:
+            if conn.seat is None:
+                raise exc.Forbidden("spectators cannot move")
+            if not lt.live or lt.match is None:
+                raise exc.MatchNotLive("no match is in play at this table")
+            if ply is not None and ply != lt.ply:
+                raise exc.StalePly(f"the match is at ply {lt.ply}, your move was for ply {ply!r}")
+            checked = play.check(lt.match, conn.seat, move)
+            committed = await self._commit(lt, conn.seat, str(checked), "player")
+            if not committed:
+                raise exc.StalePly("another move was committed first; your view is resynced")
+            conn.push(_dumps({"type": "ack", "ref": ref, "ply": lt.ply}))
+            self._after_move(lt, conn.seat, str(checked), "player")
+
+    async def _commit(self, lt: LiveTable, seat: int, text: str, actor: str) -> bool:
+        """Apply and durably commit one move (lock held). False: another process took the
+        ply first; the cache is then rebuilt from the database and nothing was written."""
+        assert lt.match is not None and lt.match_id is not None
+        ply = lt.ply
+        forfeit = text == "forfeit"
+        row = store.move_row(
+            lt.match_id,
+            ply,
+            seat,
+            None if forfeit else text,
+            actor,
+            "forfeit" if forfeit else "move",
+        )
+        try:
+            if not forfeit:
+                play.apply(lt.match, text)
+            if forfeit or lt.match.over:
+                finish = self._finish_payload(
+                    lt, seat if forfeit else None, [*lt.moves, (seat, text, actor)]
+                )
+                ok = await asyncio.to_thread(store.commit_final, self.engine, row, finish)
+                if ok:
+                    lt.match_status = "finished"
+                    lt.forfeited_seat = seat if forfeit else None
+                    lt.final = self._final_message(
+                        lt, finish.result, lt.match.server_seed, finish.result_hash, ply + 1
+                    )
+            else:
+                ok = await self._write(row)
+        except Exception:
+            log.exception("commit of ply %d in match %s failed; reloading", ply, lt.match_id)
+            lt.match_id = None
+            await self._reload(lt)
+            raise exc.Unavailable("the move could not be stored; try again") from None
+        if not ok:
+            lt.match_id = None
+            await self._reload(lt)
+            await self._publish(lt.table_id, "move")
+            return False
+        lt.moves.append((seat, text, actor))
+        self._count_timeout(lt, seat, actor)
+        lt.ply = ply + 1
+        lt.turn_started = _epoch(row["created_at"])
+        return True
+
+    def _write(self, row: dict[str, Any]) -> asyncio.Future[bool]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bool] = loop.create_future()
+
+        def done(outcome: bool | BaseException) -> None:
+            def settle() -> None:
+                if future.done():
+                    return
+                if isinstance(outcome, BaseException):
+                    future.set_exception(outcome)
+                else:
+                    future.set_result(outcome)
+
+            loop.call_soon_threadsafe(settle)
+
+        self.writer.submit(row, done)
+        return future
+
+    def _finish_payload(
+        self, lt: LiveTable, forfeited_seat: int | None, moves: list[tuple[int, str, str]]
+    ) -> store.Finish:
+        assert lt.match is not None and lt.match_id is not None
+        outcomes = play.outcome(lt.match, forfeited_seat)
+        record = play.record(
+            lt.match,
+            match_id=lt.match_id,
+            seats=self._seat_list(lt),
+            moves=moves,
+            forfeited_seat=forfeited_seat,
+        )
+        result = {
+            "winner_seats": [o.seat for o in outcomes if o.won],
+            "forfeited_seat": forfeited_seat,
+            "seats": [o.__dict__ for o in outcomes],
+            "scores": list(lt.match.scores),
+        }
+        return store.Finish(
+            match_id=lt.match_id,
+            table_id=lt.table_id,
+            record=record,
+            result=result,
+            result_hash=play.record_hash(record),
+            chain_match_id=chain_match_id(lt.match_id),
+            preset=lt.table["preset"],
+            earning=bool(lt.table["earning"]),
+            stake=str(lt.table["stake"]),
+            seats=lt.seats,
+            outcomes=outcomes,
+        )
+
+    def _after_move(self, lt: LiveTable, seat: int, text: str, actor: str) -> None:
+        if text != "forfeit":
+            self._broadcast_move(lt, seat, text, actor)
+        if lt.final is not None and lt.match_status == "finished":
+            for conn in self._conns(lt):
+                conn.push(lt.final)
+        self._spawn(self._publish(lt.table_id, "move"))
+        self._schedule(lt)
+
+    async def _publish(self, table_id: str, kind: str) -> None:
+        if self.bus:
+            await self.bus.publish(table_id, kind)
+
+    # -- timers and bots -------------------------------------------------------------------
+    def _schedule(self, lt: LiveTable) -> None:
+        if lt.timer:
+            lt.timer.cancel()
+            lt.timer = None
+        seat = lt.to_move()
+        if seat is None:
+            return
+        loop = asyncio.get_running_loop()
+        ply = lt.ply
+        if lt.bot_level(seat):
+            delay = self.settings.server.bot_move_delay_s
+            lt.timer = loop.call_later(delay, lambda: self._spawn(self._bot_turn(lt, ply)))
+        else:
+            deadline = lt.deadline() or time.time()
+            delay = max(deadline - time.time(), 0.0)
+            lt.timer = loop.call_later(delay, lambda: self._spawn(self._timeout_turn(lt, ply)))
+
+    async def _bot_turn(self, lt: LiveTable, ply: int) -> None:
+        async with lt.lock:
+            seat = lt.to_move()
+            if lt.ply != ply or seat is None or lt.match is None:
+                return
+            level = lt.bot_level(seat) or "medium"
+            move = play.bot_move(lt.match, level, f"{lt.match_id}/{ply}")
+            try:
+                if await self._commit(lt, seat, move, "bot"):
+                    self._after_move(lt, seat, move, "bot")
+                else:
+                    self._schedule(lt)
+            except exc.TablesError:
+                self._schedule(lt)
+
+    async def _timeout_turn(self, lt: LiveTable, ply: int) -> None:
+        """The turn timer ran out: the bot plays for the seat; repeated, the seat forfeits."""
+        async with lt.lock:
+            seat = lt.to_move()
+            if lt.ply != ply or seat is None or lt.match is None:
+                return
+            await self._catch_up(lt)
+            if lt.ply != ply:
+                return
+            if lt.timeouts.get(seat, 0) + 1 >= self.settings.server.forfeit_after_timeouts:
+                move = "forfeit"
+            else:
+                move = play.bot_move(lt.match, str(lt.table["bot_level"]), f"{lt.match_id}/{ply}")
+            try:
+                if await self._commit(lt, seat, move, "timeout"):
+                    log.info("seat %d timed out at ply %d of %s: %s", seat, ply, lt.match_id, move)
+                    self._after_move(lt, seat, move, "timeout")
+                else:
+                    self._schedule(lt)
+            except exc.TablesError:
+                self._schedule(lt)
+
+    # -- other processes and the HTTP side -------------------------------------------------
+    async def table_changed(self, table_id: str, *, publish: bool = True) -> None:
+        """Seats or the match of a table changed in the database (join, start, matchmaking)."""
+        lt = self.tables.get(table_id)
+        if lt is not None:
+            async with lt.lock:
+                await self._reload(lt)
+                for conn in self._conns(lt):
+                    self._reseat(lt, conn)
+                    conn.push(self._snapshot(lt, conn.seat))
+                self._schedule(lt)
+        elif await self._needs_host(table_id):
+            await self.get(table_id)
+        if publish:
+            await self._publish(table_id, "table")
+
+    @staticmethod
+    def _reseat(lt: LiveTable, conn: Conn) -> None:
+        """A spectator whose wallet has just been seated becomes that seat (and back)."""
+        seat = lt.seat_of(conn.address)
+        if seat == conn.seat:
+            return
+        lt.spectators.discard(conn)
+        if conn.seat is not None:
+            lt.seat_conns.get(conn.seat, set()).discard(conn)
+        conn.seat = seat
+        if seat is None:
+            lt.spectators.add(conn)
+        else:
+            lt.seat_conns.setdefault(seat, set()).add(conn)
+
+    async def _needs_host(self, table_id: str) -> bool:
+        """Bot-only matches have no sockets to pull them in: the process that started one
+        hosts it (another process takes over when someone connects)."""
+        loaded = await asyncio.to_thread(store.load_table, self.session_factory, table_id)
+        return bool(
+            loaded
+            and loaded.match is not None
+            and loaded.match.status == "live"
+            and all(s.get("address") is None for s in loaded.match.seats)
+        )
+
+    async def _on_bus(self, table_id: str, kind: str) -> None:
+        lt = self.tables.get(table_id)
+        if lt is None:
+            return
+        if kind == "move":
+            async with lt.lock:
+                await self._catch_up(lt)
+        else:
+            await self.table_changed(table_id, publish=False)
+
+    async def _matchmaking_loop(self) -> None:
+        from backend.tables import service
+
+        while True:
+            try:
+                await asyncio.sleep(1.0)
+
+                def run() -> list[str]:
+                    with self.session_factory() as session:
+                        return service.run_matchmaking(session=session, settings=self.settings)
+
+                for table_id in await asyncio.to_thread(run):
+                    await self.table_changed(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("matchmaking pass failed")

@@ -1,0 +1,111 @@
+"""Request and response bodies of the tables API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Address = str
+
+
+class TableCreate(BaseModel):
+    preset: str = Field(max_length=64, examples=["dew200"])
+    options: dict[str, int | str | bool] = Field(default_factory=dict)
+    seats: int = Field(default=4, ge=2, le=4)
+    stake: int = Field(default=0, ge=0, le=10**30, description="DEW base units; earning only")
+    earning: bool = False
+    kind: Literal["human", "practice", "ai"] = "human"
+    visibility: Literal["public", "private"] = "public"
+    bot_level: Literal["easy", "medium", "hard"] = "medium"
+    invite: list[str] = Field(default_factory=list, max_length=8)
+    avatar_id: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    turn_timeout_s: float | None = Field(default=None, ge=1, le=600)
+    spectators_allowed: bool = True
+    spectator_delay_s: float = Field(default=0.0, ge=0, le=600)
+
+
+class JoinRequest(BaseModel):
+    seat: int | None = Field(default=None, ge=0, le=3)
+    avatar_id: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    invite_code: str | None = Field(default=None, max_length=64)
+
+
+class InviteRequest(BaseModel):
+    addresses: list[str] = Field(min_length=1, max_length=8)
+
+
+class SeatOut(BaseModel):
+    seat: int
+    address: str | None
+    bot_level: str | None
+    avatar_id: int | None
+
+
+class TableOut(BaseModel):
+    id: str
+    preset: str
+    options: dict[str, Any]
+    seat_count: int
+    stake: str
+    earning: bool
+    kind: str
+    visibility: str
+    status: str
+    creator: str | None
+    bot_level: str
+    turn_timeout_s: float
+    spectators_allowed: bool
+    spectator_delay_s: float
+    match_id: str | None
+    created_at: datetime
+    seats: list[SeatOut] = Field(default_factory=list)
+    invite_code: str | None = Field(default=None, description="Only shown to the creator")
+    invite_link: str | None = None
+    ws_path: str
+
+
+class QueueRequest(BaseModel):
+    preset: str = Field(max_length=64)
+    earning: bool = False
+    avatar_id: int | None = Field(default=None, ge=0, le=2**63 - 1)
+
+
+class TicketOut(BaseModel):
+    id: str
+    preset: str
+    earning: bool
+    status: str
+    table_id: str | None
+    created_at: datetime
+
+
+class MatchOut(BaseModel):
+    id: str
+    table_id: str
+    preset: str
+    options: dict[str, Any]
+    seats: list[dict[str, Any]]
+    status: str
+    seed_commitment: str
+    server_seed: str | None = Field(description="Revealed once the match is over")
+    result: dict[str, Any] | None
+    result_hash: str | None
+    record: dict[str, Any] | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class ResultOut(BaseModel):
+    match_id: str
+    seat: int
+    address: str | None
+    avatar_id: int | None
+    is_bot: bool
+    team: int | None
+    placement: int
+    points: int
+    won: bool
+    forfeited: bool
+    finished_at: datetime

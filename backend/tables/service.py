@@ -1,0 +1,452 @@
+"""Tables: creation, invitations, the public lobby, joining, matchmaking, match queries.
+
+Services take a keyword-only ``session`` and commit their own unit of work. Starting a
+match (all seats filled) happens in the same transaction as the join that filled it.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from backend.config import Settings
+from backend.db.base import utcnow
+from backend.tables import exceptions as exc
+from backend.tables import play
+from backend.tables.gating import Gate
+from backend.tables.models import (
+    Match,
+    MatchmakingTicket,
+    MatchResult,
+    Table,
+    TableInvitation,
+    TableSeat,
+)
+
+log = logging.getLogger(__name__)
+
+KINDS = ("human", "practice", "ai")
+
+
+@dataclass
+class TableSpec:
+    preset: str
+    options: dict[str, Any] = field(default_factory=dict)
+    seats: int = 4
+    stake: int = 0
+    earning: bool = False
+    kind: str = "human"
+    visibility: str = "public"
+    bot_level: str = "medium"
+    invite: list[str] = field(default_factory=list)
+    avatar_id: int | None = None
+    turn_timeout_s: float | None = None
+    spectators_allowed: bool = True
+    spectator_delay_s: float = 0.0
+
+
+def chain_match_id(match_id: str) -> str:
+    """bytes32 for MatchSettlement: the 16-byte match id left-padded with zeros."""
+    return "0x" + match_id.rjust(64, "0")
+
+
+def get_table(*, session: Session, table_id: str) -> Table:
+    table = session.get(Table, table_id)
+    if table is None:
+        raise exc.TableNotFound(f"no table {table_id!r}")
+    return table
+
+
+def seats_of(*, session: Session, table_id: str) -> list[TableSeat]:
+    return list(
+        session.scalars(
+            select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat)
+        )
+    )
+
+
+def create_table(
+    *, session: Session, settings: Settings, gate: Gate, creator: str, spec: TableSpec
+) -> Table:
+    """Create a table; practice and AI tables are seated with bots and start at once."""
+    if spec.kind not in KINDS:
+        raise exc.InvalidRequest(f"kind must be one of {list(KINDS)}, not {spec.kind!r}")
+    if spec.bot_level not in play.BOT_LEVELS:
+        raise exc.InvalidRequest(f"bot_level must be one of {list(play.BOT_LEVELS)}")
+    if spec.stake < 0:
+        raise exc.InvalidRequest("stake cannot be negative")
+    if spec.stake and not spec.earning:
+        raise exc.InvalidRequest("a free table has no stake")
+    if spec.kind == "ai" and spec.earning:
+        raise exc.InvalidRequest("AI-vs-AI tables cannot be earning tables")
+    rules = play.table_rules(spec.preset, spec.options, spec.seats)
+    if rules.requires_vip and not gate.is_vip(creator):
+        raise exc.VipRequired(
+            f"options {list(rules.premium_options)} are premium: creating this table needs a "
+            "valid VIP pass (anyone may join it once invited)"
+        )
+    admission = gate.admit(creator, spec.avatar_id) if spec.earning and spec.kind != "ai" else None
+    table = Table(
+        id=uuid.uuid4().hex,
+        preset=spec.preset,
+        options=rules.options,
+        seat_count=spec.seats,
+        stake=str(spec.stake),
+        earning=spec.earning,
+        kind=spec.kind,
+        visibility=spec.visibility,
+        invite_code=secrets.token_urlsafe(12),
+        creator=creator,
+        bot_level=spec.bot_level,
+        turn_timeout_s=spec.turn_timeout_s or settings.server.turn_timeout_s,
+        spectators_allowed=spec.spectators_allowed,
+        spectator_delay_s=spec.spectator_delay_s,
+        status="open",
+        created_at=utcnow(),
+    )
+    session.add(table)
+    session.flush()
+    for address in spec.invite:
+        session.add(TableInvitation(table_id=table.id, address=address, created_at=utcnow()))
+    if spec.kind in ("practice", "ai"):
+        if spec.kind == "practice":
+            _seat(session, table, 0, creator, admission)
+        _fill_with_bots(session, table, spec.bot_level)
+        _start_match(session, table)
+    elif spec.kind == "human":
+        _seat(session, table, 0, creator, admission)
+    session.commit()
+    return table
+
+
+def _seat(
+    session: Session, table: Table, seat: int, address: str | None, admission: Any = None
+) -> None:
+    session.add(
+        TableSeat(
+            table_id=table.id,
+            seat=seat,
+            address=address,
+            avatar_id=admission.avatar_id if admission else None,
+            admitted_as=admission.admitted_as if admission else None,
+            joined_at=utcnow(),
+        )
+    )
+
+
+def _fill_with_bots(session: Session, table: Table, level: str) -> None:
+    session.flush()
+    taken = {s.seat for s in seats_of(session=session, table_id=table.id)}
+    for seat in range(table.seat_count):
+        if seat not in taken:
+            session.add(
+                TableSeat(table_id=table.id, seat=seat, bot_level=level, joined_at=utcnow())
+            )
+
+
+def _start_match(session: Session, table: Table) -> Match:
+    session.flush()
+    seats = seats_of(session=session, table_id=table.id)
+    seed, commitment = play.new_seed()
+    match = Match(
+        id=uuid.uuid4().hex,
+        table_id=table.id,
+        preset=table.preset,
+        options=table.options,
+        seats=[
+            {
+                "seat": s.seat,
+                "address": s.address,
+                "bot_level": s.bot_level,
+                "avatar_id": s.avatar_id,
+                "admitted_as": s.admitted_as,
+            }
+            for s in seats
+        ],
+        seed=seed,
+        seed_commitment=commitment,
+        status="live",
+        created_at=utcnow(),
+    )
+    session.add(match)
+    table.status = "playing"
+    table.match_id = match.id
+    log.info("match %s started at table %s", match.id, table.id)
+    return match
+
+
+def lobby(*, session: Session, preset: str | None = None, limit: int = 100) -> list[Table]:
+    """Public tables waiting for players, oldest first."""
+    query = select(Table).where(
+        Table.visibility == "public", Table.status == "open", Table.kind == "human"
+    )
+    if preset:
+        query = query.where(Table.preset == preset)
+    return list(session.scalars(query.order_by(Table.created_at).limit(limit)))
+
+
+def live_tables(*, session: Session, limit: int = 100) -> list[Table]:
+    """Public matches in play, for spectators."""
+    query = select(Table).where(
+        Table.visibility == "public", Table.status == "playing", Table.spectators_allowed
+    )
+    return list(session.scalars(query.order_by(Table.created_at.desc()).limit(limit)))
+
+
+def invite(*, session: Session, table_id: str, by: str, addresses: list[str]) -> Table:
+    table = get_table(session=session, table_id=table_id)
+    if table.creator != by:
+        raise exc.Forbidden("only the table's creator can invite")
+    existing = set(
+        session.scalars(select(TableInvitation.address).where(TableInvitation.table_id == table_id))
+    )
+    for address in addresses:
+        if address not in existing:
+            session.add(TableInvitation(table_id=table_id, address=address, created_at=utcnow()))
+    session.commit()
+    return table
+
+
+def join_table(
+    *,
+    session: Session,
+    gate: Gate,
+    table_id: str,
+    address: str,
+    seat: int | None = None,
+    avatar_id: int | None = None,
+    invite_code: str | None = None,
+) -> Table:
+    """Sit ``address`` at a table; the join that fills the last seat starts the match."""
+    table = get_table(session=session, table_id=table_id)
+    if table.status != "open":
+        raise exc.TableNotOpen(f"table {table_id!r} is {table.status}, not open")
+    if table.visibility == "private" and invite_code != table.invite_code:
+        invited = session.get(TableInvitation, (table_id, address))
+        if invited is None:
+            raise exc.NotInvited("this table is private: you need an invitation link or address")
+    seats = seats_of(session=session, table_id=table_id)
+    if any(s.address == address for s in seats):
+        raise exc.AlreadySeated("you already have a seat at this table")
+    taken = {s.seat for s in seats}
+    if len(taken) >= table.seat_count:
+        raise exc.TableFull("every seat is taken")
+    if seat is None:
+        seat = min(set(range(table.seat_count)) - taken)
+    elif not 0 <= seat < table.seat_count:
+        raise exc.InvalidRequest(f"seat must be 0..{table.seat_count - 1}")
+    elif seat in taken:
+        raise exc.SeatTaken(f"seat {seat} is taken")
+    admission = gate.admit(address, avatar_id) if table.earning else None
+    try:
+        _seat(session, table, seat, address, admission)
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        raise exc.SeatTaken(f"seat {seat} was just taken") from None
+    if len(taken) + 1 == table.seat_count:
+        _start_match(session, table)
+    session.commit()
+    return table
+
+
+def start_with_bots(*, session: Session, table_id: str, by: str) -> Table:
+    """The creator fills the empty seats with bots and starts now."""
+    table = get_table(session=session, table_id=table_id)
+    if table.creator != by:
+        raise exc.Forbidden("only the table's creator can start it")
+    if table.status != "open":
+        raise exc.TableNotOpen(f"table {table_id!r} is {table.status}, not open")
+    # Lock the table row so a concurrent join cannot take a seat we fill.
+    session.execute(update(Table).where(Table.id == table_id).values(status="open"))
+    _fill_with_bots(session, table, table.bot_level)
+    _start_match(session, table)
+    session.commit()
+    return table
+
+
+def leave_table(*, session: Session, table_id: str, address: str) -> None:
+    table = get_table(session=session, table_id=table_id)
+    if table.status != "open":
+        raise exc.TableNotOpen("a match in play cannot be left; the turn timer plays for you")
+    seat = session.scalar(
+        select(TableSeat).where(TableSeat.table_id == table_id, TableSeat.address == address)
+    )
+    if seat is None:
+        raise exc.NotFound("you have no seat at this table")
+    session.delete(seat)
+    session.flush()
+    if not seats_of(session=session, table_id=table_id):
+        table.status = "cancelled"
+    session.commit()
+
+
+# -- matchmaking --------------------------------------------------------------------------
+
+
+def enqueue(
+    *,
+    session: Session,
+    gate: Gate,
+    address: str,
+    preset: str,
+    earning: bool,
+    avatar_id: int | None = None,
+) -> MatchmakingTicket:
+    play.table_rules(preset, {}, _default_seats(preset))
+    waiting = session.scalar(
+        select(MatchmakingTicket).where(
+            MatchmakingTicket.address == address, MatchmakingTicket.status == "waiting"
+        )
+    )
+    if waiting is not None:
+        raise exc.AlreadySeated("you are already waiting in a matchmaking queue")
+    admission = gate.admit(address, avatar_id) if earning else None
+    ticket = MatchmakingTicket(
+        id=uuid.uuid4().hex,
+        address=address,
+        preset=preset,
+        earning=earning,
+        avatar_id=admission.avatar_id if admission else None,
+        admitted_as=admission.admitted_as if admission else None,
+        status="waiting",
+        created_at=utcnow(),
+    )
+    session.add(ticket)
+    session.commit()
+    return ticket
+
+
+def _default_seats(preset: str) -> int:
+    counts = (
+        next(p["seat_counts"] for p in play.presets() if p["preset"] == preset)
+        if any(p["preset"] == preset for p in play.presets())
+        else [4]
+    )
+    return 4 if 4 in counts else counts[-1]
+
+
+def get_ticket(*, session: Session, ticket_id: str, address: str) -> MatchmakingTicket:
+    ticket = session.get(MatchmakingTicket, ticket_id)
+    if ticket is None or ticket.address != address:
+        raise exc.TicketNotFound(f"no ticket {ticket_id!r}")
+    return ticket
+
+
+def cancel_ticket(*, session: Session, ticket_id: str, address: str) -> MatchmakingTicket:
+    ticket = get_ticket(session=session, ticket_id=ticket_id, address=address)
+    changed = session.execute(
+        update(MatchmakingTicket)
+        .where(MatchmakingTicket.id == ticket_id, MatchmakingTicket.status == "waiting")
+        .values(status="cancelled")
+    ).rowcount
+    session.commit()
+    if not changed:
+        raise exc.Conflict(f"ticket is {ticket.status}, not waiting")
+    session.refresh(ticket)
+    return ticket
+
+
+def run_matchmaking(
+    *, session: Session, settings: Settings, now: datetime | None = None
+) -> list[str]:
+    """Seat waiting tickets at new tables: full tables at once, bots after the wait."""
+    now = now or utcnow()
+    wait = timedelta(seconds=settings.server.matchmaking_wait_s)
+    query = (
+        select(MatchmakingTicket)
+        .where(MatchmakingTicket.status == "waiting")
+        .order_by(MatchmakingTicket.created_at)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True)
+    tickets = list(session.scalars(query))
+    queues: dict[tuple[str, bool], list[MatchmakingTicket]] = {}
+    for ticket in tickets:
+        queues.setdefault((ticket.preset, ticket.earning), []).append(ticket)
+    formed: list[str] = []
+    for (preset, earning), waiting in queues.items():
+        size = _default_seats(preset)
+        while waiting:
+            group = waiting[:size]
+            oldest = group[0].created_at
+            if oldest.tzinfo is None:
+                oldest = oldest.replace(tzinfo=now.tzinfo)
+            if len(group) < size and now - oldest < wait:
+                break
+            waiting = waiting[size:]
+            table = Table(
+                id=uuid.uuid4().hex,
+                preset=preset,
+                options=play.table_rules(preset, {}, size).options,
+                seat_count=size,
+                stake="0",
+                earning=earning,
+                kind="human",
+                visibility="private",
+                invite_code=secrets.token_urlsafe(12),
+                creator=None,
+                bot_level=settings.server.matchmaking_bot_level,
+                turn_timeout_s=settings.server.turn_timeout_s,
+                spectators_allowed=True,
+                spectator_delay_s=0.0,
+                status="open",
+                created_at=now,
+            )
+            session.add(table)
+            session.flush()
+            for seat, ticket in enumerate(group):
+                session.add(
+                    TableSeat(
+                        table_id=table.id,
+                        seat=seat,
+                        address=ticket.address,
+                        avatar_id=ticket.avatar_id,
+                        admitted_as=ticket.admitted_as,
+                        joined_at=now,
+                    )
+                )
+                ticket.status = "matched"
+                ticket.table_id = table.id
+            _fill_with_bots(session, table, settings.server.matchmaking_bot_level)
+            _start_match(session, table)
+            formed.append(table.id)
+    session.commit()
+    return formed
+
+
+# -- matches and results ------------------------------------------------------------------
+
+
+def get_match(*, session: Session, match_id: str) -> Match:
+    match = session.get(Match, match_id)
+    if match is None:
+        raise exc.MatchNotFound(f"no match {match_id!r}")
+    return match
+
+
+def results_for(
+    *, session: Session, address: str | None = None, avatar_id: int | None = None, limit: int = 50
+) -> list[MatchResult]:
+    if address is None and avatar_id is None:
+        raise exc.InvalidRequest("give an address or an avatar id")
+    query = select(MatchResult)
+    conditions = []
+    if address is not None:
+        conditions.append(MatchResult.address == address)
+    if avatar_id is not None:
+        conditions.append(MatchResult.avatar_id == avatar_id)
+    query = query.where(or_(*conditions)).order_by(MatchResult.finished_at.desc()).limit(limit)
+    return list(session.scalars(query))
+
+
+def count_live_matches(*, session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(Match).where(Match.status == "live"))

@@ -1,0 +1,275 @@
+"""Database side of live play: loading a match to replay it, committing moves, finishing.
+
+All functions here are synchronous and are called from worker threads, never on the
+event loop. Moves are inserted with ON CONFLICT DO NOTHING on ``(match_id, ply)``: the
+loser of a race between two processes learns it lost and catches up from the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session, sessionmaker
+
+from backend.db.base import utcnow
+from backend.tables.models import (
+    Match,
+    MatchMove,
+    MatchResult,
+    SettlementRequest,
+    Table,
+    TableSeat,
+)
+from backend.tables.play import SeatOutcome
+
+log = logging.getLogger(__name__)
+
+
+def _insert(engine: Engine, model: type) -> Any:
+    return (postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert)(model)
+
+
+@dataclass
+class LoadedTable:
+    """A table with its seats, current match and that match's move log."""
+
+    table: Table
+    seats: list[TableSeat]
+    match: Match | None
+    moves: list[MatchMove] = field(default_factory=list)
+
+
+def load_table(session_factory: sessionmaker[Session], table_id: str) -> LoadedTable | None:
+    with session_factory() as session:
+        table = session.get(Table, table_id)
+        if table is None:
+            return None
+        seats = list(
+            session.scalars(
+                select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat)
+            )
+        )
+        match = session.get(Match, table.match_id) if table.match_id else None
+        moves = (
+            list(
+                session.scalars(
+                    select(MatchMove).where(MatchMove.match_id == match.id).order_by(MatchMove.ply)
+                )
+            )
+            if match
+            else []
+        )
+        return LoadedTable(table=table, seats=seats, match=match, moves=moves)
+
+
+def load_moves_since(
+    session_factory: sessionmaker[Session], match_id: str, ply: int
+) -> tuple[str, list[MatchMove]]:
+    """The match status and its moves from ``ply`` on."""
+    with session_factory() as session:
+        status = session.scalar(select(Match.status).where(Match.id == match_id)) or "missing"
+        moves = list(
+            session.scalars(
+                select(MatchMove)
+                .where(MatchMove.match_id == match_id, MatchMove.ply >= ply)
+                .order_by(MatchMove.ply)
+            )
+        )
+        return status, moves
+
+
+def move_row(
+    match_id: str, ply: int, seat: int, move: str | None, actor: str, kind: str = "move"
+) -> dict[str, Any]:
+    return {
+        "match_id": match_id,
+        "ply": ply,
+        "seat": seat,
+        "kind": kind,
+        "move": {"move": move} if move is not None else None,
+        "actor": actor,
+        "created_at": utcnow(),
+    }
+
+
+@dataclass
+class Finish:
+    """Everything written in the one transaction that ends a match."""
+
+    match_id: str
+    table_id: str
+    record: dict[str, Any]
+    result: dict[str, Any]
+    result_hash: str
+    chain_match_id: str
+    preset: str
+    earning: bool
+    stake: str
+    seats: list[dict[str, Any]]  # seat dicts of the match (address, bot_level, avatar_id, ...)
+    outcomes: list[SeatOutcome]
+
+
+def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> bool:
+    """Commit the match's last move (or forfeit) together with its end; False if the ply was
+    already taken by another process (then nothing is written)."""
+    now = last_move["created_at"]
+    with engine.begin() as conn:
+        inserted = conn.execute(
+            _insert(engine, MatchMove)
+            .values(**last_move)
+            .on_conflict_do_nothing()
+            .returning(MatchMove.ply)
+        ).first()
+        if inserted is None:
+            return False
+        finished = conn.execute(
+            update(Match)
+            .where(Match.id == finish.match_id, Match.status == "live")
+            .values(
+                status="finished",
+                finished_at=now,
+                record=finish.record,
+                result=finish.result,
+                result_hash=finish.result_hash,
+            )
+        ).rowcount
+        if finished != 1:
+            # Cannot happen while plies are unique; refuse rather than write a second end.
+            raise RuntimeError(f"match {finish.match_id} was already finished")
+        conn.execute(update(Table).where(Table.id == finish.table_id).values(status="finished"))
+        by_seat = {s["seat"]: s for s in finish.seats}
+        seat_rows = []
+        for o in finish.outcomes:
+            s = by_seat[o.seat]
+            seat_rows.append(
+                {
+                    "seat": o.seat,
+                    "address": s.get("address"),
+                    "avatar_id": s.get("avatar_id"),
+                    "is_bot": s.get("address") is None,
+                    "team": o.team,
+                    "placement": o.placement,
+                    "points": o.points,
+                    "won": o.won,
+                    "forfeited": o.forfeited,
+                    "admitted_as": s.get("admitted_as"),
+                }
+            )
+        conn.execute(
+            _insert(engine, MatchResult),
+            [
+                {
+                    "match_id": finish.match_id,
+                    "finished_at": now,
+                    **{k: r[k] for k in r if k != "admitted_as"},
+                }
+                for r in seat_rows
+            ],
+        )
+        conn.execute(
+            _insert(engine, SettlementRequest)
+            .values(
+                idempotency_key=finish.match_id,
+                match_id=finish.match_id,
+                chain_match_id=finish.chain_match_id,
+                table_id=finish.table_id,
+                preset=finish.preset,
+                earning=finish.earning,
+                stake=finish.stake,
+                result_hash=finish.result_hash,
+                seats=seat_rows,
+                finished_at=now,
+                status="pending",
+                attempts=0,
+                created_at=now,
+            )
+            .on_conflict_do_nothing(index_elements=["idempotency_key"])
+        )
+    return True
+
+
+_STOP = object()
+
+
+class MoveWriter:
+    """Group commit: one thread writes the moves of all live matches in shared transactions.
+
+    A move is acknowledged only after the transaction holding it has committed; batching
+    lets one commit (one fsync) carry the moves of many matches.
+    """
+
+    def __init__(self, engine: Engine, window_s: float, max_batch: int = 500) -> None:
+        self._engine = engine
+        self._window_s = window_s
+        self._max_batch = max_batch
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="dew-move-writer", daemon=True)
+        self.batches = 0
+        self.rows = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._queue.put(_STOP)
+        self._thread.join(timeout=10)
+
+    def submit(self, row: dict[str, Any], done: Callable[[bool | BaseException], None]) -> None:
+        """Queue ``row``; ``done`` is called from the writer thread with True (committed),
+        False (ply already taken) or the exception."""
+        self._queue.put((row, done))
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is _STOP:
+                return
+            batch = [first]
+            deadline = datetime.now().timestamp() + self._window_s
+            while len(batch) < self._max_batch:
+                remaining = deadline - datetime.now().timestamp()
+                try:
+                    item = (
+                        self._queue.get(timeout=max(remaining, 0))
+                        if remaining > 0
+                        else (self._queue.get_nowait())
+                    )
+                except queue.Empty:
+                    break
+                if item is _STOP:
+                    stopping = True
+                    break
+                batch.append(item)
+            self._write(batch)
+
+    def _write(self, batch: list[tuple[dict[str, Any], Callable[[Any], None]]]) -> None:
+        rows = [row for row, _ in batch]
+        try:
+            with self._engine.begin() as conn:
+                inserted = {
+                    (r.match_id, r.ply)
+                    for r in conn.execute(
+                        _insert(self._engine, MatchMove)
+                        .on_conflict_do_nothing()
+                        .returning(MatchMove.match_id, MatchMove.ply),
+                        rows,
+                    )
+                }
+        except Exception as error:
+            log.exception("move batch of %d failed", len(batch))
+            for _, done in batch:
+                done(error)
+            return
+        self.batches += 1
+        self.rows += len(rows)
+        for row, done in batch:
+            done((row["match_id"], row["ply"]) in inserted)
