@@ -29,7 +29,7 @@ from backend.game.rules import PRESETS, OptionValue, Rules, RulesError, rules_fo
 from backend.game.view import SeatView, view
 
 
-def legal_moves(match: Match) -> list[Move]:
+def legal_moves(match: Match) -> tuple[Move, ...]:
     """The moves the seat to play may make now (empty once the match is over)."""
     return match.legal_moves()
 

@@ -23,21 +23,18 @@ def commitment(server_seed: str) -> str:
     return hashlib.sha256(server_seed.encode()).hexdigest()
 
 
-def _stream(server_seed: str, label: str, blocks: int) -> int:
-    """A big integer made of ``blocks`` sha256 digests of ``seed/label/i``."""
-    data = b"".join(
-        hashlib.sha256(f"{server_seed}/{label}/{i}".encode()).digest() for i in range(blocks)
-    )
-    return int.from_bytes(data, "big")
+def _number(server_seed: str, label: str) -> int:
+    """The 256-bit number ``sha256(seed + "/" + label)``, big-endian."""
+    return int.from_bytes(hashlib.sha256(f"{server_seed}/{label}".encode()).digest(), "big")
 
 
 def shuffled_tiles(server_seed: str, label: str) -> list[int]:
-    """The 28 tiles in an order fixed by (seed, label): Fisher-Yates driven by a 512-bit number.
+    """The 28 tiles in an order fixed by (seed, label): Fisher-Yates driven by a 256-bit number.
 
-    Each step takes ``x mod (i + 1)`` and divides; 512 bits dwarf 28! (~2^98), so the bias is
-    below 2^-400.
+    Step ``i`` (27 down to 1) swaps positions ``i`` and ``x mod (i + 1)``, then divides ``x`` by
+    ``i + 1``. 256 bits dwarf 28! (about 2^98), so the bias is below 2^-150.
     """
-    x = _stream(server_seed, label, 2)
+    x = _number(server_seed, label)
     order = list(range(TILE_COUNT))
     for i in range(TILE_COUNT - 1, 0, -1):
         x, j = divmod(x, i + 1)
@@ -49,4 +46,4 @@ def pick(server_seed: str, label: str, count: int) -> int:
     """An index in ``range(count)`` fixed by (seed, label), for starters and tie-breaks."""
     if count <= 0:
         raise ValueError(f"cannot pick from {count!r} choices")
-    return _stream(server_seed, label, 2) % count
+    return _number(server_seed, label) % count

@@ -39,6 +39,8 @@ from backend.game.tiles import (
     tiles_of,
 )
 
+_ONLY_DRAW = (DRAW,)
+_ONLY_PASS = (PASS,)
 REDEAL_LIMIT = 100  # a deal with 5+ doubles in one hand is rare; this only guards a bad preset
 
 
@@ -83,17 +85,27 @@ class Deal:
         return cls(hands, tuple(order[seats * hand_size :]))
 
 
-def seeded_deal(rules: Rules, seats: int, server_seed: str, hand_index: int) -> tuple[Deal, int]:
-    """The deal of hand ``hand_index`` from the seed, after any redeals, and how many redeals."""
+def seeded_deal(
+    rules: Rules, seats: int, server_seed: str, hand_index: int
+) -> tuple[Deal, int, list[int]]:
+    """The deal of hand ``hand_index`` from the seed (after any redeals), how many redeals it
+    took, and each seat's tiles as a mask."""
+    size = rules.hand_size
     for attempt in range(REDEAL_LIMIT):
         order = fairness.shuffled_tiles(server_seed, f"hand/{hand_index}/deal/{attempt}")
-        deal = Deal.from_order(order, seats, rules.hand_size)
-        if not rules.needs_redeal([mask_of(hand) for hand in deal.hands]):
-            return deal, attempt
+        deal = Deal.from_order(order, seats, size)
+        masks = []
+        for hand in deal.hands:
+            mask = 0
+            for t in hand:
+                mask |= BIT[t]
+            masks.append(mask)
+        if not rules.needs_redeal(masks):
+            return deal, attempt, masks
     raise RulesError(f"no acceptable deal in {REDEAL_LIMIT} attempts")  # pragma: no cover
 
 
-@dataclass
+@dataclass(slots=True)
 class HandLog:
     """One hand as it was played and scored (the per-hand log of a result and of a record)."""
 
@@ -184,10 +196,8 @@ class Match:
         "hands",
         "held",
         "history",
-        "last_player",
         "left",
         "left_value",
-        "line",
         "log",
         "names",
         "over",
@@ -240,14 +250,12 @@ class Match:
             deal.check()
             if len(deal.hands) != self.seats:
                 raise RulesError(
-                    f"deal for hand {index} has {len(deal.hands)} hands, not {self.seats}"
+                    f"the deal for hand {index} has {len(deal.hands)} hands, not {self.seats}"
                 )
+            masks = [mask_of(hand) for hand in deal.hands]
         else:
-            (deal, redeals), seeded = (
-                seeded_deal(self.rules, self.seats, self.server_seed, index),
-                True,
-            )
-        masks = [mask_of(hand) for hand in deal.hands]
+            deal, redeals, masks = seeded_deal(self.rules, self.seats, self.server_seed, index)
+            seeded = True
         if previous is None:
             opening = self.rules.first_opening(masks, self.server_seed)
         else:
@@ -270,11 +278,9 @@ class Match:
         self.drawn_tile = -1
         self.left = self.right = -1
         self.left_value = self.right_value = 0
-        self.line: list[tuple[int, int]] = []
         self.turn = opening.seat
         self.forced_tile = -1 if opening.tile is None else opening.tile
         self.passes = 0
-        self.last_player = -1
         self.hand = HandLog(
             index, deal, seeded, redeals, opening.seat, opening.tile, points=[0] * len(self.scores)
         )
@@ -284,25 +290,24 @@ class Match:
             tracker.start_hand()
 
     # -- moves -----------------------------------------------------------------------------
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> tuple[Move, ...]:
         """The moves the seat to play may make now (empty once the match is over)."""
         if self.over:
-            return []
+            return ()
         hand = self.hands[self.turn]
         left = self.left
         if left < 0:
             if self.forced_tile >= 0:
-                return [PLAYS[self.forced_tile][LEFT]]
-            return [PLAYS[t][LEFT] for t in tiles_of(hand)]
+                return (PLAYS[self.forced_tile][LEFT],)
+            return tuple([PLAYS[t][LEFT] for t in tiles_of(hand)])
         right = self.right
         if self.drawn_tile >= 0:
             hand &= BIT[self.drawn_tile]  # after a single draw only the drawn tile may be played
         if hand & EITHER_SUIT[left][right]:
-            fit = FITTING[left][0][hand & SUIT[left]] + FITTING[right][1][hand & SUIT[right]]
-            return list(fit)
-        if self.drawn < len(self.boneyard) and self._draw_mode and self.drawn_tile < 0:
-            return [DRAW]
-        return [PASS]
+            return FITTING[left][0][hand & SUIT[left]] + FITTING[right][1][hand & SUIT[right]]
+        if self._draw_mode and self.drawn < len(self.boneyard) and self.drawn_tile < 0:
+            return _ONLY_DRAW
+        return _ONLY_PASS
 
     def apply(self, move: Move) -> None:
         """Make ``move`` for the seat to play. Raises ``IllegalMoveError`` and changes nothing
@@ -310,11 +315,9 @@ class Match:
         if self.over:
             raise IllegalMoveError(move, "the match is over")
         seat = self.turn
-        kind = move.kind
         hand = self.hands[seat]
         left = self.left
-        right = self.right
-        if kind == "play":
+        if move.kind == "play":
             t = move.tile
             bit = BIT[t]
             if not hand & bit:
@@ -324,62 +327,58 @@ class Match:
                     move,
                     f"after drawing, only the drawn tile {NAMES[self.drawn_tile]} may be played",
                 )
+            right = self.right
+            side = move.side
+            # Check everything before the first write, so an illegal move changes nothing.
             if left < 0:
-                if move.side != LEFT:
+                if side != LEFT:
                     raise IllegalMoveError(move, "the opening tile is laid with side 'L'")
                 if self.forced_tile >= 0 and t != self.forced_tile:
                     raise IllegalMoveError(
                         move, f"this hand must open with {NAMES[self.forced_tile]}"
                     )
-                self.left = HIGH[t]
-                self.right = LOW[t]
-                if IS_DOUBLE[t]:
-                    self.left_value = self.right_value = 2 * HIGH[t]
-                else:
-                    self.left_value, self.right_value = HIGH[t], LOW[t]
-            elif move.side == LEFT:
-                new = OTHER_HALF[t][left]
-                if new < 0:
+                self.left = new_left = HIGH[t]
+                self.right = new_right = LOW[t]
+            elif side == LEFT:
+                new_left = OTHER_HALF[t][left]
+                if new_left < 0:
                     raise IllegalMoveError(move, f"{NAMES[t]} does not fit the left end ({left})")
-                self.left = new
-                self.left_value = new + new if IS_DOUBLE[t] else new
+                self.left = new_left
+                new_right = right
             else:
-                new = OTHER_HALF[t][right]
-                if new < 0:
+                new_right = OTHER_HALF[t][right]
+                if new_right < 0:
                     raise IllegalMoveError(move, f"{NAMES[t]} does not fit the right end ({right})")
-                self.right = new
-                self.right_value = new + new if IS_DOUBLE[t] else new
+                self.right = new_right
+                new_left = left
+            if self.drawn_tile >= 0:
+                self.drawn_tile = -1
             hand ^= bit
             self.hands[seat] = hand
             self.held ^= bit
-            self.line.append((t, move.side))
             self.history.append((seat, move))
             self.passes = 0
-            self.drawn_tile = -1
-            self.last_player = seat
             if self._score_ends:
-                total = self.left_value + self.right_value
-                if total % 5 == 0 and total:
-                    self._award(self.sides[seat], total, "")
-                    if self.over:
-                        return
+                self._score_open_ends(seat, t, side)
+                if self.over:
+                    return
             if self._bonus:
                 for tracker in self._bonus:
                     tracker.on_play(self._award_hook, seat, t, left, right, not hand)
             if not hand:
                 self._end_hand("domino")
-                return
-            if not self.held & EITHER_SUIT[self.left][self.right] and (
+            elif not self.held & EITHER_SUIT[new_left][new_right] and (
                 not self._draw_mode or self.drawn >= len(self.boneyard)
             ):
                 self._end_hand("blocked")
-                return
-            self.turn = self._next[seat]
-        elif kind == "draw":
+            else:
+                self.turn = self._next[seat]
+        elif move.kind == "draw":
             if not self._draw_mode:
                 raise IllegalMoveError(move, "there is no drawing in this game")
             if left < 0:
                 raise IllegalMoveError(move, "the line is empty: the leader must play a tile")
+            right = self.right
             if hand & EITHER_SUIT[left][right]:
                 raise IllegalMoveError(move, f"seat {seat} holds a tile that fits")
             if self.drawn >= len(self.boneyard):
@@ -395,10 +394,10 @@ class Match:
                 self.drawn_tile = t
             if self.drawn >= len(self.boneyard) and not self.held & EITHER_SUIT[left][right]:
                 self._end_hand("blocked")
-        elif kind == "pass":
+        elif move.kind == "pass":
             if left < 0:
                 raise IllegalMoveError(move, "the line is empty: the leader must play a tile")
-            playable = hand & EITHER_SUIT[left][right]
+            playable = hand & EITHER_SUIT[left][self.right]
             if self.drawn_tile >= 0:
                 playable &= BIT[self.drawn_tile]
             if playable:
@@ -419,8 +418,28 @@ class Match:
                 self._end_hand("blocked")
                 return
             self.turn = self._next[seat]
-        else:  # pragma: no cover - Move.kind is a closed Literal
-            raise IllegalMoveError(move, f"unknown move kind {kind!r}")
+        else:
+            raise IllegalMoveError(move, f"unknown move kind {move.kind!r}")
+
+    def _score_open_ends(self, seat: int, t: int, side: int) -> None:
+        """DEW: score the open ends when they total a multiple of 5. A double at an end counts
+        both halves; a lone opening double counts once in full (5:5 alone makes 10)."""
+        double = IS_DOUBLE[t]
+        if len(self.history) == 1:  # the opening: a hand's first move is always a play
+            if double:
+                self.left_value = self.right_value = 2 * HIGH[t]
+                total = 2 * HIGH[t]
+            else:
+                self.left_value, self.right_value = HIGH[t], LOW[t]
+                total = HIGH[t] + LOW[t]
+        elif side == LEFT:
+            self.left_value = 2 * self.left if double else self.left
+            total = self.left_value + self.right_value
+        else:
+            self.right_value = 2 * self.right if double else self.right
+            total = self.left_value + self.right_value
+        if total % 5 == 0 and total:
+            self._award(self.sides[seat], total, "")
 
     # -- scoring ---------------------------------------------------------------------------
     def _award(self, side: int, points: int, reason: str) -> None:
@@ -436,9 +455,10 @@ class Match:
 
     def _end_hand(self, reason: str) -> None:
         assert reason in ("domino", "blocked")
+        last_player = next(seat for seat, move in reversed(self.history) if move.kind == "play")
         end = HandEnd(
             reason,  # type: ignore[arg-type]
-            self.last_player,
+            last_player,
             self.hand.starter,
             tuple(self.hands),
         )
@@ -475,7 +495,7 @@ class Match:
         """The line of play left to right, each tile oriented as laid (``"3:6", "6:6", "6:1"``)."""
         laid: list[tuple[int, int]] = []
         left = right = -1
-        for t, side in self.line:
+        for t, side in ((m.tile, m.side) for _, m in self.history if m.kind == "play"):
             if left < 0:
                 laid.append((HIGH[t], LOW[t]))
                 left, right = HIGH[t], LOW[t]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, NamedTuple
 
 from backend.game import fairness
 from backend.game.tiles import (
@@ -21,6 +21,7 @@ from backend.game.tiles import (
     IS_DOUBLE,
     PIPS,
     SUIT,
+    pips_of,
     rank,
     tiles_of,
 )
@@ -54,16 +55,14 @@ class OptionSpec:
     seed: str = ""
 
 
-@dataclass(frozen=True)
-class Opening:
+class Opening(NamedTuple):
     """Who leads a hand, and the tile they must lead (``None``: any tile)."""
 
     seat: int
     tile: int | None
 
 
-@dataclass(frozen=True)
-class HandEnd:
+class HandEnd(NamedTuple):
     """How a hand finished, as the rules need it for scoring."""
 
     reason: HandEndReason
@@ -76,11 +75,10 @@ class HandEnd:
     @property
     def pips(self) -> tuple[int, ...]:
         """Each seat's remaining pip total."""
-        return tuple(sum(PIPS[t] for t in tiles_of(mask)) for mask in self.hands)
+        return tuple([pips_of(mask) for mask in self.hands])
 
 
-@dataclass(frozen=True)
-class HandScore:
+class HandScore(NamedTuple):
     """The rules' verdict on a hand: winning side (``None``: tied, nobody wins), points, next lead.
 
     ``points`` has one entry per side (a seat in individual games, a team in team games).

@@ -88,9 +88,17 @@ def mask_of(tiles: Iterable[int]) -> int:
     return mask
 
 
+# Pip totals of every 7-bit slice of a hand mask: four lookups instead of a loop over tiles.
+_PIPS_BY_SLICE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sum(PIPS[7 * part + i] for i in range(7) if chunk >> i & 1) for chunk in range(128))
+    for part in range(4)
+)
+
+
 def pips_of(mask: int) -> int:
     """Pip total of the tiles in a hand mask."""
-    return sum(PIPS[t] for t in tiles_of(mask))
+    a, b, c, d = _PIPS_BY_SLICE
+    return a[mask & 127] + b[mask >> 7 & 127] + c[mask >> 14 & 127] + d[mask >> 21]
 
 
 def rank(t: int) -> tuple[int, int]:

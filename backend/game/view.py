@@ -36,6 +36,7 @@ class SeatView(TypedDict):
     ends: list[int] | None
     """Open ends ``[left, right]``; ``None`` before the opening tile."""
     must_open_with: str | None
+    """The tile this seat must lead with (shown to the leader only)."""
     tile_counts: list[int]
     boneyard: int
     scores: list[int]
@@ -66,7 +67,9 @@ def view(match: Match, seat: int) -> SeatView:
         "line": match.line_tiles(),
         "ends": None if match.left < 0 else [match.left, match.right],
         "must_open_with": (
-            NAMES[match.forced_tile] if match.left < 0 and match.forced_tile >= 0 else None
+            NAMES[match.forced_tile]
+            if my_turn and match.left < 0 and match.forced_tile >= 0
+            else None
         ),
         "tile_counts": match.tile_counts(),
         "boneyard": match.boneyard_size,
