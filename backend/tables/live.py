@@ -254,6 +254,22 @@ class MatchHub:
         lt.turn_started = _epoch(row.created_at)
         return text
 
+    def _rewind(self, lt: LiveTable) -> None:
+        """Rebuild the cached match from the moves known to be committed (an uncommitted
+        move was applied to it), without touching the database."""
+        assert lt.match is not None
+        match = play.start(
+            lt.match.rules.preset,
+            lt.match.rules.options,
+            self._names(lt.seats),
+            lt.match.server_seed,
+        )
+        for _, text, _ in lt.moves:
+            if text != "forfeit":
+                play.apply(match, text)
+        lt.match = match
+        lt.match_status = "live" if lt.final is None else lt.match_status
+
     @staticmethod
     def _count_timeout(lt: LiveTable, seat: int, actor: str) -> None:
         if actor == "timeout":
@@ -463,14 +479,14 @@ class MatchHub:
             else:
                 ok = await self._write(row)
         except Exception:
-            log.exception("commit of ply %d in match %s failed; reloading", ply, lt.match_id)
-            lt.match_id = None
-            await self._reload(lt)
+            log.exception("commit of ply %d in match %s failed", ply, lt.match_id)
+            self._rewind(lt)
             raise exc.Unavailable("the move could not be stored; try again") from None
         if not ok:
-            lt.match_id = None
-            await self._reload(lt)
-            await self._publish(lt.table_id, "move")
+            # Another process committed this ply first: forget our move, then catch up
+            # (which broadcasts the winning move to our sockets like any remote move).
+            self._rewind(lt)
+            await self._catch_up(lt)
             return False
         lt.moves.append((seat, text, actor))
         self._count_timeout(lt, seat, actor)

@@ -146,6 +146,7 @@ class Player:
         self.view: dict[str, Any] | None = None
         self.ply = 0
         self.over: dict[str, Any] | None = None
+        self.acked: list[int] = []
 
     async def connect(self) -> Player:
         self.ws = await connect(self.url, max_size=2**22)
@@ -191,7 +192,8 @@ class Player:
         )
 
     async def play_until_over(self, *, stop_after_ply: int | None = None) -> None:
-        """Answer every turn with the first legal move until the match ends."""
+        """Answer every turn with the first legal move until the match ends (or the match
+        reaches ``stop_after_ply``). Acknowledged plies are kept in ``self.acked``."""
         while not self.over:
             if stop_after_ply is not None and self.ply >= stop_after_ply:
                 return
@@ -205,6 +207,7 @@ class Player:
                     if reply["type"] in ("ack", "error"):
                         break
                 if reply["type"] == "ack":
+                    self.acked.append(reply["ply"])
                     # Our own move comes back as "moved" with the new view: wait for it.
                     while self.ply < reply["ply"] and not self.over:
                         await self.recv()
