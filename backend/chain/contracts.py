@@ -255,7 +255,7 @@ class SettlementPayout:
 
 
 def decode_payout_word(word: int) -> SettlementPayout:
-    """Inverse of :attr:`SettlementPayout.word` (e.g. for ``MatchSettled.payouts``)."""
+    """Inverse of :attr:`SettlementPayout.word` (e.g. to read back a submitted batch)."""
     kind = word >> 248
     amount = (word >> 160) & MAX_PAYOUT_AMOUNT
     target = word & _ADDRESS_MASK

@@ -41,8 +41,22 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
     /// @inheritdoc IMatchSettlement
     function settle(bytes calldata batch) external onlyRole(SETTLER_ROLE) returns (uint256 settled, uint256 paid) {
         if (batch.length == 0) revert SettlementEmptyBatch();
-        // Every payout is 32 bytes and becomes at most three legs (owner, manager, scholar).
-        uint256[] memory legs = new uint256[]((batch.length / PAYOUT_BYTES) * 3);
+        // The calldata of DEWToken.disperse(uint256[]) is built in place as payouts are read:
+        // selector (ending at buf + 32), offset word, length word, then one word per leg.
+        // Every payout is 32 bytes of the batch and becomes at most three legs.
+        uint256 buf;
+        uint256 legsAt;
+        {
+            bytes4 selector = IDEWToken.disperse.selector;
+            uint256 maxLegs = (batch.length / PAYOUT_BYTES) * 3;
+            assembly ("memory-safe") {
+                buf := mload(0x40)
+                mstore(buf, shr(224, selector))
+                mstore(add(buf, 0x20), 0x20)
+                legsAt := add(buf, 0x60)
+                mstore(0x40, add(legsAt, mul(maxLegs, 0x20)))
+            }
+        }
         uint256 legCount;
         // Absolute calldata positions: `cursor` walks the batch, `end` is one past its last byte.
         uint256 cursor;
@@ -79,8 +93,8 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
             _settled[wordIndex] = bits | bit;
 
             uint256 matchPaid;
-            (legCount, matchPaid) = _collectPayouts(matchId, first, count, legs, legCount);
-            _emitMatchSettled(matchId, resultHash, first, count);
+            (legCount, matchPaid) = _collectPayouts(matchId, first, count, legsAt, legCount);
+            emit MatchSettled(matchId, resultHash, matchPaid);
             // Safe: amounts are below 2**88 each and a batch holds fewer than 2**40 payouts.
             unchecked {
                 paid += matchPaid;
@@ -88,13 +102,16 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
             }
         }
         if (paid != 0) {
-            uint256 balance = _token.balanceOf(address(this));
-            if (balance < paid) revert SettlementInsufficientVault(balance, paid);
+            // One call pays every leg; the token debits the vault once, for the total, and
+            // reverts with ERC20InsufficientBalance(vault, balance, needed) when underfunded.
+            address tokenAddress = address(_token);
             assembly ("memory-safe") {
-                // Trim the list to the legs actually written before handing it to the token.
-                mstore(legs, legCount)
+                mstore(add(buf, 0x40), legCount)
+                if iszero(call(gas(), tokenAddress, 0, add(buf, 28), add(0x44, mul(legCount, 0x20)), 0, 0)) {
+                    returndatacopy(0, 0, returndatasize())
+                    revert(0, returndatasize())
+                }
             }
-            _token.disperse(legs);
             _totalPaid += paid;
         }
     }
@@ -125,8 +142,9 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
         return address(_registry);
     }
 
-    /// @dev Validates a match's payouts at calldata position `first` and appends their legs.
-    function _collectPayouts(bytes32 matchId, uint256 first, uint256 count, uint256[] memory legs, uint256 legCount)
+    /// @dev Validates a match's payouts at calldata position `first` and appends their legs
+    ///      (disperse words) at memory position `legsAt`.
+    function _collectPayouts(bytes32 matchId, uint256 first, uint256 count, uint256 legsAt, uint256 legCount)
         private
         returns (uint256, uint256 paid)
     {
@@ -141,13 +159,15 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
             if (uint160(payout) == 0) revert SettlementInvalidRecipient(matchId, i);
             if (kind == KIND_ACCOUNT) {
                 // An account payout word is already a disperse word: amount << 160 | to.
-                legs[legCount] = payout;
-                // Safe: legs has room for three legs per payout.
+                assembly ("memory-safe") {
+                    mstore(add(legsAt, mul(legCount, 0x20)), payout)
+                }
+                // Safe: the buffer holds three legs per payout.
                 unchecked {
                     ++legCount;
                 }
             } else if (kind == KIND_AVATAR) {
-                legCount = _splitAvatarPayout(matchId, uint160(payout), amount, legs, legCount);
+                legCount = _splitAvatarPayout(matchId, uint160(payout), amount, legsAt, legCount);
             } else {
                 revert SettlementInvalidPayoutKind(matchId, i, kind);
             }
@@ -172,7 +192,7 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
         bytes32 matchId,
         uint256 avatarId,
         uint256 amount,
-        uint256[] memory legs,
+        uint256 legsAt,
         uint256 legCount
     ) private returns (uint256) {
         IScholarshipRegistry.Payees memory p = _registry.payeesOf(avatarId);
@@ -186,30 +206,22 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
             else if (p.dustTo == IScholarshipRegistry.Party.Manager) toManager += dust;
             else toScholar += dust;
         }
-        // Safe: each leg amount is at most the payout amount (< 2**88) and legs has room for
-        // three legs per payout.
-        unchecked {
-            if (toOwner != 0) legs[legCount++] = toOwner << 160 | uint160(p.owner);
-            if (toManager != 0) legs[legCount++] = toManager << 160 | uint160(p.manager);
-            if (toScholar != 0) legs[legCount++] = toScholar << 160 | uint160(p.scholar);
-        }
+        legCount = _appendLeg(legsAt, legCount, toOwner, p.owner);
+        legCount = _appendLeg(legsAt, legCount, toManager, p.manager);
+        legCount = _appendLeg(legsAt, legCount, toScholar, p.scholar);
         emit AvatarPayoutSplit(matchId, avatarId, p.agreementId, toOwner, toManager, toScholar);
         return legCount;
     }
 
-    /// @dev Emits MatchSettled(matchId, resultHash, payouts) with the payout words copied
-    ///      straight from calldata, skipping a memory array and its ABI re-encoding.
-    function _emitMatchSettled(bytes32 matchId, bytes32 resultHash, uint256 payoutsAt, uint256 count) private {
-        bytes32 topic = MatchSettled.selector;
+    /// @dev Appends a disperse word for a non-zero leg; the buffer holds three legs per payout.
+    function _appendLeg(uint256 legsAt, uint256 legCount, uint256 amount, address to) private pure returns (uint256) {
+        if (amount == 0) return legCount;
         assembly ("memory-safe") {
-            // Scratch space past the free memory pointer; nothing else is allocated meanwhile.
-            let m := mload(0x40)
-            mstore(m, resultHash)
-            mstore(add(m, 0x20), 0x40)
-            mstore(add(m, 0x40), count)
-            let size := mul(count, 32)
-            calldatacopy(add(m, 0x60), payoutsAt, size)
-            log2(m, add(0x60, size), topic, matchId)
+            mstore(add(legsAt, mul(legCount, 0x20)), or(shl(160, amount), to))
+        }
+        // Safe: bounded by three legs per 32-byte payout of the calldata.
+        unchecked {
+            return legCount + 1;
         }
     }
 }

@@ -19,9 +19,11 @@ pragma solidity ^0.8.24;
 ///         repeated match never blocks the other matches of a batch and a retried transaction
 ///         is harmless. Malformed input reverts the whole batch and changes nothing.
 ///
-///         Events: `MatchSettled` per settled match (its payout words included) and, per
-///         recipient, the DEW token's standard `Transfer(vault, recipient, amount)`; avatar
-///         payouts also emit `AvatarPayoutSplit`. Settled matchIds are kept in a bitmap:
+///         Events: `MatchSettled` per settled match and, per recipient, the DEW token's
+///         standard `Transfer(vault, recipient, amount)` (emitted in batch order, after all
+///         `MatchSettled` events of the call); each avatar payout also emits
+///         `AvatarPayoutSplit`. An underfunded vault reverts the batch with the token's
+///         `ERC20InsufficientBalance(vault, balance, needed)`. Settled matchIds are kept in a bitmap:
 ///         ids that differ only in their last byte share one storage word, so sequential ids
 ///         (e.g. `bytes32(uint256(matchNumber))`) make the idempotency record far cheaper.
 interface IMatchSettlement {
@@ -37,11 +39,9 @@ interface IMatchSettlement {
     error SettlementInvalidPayoutKind(bytes32 matchId, uint256 index, uint256 kind);
     /// @notice A payout is to the zero address or to avatar id 0.
     error SettlementInvalidRecipient(bytes32 matchId, uint256 index);
-    /// @notice The vault holds less DEW than the batch pays.
-    error SettlementInsufficientVault(uint256 balance, uint256 needed);
 
-    /// @notice A match was settled. `payouts` are the match's payout words as given.
-    event MatchSettled(bytes32 indexed matchId, bytes32 resultHash, uint256[] payouts);
+    /// @notice A match was settled; `paid` is the sum of its payouts.
+    event MatchSettled(bytes32 indexed matchId, bytes32 resultHash, uint256 paid);
     /// @notice A matchId in the batch was already settled and was skipped.
     event MatchSkipped(bytes32 indexed matchId);
     /// @notice How one avatar payout was divided (agreementId 0: no agreement, all to the owner).

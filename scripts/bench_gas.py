@@ -1,0 +1,248 @@
+"""Gas of settlement and avatar minting, measured from receipts on a fresh anvil.
+
+Baselines in the same run: a plain ``DEWToken.transfer`` transaction per recipient (to an
+existing holder and to a new one) and one plain OpenZeppelin ERC-721 mint per transaction.
+
+Batch shape: a batch of N payouts is N/4 matches of four payouts (a four-seat table; a batch
+of 1 is one match with one payout), with sequential match ids, which share idempotency
+storage words. Extra figures show the other shapes: one payout per match, and random ids.
+
+    uv run python scripts/bench_gas.py [--json] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import secrets
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from eth_account import Account
+from web3 import Web3
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from backend.chain.anvil import Anvil
+from backend.chain.contracts import (
+    Contracts,
+    SettlementMatch,
+    SettlementPayout,
+    encode_settle,
+    load_artifact,
+)
+from backend.chain.deploy import DeployConfig, deploy_all
+
+DEW = 10**18
+PAYOUT = 3 * DEW // 2  # 1.5 DEW: a typical match reward, several non-zero bytes
+
+
+class Bench:
+    def __init__(self, anvil: Anvil) -> None:
+        self.w3 = Web3(Web3.HTTPProvider(anvil.rpc_url))
+        self.deployer_key = anvil.keys[0]
+        self.deployer = Account.from_key(self.deployer_key).address
+        manifest = deploy_all(
+            self.w3, self.deployer_key, config=DeployConfig(vault_funding=100_000_000 * DEW)
+        )
+        self.c = Contracts(self.w3, manifest)
+        self.next_match = 1
+        self.fresh = 0
+        # The deployer also holds DEW, to fund "existing holders" and send baseline transfers.
+        self.tx(self.deployer, self.c.token.functions.mint(self.deployer, 10_000_000 * DEW))
+
+    def rpc(self, method: str, params: list[Any]) -> Any:
+        answer = self.w3.provider.make_request(method, params)
+        if "error" in answer:
+            raise RuntimeError(f"{method} failed: {answer['error']}")
+        return answer.get("result")
+
+    def tx(self, sender: str, call: Any = None, *, to: str | None = None, data: bytes = b"") -> int:
+        """Send from an unlocked/impersonated account; returns gasUsed of the mined receipt."""
+        params: dict[str, Any] = {"from": sender, "gas": 15_000_000}
+        if call is not None:
+            params = call.build_transaction(params)
+        else:
+            params.update({"to": to, "data": data})
+        tx_hash = self.w3.eth.send_transaction(params)
+        receipt = self.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=60)
+        if receipt["status"] != 1:
+            raise RuntimeError(f"transaction reverted: {params.get('to')} {tx_hash.hex()}")
+        return int(receipt["gasUsed"])
+
+    def new_addresses(self, n: int) -> list[str]:
+        """Addresses that have never held anything."""
+        out = []
+        for _ in range(n):
+            self.fresh += 1
+            out.append(Web3.to_checksum_address(f"0x{0xD3E0000000 + self.fresh:040x}"))
+        return out
+
+    def existing_holders(self, n: int) -> list[str]:
+        holders = self.new_addresses(n)
+        for chunk in range(0, n, 200):
+            words = [(DEW << 160) | int(a, 16) for a in holders[chunk : chunk + 200]]
+            self.tx(self.deployer, self.c.token.functions.disperse(words))
+        return holders
+
+    def impersonate(self, address: str) -> None:
+        self.rpc("anvil_impersonateAccount", [address])
+        self.rpc("anvil_setBalance", [address, hex(10**20)])
+
+    def match_ids(self, n: int, *, random_ids: bool) -> list[int]:
+        if random_ids:
+            return [int.from_bytes(secrets.token_bytes(32)) for _ in range(n)]
+        ids = list(range(self.next_match, self.next_match + n))
+        self.next_match += n
+        return ids
+
+    def settle(
+        self,
+        payouts: Sequence[SettlementPayout],
+        *,
+        per_match: int,
+        random_ids: bool = False,
+    ) -> int:
+        groups = [payouts[i : i + per_match] for i in range(0, len(payouts), per_match)]
+        ids = self.match_ids(len(groups), random_ids=random_ids)
+        matches = [
+            SettlementMatch(
+                match_id=match_id,
+                result_hash=hashlib.sha256(f"record {match_id}".encode()).digest(),
+                payouts=group,
+            )
+            for match_id, group in zip(ids, groups, strict=True)
+        ]
+        data = encode_settle(self.c, matches)
+        return self.tx(self.deployer, to=self.c.settlement.address, data=data)
+
+    def warm_up(self) -> None:
+        """One settlement first, so no figure carries the first-ever write of a shared slot
+        (the vault's total-paid counter, the first idempotency word)."""
+        (holder,) = self.existing_holders(1)
+        self.settle([SettlementPayout(amount=PAYOUT, account=holder)], per_match=1)
+
+    def split_avatars(self, n: int) -> list[int]:
+        """n avatars, each under a Rewards Division agreement with its own owner and scholar
+        and one guild manager; every party already holds DEW."""
+        owners = self.existing_holders(n)
+        scholars = self.existing_holders(n)
+        (manager,) = self.existing_holders(1)
+        first = self.c.avatar.functions.nextTokenId().call()
+        self.tx(self.deployer, self.c.avatar.functions.mintBatch(owners))
+        avatars = range(first, first + n)
+        for owner, scholar, avatar_id in zip(owners, scholars, avatars, strict=True):
+            self.tx(self.deployer, self.c.registry.functions.setScreened(owner, True))
+            self.impersonate(owner)
+            terms = (1, 30 * 86400, 0, 3000, 1000, manager, 2)  # owner 30%, manager 10%
+            self.tx(owner, self.c.registry.functions.offer(avatar_id, scholar, terms))
+            agreement_id = self.c.registry.functions.agreementCount().call()
+            self.impersonate(scholar)
+            self.tx(scholar, self.c.registry.functions.accept(agreement_id))
+        return list(range(first, first + n))
+
+    def plain_erc721(self) -> Any:
+        artifact = load_artifact("PlainERC721")
+        factory = self.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
+        tx_hash = factory.constructor().transact({"from": self.deployer})
+        address = self.w3.eth.wait_for_transaction_receipt(tx_hash)["contractAddress"]
+        return self.w3.eth.contract(address=address, abi=artifact.abi)
+
+
+def per_payout(gas: int, n: int) -> int:
+    return math.ceil(gas / n)
+
+
+def run(quick: bool) -> dict[str, Any]:
+    sizes = (1, 10) if quick else (1, 10, 100)
+    figures: dict[str, Any] = {}
+    started = time.monotonic()
+    with Anvil() as anvil:
+        b = Bench(anvil)
+        figures["hardfork"] = b.rpc("anvil_nodeInfo", []).get("hardFork")
+        b.warm_up()
+
+        # Baselines: one plain DEWToken.transfer transaction.
+        (existing,) = b.existing_holders(1)
+        figures["transfer_tx_gas_existing"] = b.tx(
+            b.deployer, b.c.token.functions.transfer(existing, PAYOUT)
+        )
+        (new,) = b.new_addresses(1)
+        figures["transfer_tx_gas_new"] = b.tx(b.deployer, b.c.token.functions.transfer(new, PAYOUT))
+
+        shapes: list[tuple[str, int, bool]] = [("", 4, False)]
+        if not quick:
+            shapes += [("_one_per_match", 1, False), ("_random_ids", 4, True)]
+        for suffix, per_match, random_ids in shapes:
+            for n in sizes:
+                holders = b.existing_holders(n)
+                payouts = [SettlementPayout(amount=PAYOUT, account=a) for a in holders]
+                gas = b.settle(payouts, per_match=per_match, random_ids=random_ids)
+                figures[f"settle_gas_per_payout_existing_{n}{suffix}"] = per_payout(gas, n)
+                payouts = [SettlementPayout(amount=PAYOUT, account=a) for a in b.new_addresses(n)]
+                gas = b.settle(payouts, per_match=per_match, random_ids=random_ids)
+                figures[f"settle_gas_per_payout_new_{n}{suffix}"] = per_payout(gas, n)
+        for n in sizes:
+            avatars = b.split_avatars(n)
+            payouts = [SettlementPayout(amount=PAYOUT, avatar_id=a) for a in avatars]
+            figures[f"settle_gas_per_payout_split_{n}"] = per_payout(
+                b.settle(payouts, per_match=4), n
+            )
+
+        # Avatar minting: one mintBatch call, all to one new holder (the published ERC721A
+        # comparison) and to distinct new holders.
+        for n in sizes:
+            (holder,) = b.new_addresses(1)
+            mint = b.c.avatar.functions.mintBatch([holder] * n)
+            figures[f"mint_gas_{n}"] = b.tx(b.deployer, mint)
+            distinct = b.new_addresses(n)
+            figures[f"mint_gas_{n}_distinct"] = b.tx(
+                b.deployer, b.c.avatar.functions.mintBatch(distinct)
+            )
+        plain = b.plain_erc721()
+        (holder,) = b.new_addresses(1)
+        mints = [b.tx(b.deployer, plain.functions.mint(holder)) for _ in range(max(sizes))]
+        figures["oz_mint_tx_gas"] = mints[0]
+        for n in sizes:
+            figures[f"oz_mint_gas_{n}_total"] = sum(mints[:n])
+
+    top = max(sizes)
+    existing_key = f"settle_gas_per_payout_existing_{top}"
+    figures["ratio_existing_vs_transfer"] = round(
+        figures[existing_key] / figures["transfer_tx_gas_existing"], 3
+    )
+    figures["ratio_mint_10_vs_1"] = round(figures["mint_gas_10"] / figures["mint_gas_1"], 3)
+    figures["targets"] = {
+        f"{existing_key} <= transfer_tx_gas_existing / 3": figures[existing_key] * 3
+        <= figures["transfer_tx_gas_existing"],
+        f"settle_gas_per_payout_new_{top} <= 26000": figures[f"settle_gas_per_payout_new_{top}"]
+        <= 26_000,
+        "mint_gas_10 <= 3 * mint_gas_1": figures["mint_gas_10"] <= 3 * figures["mint_gas_1"],
+    }
+    figures["quick"] = quick
+    figures["seconds"] = round(time.monotonic() - started, 1)
+    return figures
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quick", action="store_true", help="smoke run: batches of 1 and 10")
+    args = parser.parse_args(argv)
+    figures = run(args.quick)
+    if args.json:
+        out(json.dumps(figures, sort_keys=True))
+    else:
+        width = max(len(k) for k in figures)
+        for key, value in figures.items():
+            out(f"{key:<{width}}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
