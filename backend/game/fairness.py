@@ -8,6 +8,7 @@ be re-implemented outside Python.
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 
 from backend.game.tiles import TILE_COUNT
@@ -34,12 +35,19 @@ def shuffled_tiles(server_seed: str, label: str) -> list[int]:
     Step ``i`` (27 down to 1) swaps positions ``i`` and ``x mod (i + 1)``, then divides ``x`` by
     ``i + 1``. 256 bits dwarf 28! (about 2^98), so the bias is below 2^-150.
     """
-    x = _number(server_seed, label)
+    # Reducing mod 28! first leaves every step's digit unchanged (28! is the product of all the
+    # step sizes) but makes the 27 divisions work on a 98-bit number instead of a 256-bit one.
+    x = _number(server_seed, label) % _ORDERINGS
     order = list(range(TILE_COUNT))
-    for i in range(TILE_COUNT - 1, 0, -1):
-        x, j = divmod(x, i + 1)
+    for size in _SIZES:
+        x, j = divmod(x, size)
+        i = size - 1
         order[i], order[j] = order[j], order[i]
     return order
+
+
+_SIZES = tuple(range(TILE_COUNT, 1, -1))  # i + 1 for i = 27 .. 1
+_ORDERINGS = math.factorial(TILE_COUNT)
 
 
 def pick(server_seed: str, label: str, count: int) -> int:

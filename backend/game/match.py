@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from backend.game import fairness
 from backend.game.moves import DRAW, FITTING, LEFT, PASS, PLAYS, IllegalMoveError, Move
@@ -44,8 +44,7 @@ _ONLY_PASS = (PASS,)
 REDEAL_LIMIT = 100  # a deal with 5+ doubles in one hand is rare; this only guards a bad preset
 
 
-@dataclass(frozen=True)
-class Deal:
+class Deal(NamedTuple):
     """Each seat's tiles and the boneyard in drawing order (first tile is drawn first)."""
 
     hands: tuple[tuple[int, ...], ...]
@@ -81,7 +80,9 @@ class Deal:
     @classmethod
     def from_order(cls, order: Sequence[int], seats: int, hand_size: int) -> Deal:
         """Deal a shuffled set: seat 0 takes the first ``hand_size`` tiles, then seat 1, ..."""
-        hands = tuple(tuple(order[i * hand_size : (i + 1) * hand_size]) for i in range(seats))
+        hands = tuple(
+            [tuple(order[i : i + hand_size]) for i in range(0, seats * hand_size, hand_size)]
+        )
         return cls(hands, tuple(order[seats * hand_size :]))
 
 
@@ -94,12 +95,8 @@ def seeded_deal(
     for attempt in range(REDEAL_LIMIT):
         order = fairness.shuffled_tiles(server_seed, f"hand/{hand_index}/deal/{attempt}")
         deal = Deal.from_order(order, seats, size)
-        masks = []
-        for hand in deal.hands:
-            mask = 0
-            for t in hand:
-                mask |= BIT[t]
-            masks.append(mask)
+        # Tiles in a hand are distinct, so summing their bits is OR-ing them (and runs in C).
+        masks = [sum(map(BIT.__getitem__, hand)) for hand in deal.hands]
         if not rules.needs_redeal(masks):
             return deal, attempt, masks
     raise RulesError(f"no acceptable deal in {REDEAL_LIMIT} attempts")  # pragma: no cover
@@ -184,6 +181,7 @@ class Match:
         "_blocks_on_passes",
         "_bonus",
         "_draw_mode",
+        "_hooks",
         "_next",
         "_score_ends",
         "boneyard",
@@ -233,6 +231,7 @@ class Match:
         self._score_ends = rules.scores_open_ends
         self._blocks_on_passes = rules.blocks_when_all_pass
         self._bonus = rules.bonus_trackers()
+        self._hooks = self._score_ends or bool(self._bonus) or self._blocks_on_passes
         self._award_hook = _Award(self)
         self.scores = [0] * (max(self.sides) + 1)
         self.log: list[HandLog] = []
@@ -315,23 +314,23 @@ class Match:
         if self.over:
             raise IllegalMoveError(move, "the match is over")
         seat = self.turn
-        hand = self.hands[seat]
+        hands = self.hands
+        hand = hands[seat]
         left = self.left
         if move.kind == "play":
             t = move.tile
             bit = BIT[t]
             if not hand & bit:
                 raise IllegalMoveError(move, f"seat {seat} does not hold {NAMES[t]}")
-            if self.drawn_tile >= 0 and t != self.drawn_tile:
+            drawn_tile = self.drawn_tile
+            if drawn_tile >= 0 and t != drawn_tile:
                 raise IllegalMoveError(
-                    move,
-                    f"after drawing, only the drawn tile {NAMES[self.drawn_tile]} may be played",
+                    move, f"after drawing, only the drawn tile {NAMES[drawn_tile]} may be played"
                 )
             right = self.right
-            side = move.side
             # Check everything before the first write, so an illegal move changes nothing.
             if left < 0:
-                if side != LEFT:
+                if move.side != LEFT:
                     raise IllegalMoveError(move, "the opening tile is laid with side 'L'")
                 if self.forced_tile >= 0 and t != self.forced_tile:
                     raise IllegalMoveError(
@@ -339,40 +338,40 @@ class Match:
                     )
                 self.left = new_left = HIGH[t]
                 self.right = new_right = LOW[t]
-            elif side == LEFT:
-                new_left = OTHER_HALF[t][left]
-                if new_left < 0:
-                    raise IllegalMoveError(move, f"{NAMES[t]} does not fit the left end ({left})")
-                self.left = new_left
-                new_right = right
-            else:
+            elif move.side:
                 new_right = OTHER_HALF[t][right]
                 if new_right < 0:
                     raise IllegalMoveError(move, f"{NAMES[t]} does not fit the right end ({right})")
                 self.right = new_right
                 new_left = left
-            if self.drawn_tile >= 0:
+            else:
+                new_left = OTHER_HALF[t][left]
+                if new_left < 0:
+                    raise IllegalMoveError(move, f"{NAMES[t]} does not fit the left end ({left})")
+                self.left = new_left
+                new_right = right
+            if drawn_tile >= 0:
                 self.drawn_tile = -1
             hand ^= bit
-            self.hands[seat] = hand
-            self.held ^= bit
+            hands[seat] = hand
+            self.held = held = self.held ^ bit
             self.history.append((seat, move))
-            self.passes = 0
-            if self._score_ends:
-                self._score_open_ends(seat, t, side)
-                if self.over:
-                    return
-            if self._bonus:
+            if self._hooks:  # DEW open ends, bonuses, the draw game's pass count: off the hot path
+                self.passes = 0
+                if self._score_ends:
+                    self._score_open_ends(seat, t, move.side)
+                    if self.over:
+                        return
                 for tracker in self._bonus:
                     tracker.on_play(self._award_hook, seat, t, left, right, not hand)
             if not hand:
                 self._end_hand("domino")
-            elif not self.held & EITHER_SUIT[new_left][new_right] and (
-                not self._draw_mode or self.drawn >= len(self.boneyard)
+            elif held & EITHER_SUIT[new_left][new_right] or (
+                self._draw_mode and self.drawn < len(self.boneyard)
             ):
-                self._end_hand("blocked")
-            else:
                 self.turn = self._next[seat]
+            else:
+                self._end_hand("blocked")
         elif move.kind == "draw":
             if not self._draw_mode:
                 raise IllegalMoveError(move, "there is no drawing in this game")
