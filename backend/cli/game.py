@@ -29,6 +29,7 @@ from backend.game import (
     view,
 )
 from backend.game.rules import OptionValue, Rules
+from backend.game.tiles import NAMES
 
 PresetOpt = Annotated[
     str, typer.Option("--preset", "-p", help="dew200, doscientos, partnership, draw")
@@ -140,14 +141,8 @@ def play(
     assert result is not None
     typer.echo("")
     if result.tie_break:
-        drawn = ", ".join(
-            f"{side_names[s]} drew {t}"
-            for s, t in (
-                (s, match_record(match)["result"]["tie_break"][i]["tile"])
-                for i, (s, _) in enumerate(result.tie_break)
-            )
-        )
-        typer.echo(f"Tie broken by drawing tiles: {drawn}")
+        drawn = ", ".join(f"{side_names[side]} drew {NAMES[t]}" for side, t in result.tie_break)
+        typer.echo(f"Tied scores: broken by drawing tiles, fewest pips wins: {drawn}")
     winner = "a draw" if result.winner is None else f"{side_names[result.winner]} wins"
     typer.echo(
         f"Final scores: {_scores(list(result.scores), side_names)} -> {winner} "
@@ -293,16 +288,19 @@ def simulate(
         f"{summary['drawn_games']} drawn, {summary['seconds']} s (seats rotate every game)"
     )
     typer.echo(
-        f"{'side':<24}{'match wins (95% CI)':<28}{'hand wins (95% CI)':<28}points/hand (95% CI)"
+        f"{'side':<22}{'match wins [95% CI]':<26}{'hand wins [95% CI]':<26}points/hand [95% CI]"
     )
     for side in summary["sides"]:
         mw, hw, pp = side["match_win_rate"], side["hand_win_rate"], side["points_per_hand"]
         typer.echo(
-            f"{' + '.join(side['bots']):<24}"
-            f"{mw['value']:6.1%} [{mw['ci95'][0]:.1%}, {mw['ci95'][1]:.1%}]".ljust(52)[:28]
-            + f"{hw['value']:6.1%} [{hw['ci95'][0]:.1%}, {hw['ci95'][1]:.1%}]".ljust(28)
-            + f"{pp['value']:6.2f} [{pp['ci95'][0]:.2f}, {pp['ci95'][1]:.2f}]"
+            f"{' + '.join(side['bots']):<22}{_rate(mw):<26}{_rate(hw):<26}"
+            f"{pp['value']:.2f} [{pp['ci95'][0]:.2f}, {pp['ci95'][1]:.2f}]"
         )
+
+
+def _rate(figure: dict[str, Any]) -> str:
+    low, high = figure["ci95"]
+    return f"{figure['value']:.1%} [{low:.1%}, {high:.1%}]"
 
 
 # -- dew replay --------------------------------------------------------------------------------

@@ -1,0 +1,113 @@
+"""Bots: legal moves only, deterministic from their seed, blind to hidden tiles, ranked."""
+
+import random
+
+import pytest
+
+from backend.game import (
+    Bot,
+    UnknownBotError,
+    bot_names,
+    make_bot,
+    match_record,
+    play_match,
+    register_bot,
+    rules_for,
+    start_match,
+    view,
+)
+from backend.game.tiles import BIT, tiles_of
+
+LEVELS = ["easy", "medium", "hard"]
+
+
+def test_the_seed_004_levels_are_registered():
+    assert set(LEVELS) <= set(bot_names())
+    for name in LEVELS:
+        bot = make_bot(name, 1)
+        assert isinstance(bot, Bot) and bot.name == name
+
+
+@pytest.mark.parametrize("name", LEVELS)
+@pytest.mark.parametrize(
+    ("preset", "seats"), [("dew200", 3), ("doscientos", 4), ("partnership", 4), ("draw", 2)]
+)
+def test_bots_finish_matches_with_legal_moves_only(name, preset, seats):
+    # play_match applies every choice through the engine, which refuses illegal moves.
+    match = play_match(rules_for(preset), [name] * seats, seed=f"legal-{name}")
+    assert match.over
+
+
+def test_bots_are_deterministic_given_their_seed():
+    rules = rules_for("dew200")
+    first = match_record(play_match(rules, ["hard", "easy"], "same", bot_seed=3))
+    again = match_record(play_match(rules, ["hard", "easy"], "same", bot_seed=3))
+    other = match_record(play_match(rules, ["hard", "easy"], "same", bot_seed=4))
+    assert first == again
+    assert first["hands"] != other["hands"]
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_a_bot_decides_the_same_whatever_the_hidden_tiles(name):
+    """Swap hidden tiles between two other seats: the seat's view, and so its choice, stay."""
+    rng = random.Random(11)
+    for game in range(20):
+        match = start_match(rules_for("doscientos"), 4, f"blind-{game}")
+        for _ in range(rng.randrange(1, 12)):
+            if match.over:
+                break
+            match.apply(rng.choice(match.legal_moves()))
+        if match.over:
+            continue
+        seat = match.turn
+        others = [s for s in range(4) if s != seat and match.hands[s]]
+        a, b = others[0], others[1]
+        before = view(match, seat)
+        choice = make_bot(name, game).choose(before)
+        tile_a = next(tiles_of(match.hands[a]))
+        tile_b = next(tiles_of(match.hands[b]))
+        match.hands[a] ^= BIT[tile_a] | BIT[tile_b]
+        match.hands[b] ^= BIT[tile_a] | BIT[tile_b]
+        after = view(match, seat)
+        assert after == before
+        assert make_bot(name, game).choose(after) == choice
+
+
+def test_hard_beats_easy_and_medium_beats_easy_over_many_hands():
+    def hand_win_rate(strong, weak, preset, seats, games):
+        won = played = 0
+        for game in range(games):
+            lineup = (
+                [strong, weak] * (seats // 2) if game % 2 == 0 else [weak, strong] * (seats // 2)
+            )
+            match = play_match(rules_for(preset), lineup, seed=f"rank-{preset}-{game}")
+            strong_side = 0 if game % 2 == 0 else 1
+            for hand in match.result.hands:
+                played += 1
+                won += hand.winner == strong_side
+        return won / played
+
+    assert hand_win_rate("hard", "easy", "dew200", 2, 30) > 0.52
+    assert hand_win_rate("hard", "easy", "doscientos", 4, 12) > 0.52
+    assert hand_win_rate("medium", "easy", "draw", 2, 200) > 0.52
+
+
+def test_a_new_bot_registers_by_name():
+    class FirstMove:
+        name = "first-move"
+
+        def __init__(self, rng: random.Random) -> None:
+            self.rng = rng
+
+        def choose(self, seen):
+            return seen["legal_moves"][0]
+
+    register_bot("first-move")(FirstMove)
+    assert "first-move" in bot_names()
+    match = play_match(rules_for("draw"), ["first-move", "easy"], seed="custom")
+    assert match.over and match.names == ("first-move", "easy")
+
+
+def test_an_unknown_bot_is_refused_with_the_known_names():
+    with pytest.raises(UnknownBotError, match=r"'grandmaster'.*easy"):
+        make_bot("grandmaster")
