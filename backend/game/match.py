@@ -19,6 +19,7 @@ from backend.game.rules import (
     NO_DRAWING,
     Award,
     HandEnd,
+    HandEndReason,
     HandScore,
     Opening,
     Rules,
@@ -365,13 +366,13 @@ class Match:
                 for tracker in self._bonus:
                     tracker.on_play(self._award_hook, seat, t, left, right, not hand)
             if not hand:
-                self._end_hand("domino")
+                self._end_hand("domino", seat)
             elif held & EITHER_SUIT[new_left][new_right] or (
                 self._draw_mode and self.drawn < len(self.boneyard)
             ):
                 self.turn = self._next[seat]
             else:
-                self._end_hand("blocked")
+                self._end_hand("blocked", seat)
         elif move.kind == "draw":
             if not self._draw_mode:
                 raise IllegalMoveError(move, "there is no drawing in this game")
@@ -452,11 +453,11 @@ class Match:
             self.hand.winner = side
             self._finish(side, ())
 
-    def _end_hand(self, reason: str) -> None:
-        assert reason in ("domino", "blocked")
-        last_player = next(seat for seat, move in reversed(self.history) if move.kind == "play")
+    def _end_hand(self, reason: HandEndReason, last_player: int = -1) -> None:
+        if last_player < 0:  # ended by a draw or a pass: the blocker is whoever played last
+            last_player = next(seat for seat, move in reversed(self.history) if move.kind == "play")
         end = HandEnd(
-            reason,  # type: ignore[arg-type]
+            reason,
             last_player,
             self.hand.starter,
             tuple(self.hands),
