@@ -36,6 +36,9 @@ class BrokerSettings(BaseSettings):
     payouts_queue: str = "payouts"
     default_queue: str = "dew"
     prefetch_multiplier: int = 1
+    # Periodic jobs (celery beat): pump every wallet, and reconcile requests with chain events.
+    pump_every_s: float = 5.0
+    reconcile_every_s: float = 300.0
 
 
 class ChainSettings(BaseSettings):
@@ -50,6 +53,27 @@ class ChainSettings(BaseSettings):
     operator_key: str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
     confirmations: int = 2
     rpc_timeout_s: float = 10.0
+    # Transaction engine (docs/transactions.md). Gas packed into one settle/mintBatch call.
+    max_gas_per_tx: int = 12_000_000
+    # Signed-but-unconfirmed transactions per wallet; beyond this the sender waits.
+    max_in_flight: int = 64
+    poll_interval_s: float = 0.2
+    # Re-send the stored raw bytes of a pending tx this long after its last broadcast.
+    rebroadcast_after_s: float = 3.0
+    # A pending tx older than this is replaced at the same nonce with higher fees.
+    stuck_after_s: float = 30.0
+    fee_bump_percent: int = 15
+    max_fee_cap_wei: int = 500 * 10**9
+    priority_fee_wei: int = 10**9
+    # Gas price multiple of the current base fee offered as max fee on first signing.
+    base_fee_multiplier: float = 2.0
+    # A packed batch that reverts is retried with its requests sent one by one, this often.
+    max_attempts: int = 3
+    # One pump run (a task) lasts at most this long, then hands over to a fresh task.
+    pump_run_s: float = 20.0
+    pump_lease_s: float = 5.0
+    # Test-only crash hook: SIGKILL this process at the named step (see backend/chain/crash.py).
+    crash_at: str | None = None
 
 
 class AuthSettings(BaseSettings):
@@ -93,6 +117,9 @@ class ServerSettings(BaseSettings):
     # Group commit: accepted moves are written in batches gathered for at most this long.
     commit_batch_window_s: float = 0.002
     db_pool_size: int = 10
+    # A live match with no move for its turn timeout plus this long has lost its host
+    # process; any server process adopts it and runs its timer.
+    orphan_grace_s: float = 10.0
 
 
 class Settings(BaseSettings):

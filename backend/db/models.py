@@ -4,6 +4,7 @@ from backend.db.base import Base
 
 # Each aggregate adds its import here, e.g.:
 #   import backend.accounts.models  # noqa: F401
+import backend.chain.models  # noqa: F401
 import backend.accounts.models  # noqa: F401
 import backend.tables.models  # noqa: F401
 
