@@ -18,7 +18,7 @@ Public API (everything else is internal):
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from backend.game.bots import Bot, UnknownBotError, bot_names, make_bot, register_bot
 from backend.game.fairness import commitment, new_server_seed
@@ -66,7 +66,7 @@ def play_match(
     return match
 
 
-def describe_presets(options: Mapping[str, OptionValue] | None = None) -> list[dict[str, object]]:
+def describe_presets() -> list[dict[str, object]]:
     """Every preset's description with default options (for lobbies and docs)."""
     return [rules_for(name).describe() for name in PRESETS]
 
@@ -80,6 +80,7 @@ __all__ = [
     "Match",
     "MatchResult",
     "Move",
+    "OptionValue",
     "ReplayError",
     "Rules",
     "RulesError",
