@@ -45,6 +45,10 @@ class SeatView(TypedDict):
     """Empty unless it is this seat's turn."""
     history: list[tuple[int, str]]
     """This hand's public moves: ``(seat, "6:4L" | "draw" | "pass")``; drawn tiles stay hidden."""
+    draws: list[int]
+    """How many tiles each seat has drawn this hand."""
+    passes: list[int]
+    """How many times each seat has passed this hand."""
     previous_hands: list[HandSummary]
     match_over: bool
 
@@ -77,6 +81,8 @@ def view(match: Match, seat: int) -> SeatView:
         "target": match.rules.target,
         "legal_moves": [str(m) for m in match.legal_moves()] if my_turn else [],
         "history": [(s, str(m)) for s, m in match.history],
+        "draws": _count(match, "draw"),
+        "passes": _count(match, "pass"),
         "previous_hands": [
             {"index": h.index, "end": h.end, "winner": h.winner, "points": list(h.points)}
             for h in match.log
@@ -84,3 +90,11 @@ def view(match: Match, seat: int) -> SeatView:
         ],
         "match_over": match.over,
     }
+
+
+def _count(match: Match, kind: str) -> list[int]:
+    counts = [0] * match.seats
+    for seat, move in match.history:
+        if move.kind == kind:
+            counts[seat] += 1
+    return counts

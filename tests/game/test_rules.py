@@ -71,6 +71,7 @@ def test_dew_stuck_seat_draws_until_a_tile_fits_and_cannot_pass_meanwhile():
     assert [str(m) for m in match.legal_moves()] == ["5:1L"]
     assert view(match, 0)["tile_counts"] == [5, 8]
     assert view(match, 0)["history"][-2:] == [(1, "draw"), (1, "draw")]
+    assert view(match, 0)["draws"] == [0, 2] and view(match, 0)["passes"] == [0, 0]
 
 
 def test_dew_reaching_200_mid_hand_ends_the_game_at_once():
