@@ -110,11 +110,12 @@ def play(
     while not match.over:
         if match.hand_index != hand_shown:
             hand_shown = match.hand_index
-            counts = " ".join(str(c) for c in match.tile_counts())
             typer.echo(
-                f"\n-- Hand {hand_shown + 1}: {labels[match.turn]} leads; tiles {counts}; "
+                f"\n-- Hand {hand_shown + 1}: {labels[match.turn]} leads; "
                 f"boneyard {match.boneyard_size}; scores {_scores(match.scores, side_names)}"
             )
+            for other, label in enumerate(labels):  # a bot match has no secrets from spectators
+                typer.echo(f"   {label:<10} holds {' '.join(view(match, other)['hand'])}")
         seat = match.turn
         hand_before = match.hand
         scores_before = list(match.scores)
