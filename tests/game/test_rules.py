@@ -462,3 +462,24 @@ def test_draw_game_highest_tile_ties_are_settled_by_the_seed():
     picks = {rules.first_opening(hands, f"s{i}").seat for i in range(30)}
     assert picks == {0, 1}
     assert rules.first_opening(hands, "s1") == rules.first_opening(hands, "s1")
+
+
+def test_dew_tied_winners_are_separated_by_the_tile_draw_in_a_real_match():
+    import json
+    import random
+
+    from backend.game import dumps_record, match_record, replay, start_match
+    from backend.game.tiles import PIPS
+
+    match = start_match(rules_for("dew200"), 3, "tb178")
+    rng = random.Random(178)
+    while not match.over:
+        match.apply(rng.choice(match.legal_moves()))
+    result = match.result
+    assert result is not None and result.tie_break
+    best = max(result.scores)
+    tied = {side for side, score in enumerate(result.scores) if score == best}
+    assert len(tied) > 1 and result.winner in tied
+    final_draws = {side: PIPS[t] for side, t in result.tie_break[-len(tied) :]}
+    assert final_draws[result.winner] == min(final_draws.values())
+    assert replay(json.loads(dumps_record(match_record(match)))) == result
