@@ -15,8 +15,6 @@ from backend.game import fairness
 from backend.game.moves import DRAW, FITTING, LEFT, PASS, PLAYS, IllegalMoveError, Move
 from backend.game.rules import (
     DRAW_ONE_THEN_PASS,
-    DRAW_UNTIL_PLAYABLE,
-    NO_DRAWING,
     Award,
     HandEnd,
     HandEndReason,
@@ -175,7 +173,14 @@ class _Award(Award):
 
 
 class Match:
-    """The authoritative state of one match. Create it with ``start_match``."""
+    """The authoritative state of one match. Create it with ``start_match``.
+
+    Read-only for callers: ``rules``, ``names``, ``seats``, ``sides`` (side of each seat),
+    ``server_seed``, ``turn`` (seat to play), ``over``, ``result``, ``scores`` (per side),
+    ``hand_index``, ``hand`` (the live ``HandLog``), ``log`` (every hand so far),
+    ``left``/``right`` (open ends, -1 before the opening), ``boneyard_size``. Everything else is
+    internal, and only ``apply`` changes the match.
+    """
 
     __slots__ = (
         "_award_hook",
@@ -532,8 +537,6 @@ def start_match(
 
 
 __all__ = [
-    "DRAW_UNTIL_PLAYABLE",
-    "NO_DRAWING",
     "Deal",
     "HandLog",
     "Match",
