@@ -119,6 +119,7 @@ def play(
         seat = match.turn
         hand_before = match.hand
         scores_before = list(match.scores)
+        bonuses_before = len(hand_before.bonuses)
         move = players[seat].choose(view(match, seat))
         apply_move(match, move)
         gained = [after - before for after, before in zip(match.scores, scores_before, strict=True)]
@@ -130,6 +131,9 @@ def play(
             ends = f"{match.left}|{match.right}" if match.left >= 0 else "-"
             line = f"ends {ends}"
         bonus = "".join(f"  +{pts} {side_names[side]}" for side, pts in enumerate(gained) if pts)
+        reasons = [why for _, _, why in hand_before.bonuses[bonuses_before:]]
+        if reasons:
+            bonus += f" ({', '.join(reasons)})"
         typer.echo(f"   {labels[seat]:<10} {text:<22} {line:<9}{bonus}")
         if match.hand is not hand_before or match.over:
             finished = hand_before
