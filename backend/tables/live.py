@@ -133,6 +133,7 @@ class MatchHub:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._matchmaker: asyncio.Task[None] | None = None
+        self._janitor: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
@@ -146,10 +147,12 @@ class MatchHub:
             )
             await self.bus.start(self._on_bus)
         self._matchmaker = asyncio.create_task(self._matchmaking_loop(), name="dew-matchmaker")
+        self._janitor = asyncio.create_task(self._janitor_loop(), name="dew-janitor")
 
     async def stop(self) -> None:
-        if self._matchmaker:
-            self._matchmaker.cancel()
+        for loop_task in (self._matchmaker, self._janitor):
+            if loop_task:
+                loop_task.cancel()
         for lt in self.tables.values():
             if lt.timer:
                 lt.timer.cancel()
@@ -644,15 +647,10 @@ class MatchHub:
             lt.seat_conns.setdefault(seat, set()).add(conn)
 
     async def _needs_host(self, table_id: str) -> bool:
-        """Bot-only matches have no sockets to pull them in: the process that started one
-        hosts it (another process takes over when someone connects)."""
+        """A match in play needs a process to run its timers and bots even when nobody is
+        connected: the process that starts it hosts it (the janitor adopts orphans)."""
         loaded = await asyncio.to_thread(store.load_table, self.session_factory, table_id)
-        return bool(
-            loaded
-            and loaded.match is not None
-            and loaded.match.status == "live"
-            and all(s.get("address") is None for s in loaded.match.seats)
-        )
+        return bool(loaded and loaded.match is not None and loaded.match.status == "live")
 
     async def _on_bus(self, table_id: str, kind: str) -> None:
         lt = self.tables.get(table_id)
@@ -663,6 +661,24 @@ class MatchHub:
                 await self._catch_up(lt)
         else:
             await self.table_changed(table_id, publish=False)
+
+    async def _janitor_loop(self) -> None:
+        """Adopt live matches whose turn is long overdue: their host process died."""
+        grace = self.settings.server.orphan_grace_s
+        while True:
+            try:
+                await asyncio.sleep(max(grace / 2, 0.5))
+                orphans = await asyncio.to_thread(
+                    store.overdue_tables, self.session_factory, time.time(), grace
+                )
+                for table_id in orphans:
+                    if table_id not in self.tables:
+                        log.info("adopting orphaned table %s", table_id)
+                        await self.get(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("janitor pass failed")
 
     async def _matchmaking_loop(self) -> None:
         from backend.tables import service

@@ -12,10 +12,10 @@ import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -84,6 +84,29 @@ def load_moves_since(
             )
         )
         return status, moves
+
+
+def overdue_tables(session_factory: sessionmaker[Session], now: float, grace_s: float) -> list[str]:
+    """Tables whose live match has had no move for its turn timeout plus ``grace_s``."""
+    last_move = (
+        select(MatchMove.match_id, func.max(MatchMove.created_at).label("at"))
+        .group_by(MatchMove.match_id)
+        .subquery()
+    )
+    with session_factory() as session:
+        rows = session.execute(
+            select(Table.id, Table.turn_timeout_s, Match.created_at, last_move.c.at)
+            .join(Match, Match.id == Table.match_id)
+            .outerjoin(last_move, last_move.c.match_id == Match.id)
+            .where(Match.status == "live")
+        ).all()
+    overdue = []
+    for table_id, timeout, started, moved in rows:
+        since = moved or started
+        since = since if since.tzinfo else since.replace(tzinfo=UTC)
+        if now - since.timestamp() > timeout + grace_s:
+            overdue.append(table_id)
+    return overdue
 
 
 def move_row(

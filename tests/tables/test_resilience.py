@@ -131,10 +131,15 @@ def test_two_processes_share_one_match_over_postgres_and_redis(pg_url: str, db) 
     match_id = on_a.over["match_id"]
     logged = _logged_moves(db, match_id)
     assert [ply for ply, _, _ in logged] == list(range(len(logged)))
-    # Each player saw every move of the match, whichever process committed it.
+    # Each player saw every move of the match (in a snapshot or as it was made), whichever
+    # process committed it.
     for p in players:
-        moved = [m for m in p.messages if m["type"] == "moved"]
-        seen = {m["ply"]: m["move"] for m in moved}
+        seen: dict[int, str] = {}
+        for m in p.messages:
+            if m["type"] == "snapshot":
+                seen.update({ply + 1: move for ply, (_, move, _) in enumerate(m["moves"])})
+            elif m["type"] == "moved":
+                seen[m["ply"]] = m["move"]
         assert [seen.get(ply + 1) for ply, _, _ in logged] == [m for _, _, m in logged]
     wait_for(
         lambda: (
