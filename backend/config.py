@@ -90,9 +90,6 @@ class AuthSettings(BaseSettings):
     statement: str = "Sign in to Domino Earning World."
     # Tolerated clock difference between a wallet and the server for "Issued At".
     clock_skew_s: int = 60
-    statement: str = "Sign in to Domino Earning World."
-    # Tolerated clock difference between a wallet and the server for "Issued At".
-    clock_skew_s: int = 60
 
 
 class ServerSettings(BaseSettings):
@@ -103,26 +100,6 @@ class ServerSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     redis_url: str | None = None  # pub/sub between server processes; None = single process
-    redis_channel_prefix: str = "dew"
-    ws_max_message_bytes: int = 4096
-    # Token bucket per connection: sustained messages per second and burst size.
-    ws_rate_per_s: float = 20.0
-    ws_rate_burst: int = 40
-    # Turn timer: when it runs out the seat's bot plays for the absent player; after
-    # ``forfeit_after_timeouts`` timed-out turns in a row the seat forfeits the match.
-    turn_timeout_s: float = 30.0
-    forfeit_after_timeouts: int = 3
-    # Matchmaking: bots (at ``matchmaking_bot_level``) fill empty seats after this wait.
-    matchmaking_wait_s: float = 20.0
-    matchmaking_bot_level: str = "medium"
-    # Pause before a bot seat moves, so that humans and spectators can follow the play.
-    bot_move_delay_s: float = 0.5
-    # Group commit: accepted moves are written in batches gathered for at most this long.
-    commit_batch_window_s: float = 0.002
-    db_pool_size: int = 10
-    # A live match with no move for its turn timeout plus this long has lost its host
-    # process; any server process adopts it and runs its timer.
-    orphan_grace_s: float = 10.0
     redis_channel_prefix: str = "dew"
     ws_max_message_bytes: int = 4096
     # Token bucket per connection: sustained messages per second and burst size.
