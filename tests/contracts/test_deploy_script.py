@@ -1,0 +1,88 @@
+"""scripts/deploy.py against a fresh anvil: the manifest it writes is what the backend reads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from eth_account import Account
+from web3 import Web3
+
+from backend.chain.anvil import Anvil
+from backend.chain.contracts import (
+    REPO_ROOT,
+    SETTLER_ROLE,
+    Contracts,
+    load_manifest,
+)
+
+
+def test_deploy_script_writes_a_manifest_the_backend_reads(anvil: Anvil, tmp_path: Path) -> None:
+    key_file = tmp_path / "deployer.key"
+    key_file.write_text(anvil.keys[3])
+    operator = Account.from_key(anvil.keys[4]).address
+    out = tmp_path / "deployment.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "scripts" / "deploy.py"),
+            "--rpc-url",
+            anvil.rpc_url,
+            "--key-file",
+            str(key_file),
+            "--operator",
+            operator,
+            "--vault-funding",
+            "1234.5",
+            "--out",
+            str(out),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout)
+    assert printed["manifest_path"] == str(out)
+
+    manifest = load_manifest(out)
+    assert manifest.operator == operator
+    assert manifest.deployer == Account.from_key(anvil.keys[3]).address
+    w3 = Web3(Web3.HTTPProvider(anvil.rpc_url))
+    contracts = Contracts(w3, manifest)
+    assert contracts.token.functions.symbol().call() == "DEW"
+    vault = manifest.address("MatchSettlement")
+    assert contracts.token.functions.balanceOf(vault).call() == 1234_5 * 10**17
+    assert contracts.settlement.functions.hasRole(SETTLER_ROLE, operator).call()
+    assert contracts.avatar.functions.nextTokenId().call() == 1
+    assert contracts.vip.functions.VIP_TIER().call() == 1
+    assert contracts.registry.functions.avatar().call() == manifest.address("AvatarNFT")
+
+
+def test_deploy_script_refuses_funding_above_the_cap(anvil: Anvil, tmp_path: Path) -> None:
+    out = tmp_path / "deployment.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "scripts" / "deploy.py"),
+            "--rpc-url",
+            anvil.rpc_url,
+            "--token-cap",
+            "10",
+            "--vault-funding",
+            "11",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "--vault-funding exceeds --token-cap" in done.stderr
+    assert not out.exists()
