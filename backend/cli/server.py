@@ -1,3 +1,51 @@
-"""`dew` commands for the server area."""
+"""`dew` commands for the server area: run the match server."""
 
-from backend.cli.app import app  # noqa: F401
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+
+from backend.cli.app import app
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (DEW_SERVER_HOST)")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (DEW_SERVER_PORT)")] = None,
+    migrate_db: Annotated[
+        bool, typer.Option("--migrate/--no-migrate", help="Upgrade the database first")
+    ] = True,
+    log_level: Annotated[str, typer.Option(help="debug, info, warning")] = "info",
+) -> None:
+    """Run the match server (HTTP API + WebSocket play) on the configured database.
+
+    With no configuration it uses the embedded defaults: a SQLite file under var/ and a
+    single process (no Redis). Set DEW_DB_URL / DEW_SERVER_REDIS_URL for PostgreSQL and
+    several processes.
+    """
+    import uvicorn
+
+    from backend.api.app import create_app
+    from backend.config import get_settings
+    from backend.db import migrate
+
+    logging.basicConfig(
+        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+    settings = get_settings()
+    if migrate_db:
+        migrate(settings.db.url)
+    typer.echo(
+        f"DEW match server on http://{host or settings.server.host}:{port or settings.server.port}"
+        f" (database {settings.db.url.split('@')[-1]}, docs at /docs)"
+    )
+    uvicorn.run(
+        create_app(settings),
+        host=host or settings.server.host,
+        port=port or settings.server.port,
+        log_level=log_level,
+        # The protocol refuses big messages itself; this only caps what is buffered.
+        ws_max_size=max(settings.server.ws_max_message_bytes * 4, 65536),
+    )
