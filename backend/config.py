@@ -54,7 +54,7 @@ class ChainSettings(BaseSettings):
     confirmations: int = 2
     rpc_timeout_s: float = 10.0
     # Transaction engine (docs/transactions.md). Gas packed into one settle/mintBatch call.
-    max_gas_per_tx: int = 12_000_000
+    max_gas_per_tx: int = 15_000_000
     # Signed-but-unconfirmed transactions per wallet; beyond this the sender waits.
     max_in_flight: int = 64
     poll_interval_s: float = 0.2

@@ -30,10 +30,11 @@ from typing import Any, Protocol
 from eth_account.signers.local import LocalAccount
 from eth_account.typed_transactions import TypedTransaction
 from eth_utils import to_checksum_address
-from sqlalchemy import func, select, update
+from hexbytes import HexBytes
+from sqlalchemy import ColumnElement, and_, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from backend.chain.crash import crash_point
 from backend.chain.exceptions import ChainError, RpcError
@@ -208,13 +209,28 @@ class Engine:
                 .values(lease_owner=None, lease_until=None)
             )
 
+    def _open_tx(self) -> ColumnElement[bool]:
+        """Our txs whose nonce is not yet settled: no tx of that slot is final on chain."""
+        final = aliased(ChainTx)
+        settled = (
+            select(final.id)
+            .where(
+                final.wallet_id == ChainTx.wallet_id,
+                final.nonce == ChainTx.nonce,
+                final.status.in_((TxStatus.CONFIRMED, TxStatus.FAILED)),
+                final.block_number.is_not(None),
+            )
+            .exists()
+        )
+        return and_(
+            ChainTx.wallet_id == self.wallet_id, ChainTx.status.in_(OPEN_TX_STATUSES), ~settled
+        )
+
     # ------------------------------------------------------------------ the loop
     def has_work(self) -> bool:
         with self.sessions() as session:
             open_tx = session.scalar(
-                select(func.count())
-                .select_from(ChainTx)
-                .where(ChainTx.wallet_id == self.wallet_id, ChainTx.status.in_(OPEN_TX_STATUSES))
+                select(func.count()).select_from(ChainTx).where(self._open_tx())
             )
             queued = session.scalar(
                 select(func.count())
@@ -240,7 +256,7 @@ class Engine:
                 except ChainError as exc:
                     # A flaky node: every step is idempotent, so just try again next round.
                     logger.warning("pump round failed: %s", exc)
-                    report.errors.append(str(exc))
+                    report.errors = [*report.errors[-9:], str(exc)]
                 if not self.has_work():
                     break
                 if not self.acquire_lease():
@@ -296,33 +312,26 @@ class Engine:
             batch.append(request)
         return batch
 
-    def _simulate(self, kind: RequestKind, data: bytes, gas: int) -> str | None:
-        """The revert reason of this call at the latest block, or None if it would succeed."""
+    def _estimate(self, kind: RequestKind, data: bytes) -> tuple[int, str | None]:
+        """(gas limit with margin, None), or (0, revert reason) if the call would revert now."""
         try:
-            self.rpc.call(
-                "eth_call",
-                {
-                    "from": self.address,
-                    "to": self.calls.to_address(kind),
-                    "data": _hex(data),
-                    "gas": hex(gas),
-                },
-                "latest",
+            estimate = self.rpc.call(
+                "eth_estimateGas",
+                {"from": self.address, "to": self.calls.to_address(kind), "data": _hex(data)},
             )
         except RpcError as exc:
             if exc.data is None and "revert" not in exc.message.lower():
                 raise
-            return self.calls.decode_error(exc.data) if exc.data else exc.message
-        return None
+            return 0, self.calls.decode_error(exc.data) if exc.data else exc.message
+        # Earlier txs of ours still pending may change storage; the margin absorbs that.
+        return int(int(estimate, 16) * 1.25) + 20_000, None
 
     def send(self, view: ChainView, report: PumpReport) -> None:
         sent_this_round = 0
         while sent_this_round < self.settings.max_in_flight:
             with self.sessions() as session:
                 in_flight = session.scalar(
-                    select(func.count(func.distinct(ChainTx.nonce))).where(
-                        ChainTx.wallet_id == self.wallet_id, ChainTx.status.in_(OPEN_TX_STATUSES)
-                    )
+                    select(func.count(func.distinct(ChainTx.nonce))).where(self._open_tx())
                 )
                 if in_flight >= self.settings.max_in_flight:
                     return
@@ -343,13 +352,15 @@ class Engine:
             kind = RequestKind(batch[0].kind)
             payloads = [r.payload for r in batch]
             data = self.calls.encode(kind, payloads)
-            gas = self.calls.base_gas(kind) + sum(self.calls.gas_for(kind, p) for p in payloads)
-            if len(batch) == 1 and batch[0].alone:
-                reason = self._simulate(kind, data, gas)
-                if reason is not None:
+            gas, reason = self._estimate(kind, data)
+            if reason is not None:
+                if len(batch) == 1:
                     self._fail_queued(batch[0].id, reason)
                     report.failed += 1
-                    continue
+                else:
+                    # One of them makes the batch revert: send each alone to find which.
+                    self._isolate([r.id for r in batch], reason)
+                continue
             tx = self._claim(batch, kind, data, gas, view)
             if tx is None:
                 continue  # lost a race for the nonce or the requests: look again
@@ -357,6 +368,17 @@ class Engine:
             self._broadcast(tx.id, tx.raw)
             sent_this_round += 1
             report.sent += 1
+
+    def _isolate(self, request_ids: list[int], reason: str) -> None:
+        with self.sessions.begin() as session:
+            session.execute(
+                update(ChainRequest)
+                .where(
+                    ChainRequest.id.in_(request_ids), ChainRequest.status == RequestStatus.QUEUED
+                )
+                .values(alone=True, updated_at=utcnow())
+            )
+        logger.warning("a batch of %d would revert (%s); sending alone", len(request_ids), reason)
 
     def _fail_queued(self, request_id: int, reason: str) -> None:
         now = utcnow()
@@ -504,11 +526,7 @@ class Engine:
         with self.sessions() as session:
             open_txs = list(
                 session.scalars(
-                    select(ChainTx)
-                    .where(
-                        ChainTx.wallet_id == self.wallet_id, ChainTx.status.in_(OPEN_TX_STATUSES)
-                    )
-                    .order_by(ChainTx.nonce, ChainTx.id)
+                    select(ChainTx).where(self._open_tx()).order_by(ChainTx.nonce, ChainTx.id)
                 )
             )
         slots: dict[int, list[ChainTx]] = defaultdict(list)
@@ -589,21 +607,28 @@ class Engine:
             self._confirm(tx.id, slot, receipt, report)
 
     def _revert_reason(self, tx: ChainTx, block_number: int) -> str:
-        decoded = TypedTransaction.from_bytes(tx.raw).as_dict()
+        """The custom error a mined tx reverted with: from a call trace, else by replaying it."""
         try:
-            self.rpc.call(
-                "eth_call",
-                {
-                    "from": self.address,
-                    "to": tx.to_address,
-                    "data": _hex(decoded["data"]),
-                    "gas": hex(tx.gas_limit),
-                },
-                hex(max(block_number - 1, 0)),
-            )
-        except RpcError as exc:
-            return self.calls.decode_error(exc.data) if exc.data else exc.message
-        return "reverted (reason not reproducible: state changed within the block, or out of gas)"
+            trace = self.rpc.call("debug_traceTransaction", tx.tx_hash, {"tracer": "callTracer"})
+            output = trace.get("output") if isinstance(trace, dict) else None
+            if output and output != "0x":
+                return self.calls.decode_error(output)
+        except RpcError:
+            pass  # nodes without the debug namespace: replay instead
+        decoded = TypedTransaction.from_bytes(HexBytes(tx.raw)).as_dict()
+        call = {
+            "from": self.address,
+            "to": tx.to_address,
+            "data": _hex(decoded["data"]),
+            "gas": hex(tx.gas_limit),
+        }
+        # State at the end of its block, then before it: one of them usually reproduces it.
+        for block in (block_number, max(block_number - 1, 0)):
+            try:
+                self.rpc.call("eth_call", call, hex(block))
+            except RpcError as exc:
+                return self.calls.decode_error(exc.data) if exc.data else exc.message
+        return "reverted (not reproducible by replay: out of gas, or state changed since)"
 
     def _confirm(
         self, tx_id: int, slot: list[ChainTx], receipt: dict[str, Any], report: PumpReport
@@ -761,7 +786,7 @@ class Engine:
         if filler:
             to, data, gas, kind = self.address, b"", FILLER_GAS, TxKind.FILLER
         else:
-            decoded = TypedTransaction.from_bytes(current.raw).as_dict()
+            decoded = TypedTransaction.from_bytes(HexBytes(current.raw)).as_dict()
             to, data, gas, kind = (
                 current.to_address,
                 bytes(decoded["data"]),

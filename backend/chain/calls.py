@@ -1,0 +1,195 @@
+"""Requests as calls to the real contracts: ``MatchSettlement.settle`` and ``AvatarNFT.mintBatch``.
+
+Encoding goes through ``backend.chain.contracts`` (never by hand); results are
+read back from receipt logs: ``MatchSettled``/``MatchSkipped`` per match, and the
+ERC-721 ``Transfer(0, to, id)`` per minted avatar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from eth_abi import decode as abi_decode
+from eth_utils import keccak, to_checksum_address
+from web3 import Web3
+
+from backend.chain.contracts import (
+    CONTRACT_NAMES,
+    SETTLE_GAS_BASE,
+    SETTLE_GAS_PER_ACCOUNT_PAYOUT,
+    SETTLE_GAS_PER_AVATAR_PAYOUT,
+    SETTLE_GAS_PER_MATCH,
+    Contracts,
+    SettlementMatch,
+    SettlementPayout,
+    encode_settle,
+    load_artifact,
+    load_manifest,
+)
+from backend.chain.exceptions import ChainError
+from backend.chain.models import RequestKind
+
+# mintBatch: a new run costs a storage push and a balance write; each id one event.
+MINT_GAS_BASE = 60_000
+MINT_GAS_PER_AVATAR = 60_000
+
+
+def event_abi(contract: str, name: str) -> dict[str, Any]:
+    for item in load_artifact(contract).abi:
+        if item.get("type") == "event" and item["name"] == name:
+            return item
+    raise ChainError(f"{contract} has no event {name!r} in its artifact")
+
+
+def event_topic(contract: str, name: str) -> str:
+    """topic0 of an event, from the committed ABI (so a changed event cannot go unnoticed)."""
+    item = event_abi(contract, name)
+    types = ",".join(arg["type"] for arg in item["inputs"])
+    return "0x" + keccak(text=f"{name}({types})").hex()
+
+
+MATCH_SETTLED = event_topic("MatchSettlement", "MatchSettled")
+MATCH_SKIPPED = event_topic("MatchSettlement", "MatchSkipped")
+TRANSFER = event_topic("AvatarNFT", "Transfer")
+ZERO_TOPIC = "0x" + "00" * 32
+
+PANIC_SELECTOR = keccak(text="Panic(uint256)")[:4]
+ERROR_SELECTOR = keccak(text="Error(string)")[:4]
+
+
+def settlement_match(payload: dict[str, Any]) -> SettlementMatch:
+    return SettlementMatch(
+        payload["match_id"],
+        payload["result_hash"],
+        [
+            SettlementPayout(amount=int(p["amount"]), avatar_id=p["avatar_id"])
+            if "avatar_id" in p
+            else SettlementPayout(amount=int(p["amount"]), account=p["account"])
+            for p in payload["payouts"]
+        ],
+    )
+
+
+def _error_table() -> dict[bytes, tuple[str, list[str], list[str]]]:
+    """Custom error selectors of every contract we call: name, argument types and names."""
+    table: dict[bytes, tuple[str, list[str], list[str]]] = {}
+    for name in CONTRACT_NAMES:
+        for item in load_artifact(name).abi:
+            if item.get("type") != "error":
+                continue
+            types = [arg["type"] for arg in item["inputs"]]
+            selector = keccak(text=f"{item['name']}({','.join(types)})")[:4]
+            table[selector] = (item["name"], types, [arg["name"] for arg in item["inputs"]])
+    return table
+
+
+def decode_revert(data: Any, table: dict[bytes, tuple[str, list[str], list[str]]]) -> str:
+    """``ErrorName(arg=value, ...)`` for a custom error, else Error(string)/Panic, else hex."""
+    if isinstance(data, dict):  # some nodes nest it: {"data": "0x..."}
+        data = data.get("data")
+    if not isinstance(data, str) or not data.startswith("0x"):
+        return f"revert with unreadable data {data!r}"
+    raw = bytes.fromhex(data[2:])
+    selector, body = raw[:4], raw[4:]
+    try:
+        if selector == ERROR_SELECTOR:
+            return f"Error({abi_decode(['string'], body)[0]!r})"
+        if selector == PANIC_SELECTOR:
+            return f"Panic({abi_decode(['uint256'], body)[0]:#x})"
+        if selector in table:
+            name, types, names = table[selector]
+            values = abi_decode(types, body)
+            shown = ", ".join(
+                f"{n}={'0x' + v.hex() if isinstance(v, bytes) else v}"
+                for n, v in zip(names, values, strict=True)
+            )
+            return f"{name}({shown})"
+    except Exception:  # malformed revert data: fall back to hex rather than hide it
+        pass
+    return f"revert data {data}" if raw else "reverted without data"
+
+
+class ContractCalls:
+    """The engine's ``CallBuilder`` for the deployed DEW contracts."""
+
+    def __init__(self, contracts: Contracts):
+        self.contracts = contracts
+        self.settlement_address = contracts.settlement.address
+        self.avatar_address = contracts.avatar.address
+        self._errors = _error_table()
+
+    @classmethod
+    def from_manifest(cls, rpc_url: str, manifest_path: Path | str) -> ContractCalls:
+        w3 = Web3(Web3.HTTPProvider(rpc_url))
+        return cls(Contracts(w3, load_manifest(manifest_path)))
+
+    def to_address(self, kind: RequestKind) -> str:
+        return self.settlement_address if kind == RequestKind.SETTLE else self.avatar_address
+
+    def base_gas(self, kind: RequestKind) -> int:
+        return SETTLE_GAS_BASE if kind == RequestKind.SETTLE else MINT_GAS_BASE
+
+    def gas_for(self, kind: RequestKind, payload: dict[str, Any]) -> int:
+        if kind == RequestKind.MINT:
+            return MINT_GAS_PER_AVATAR * len(payload["recipients"])
+        return SETTLE_GAS_PER_MATCH + sum(
+            SETTLE_GAS_PER_AVATAR_PAYOUT if "avatar_id" in p else SETTLE_GAS_PER_ACCOUNT_PAYOUT
+            for p in payload["payouts"]
+        )
+
+    def encode(self, kind: RequestKind, payloads: Sequence[dict[str, Any]]) -> bytes:
+        if kind == RequestKind.SETTLE:
+            return encode_settle(self.contracts, [settlement_match(p) for p in payloads])
+        recipients = [to_checksum_address(r) for p in payloads for r in p["recipients"]]
+        data = self.contracts.avatar.encode_abi("mintBatch", args=[recipients])
+        return bytes.fromhex(data.removeprefix("0x"))
+
+    def effects(
+        self, kind: RequestKind, receipt: dict[str, Any], payloads: Sequence[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        logs = receipt.get("logs") or []
+        if kind == RequestKind.SETTLE:
+            # The contract handles matches in batch order and logs one outcome per match, so a
+            # match listed twice (two requests for it) reads "settled" then "already_settled".
+            outcomes: dict[str, list[str]] = {}
+            for log in logs:
+                if log["address"].lower() != self.settlement_address.lower():
+                    continue
+                topic = log["topics"][0]
+                if topic in (MATCH_SETTLED, MATCH_SKIPPED):
+                    outcome = "settled" if topic == MATCH_SETTLED else "already_settled"
+                    outcomes.setdefault(log["topics"][1].lower(), []).append(outcome)
+            results = []
+            for payload in payloads:
+                queue = outcomes.get(payload["match_id"].lower())
+                if not queue:
+                    raise ChainError(
+                        f"receipt {receipt['transactionHash']} lacks {payload['match_id']}"
+                    )
+                # "already_settled": paid by an earlier transaction; isSettled is true either way.
+                results.append({"outcome": queue.pop(0)})
+            return results
+        minted: list[tuple[str, int]] = []
+        for log in logs:
+            if (
+                log["address"].lower() == self.avatar_address.lower()
+                and log["topics"][0] == TRANSFER
+                and log["topics"][1] == ZERO_TOPIC
+            ):
+                to = to_checksum_address("0x" + log["topics"][2][-40:])
+                minted.append((to, int(log["topics"][3], 16)))
+        results = []
+        cursor = 0
+        for payload in payloads:
+            recipients = payload["recipients"]
+            mine = minted[cursor : cursor + len(recipients)]
+            cursor += len(recipients)
+            if [to for to, _ in mine] != [to_checksum_address(r) for r in recipients]:
+                raise ChainError(f"receipt {receipt['transactionHash']} mints differ from request")
+            results.append({"token_ids": [token_id for _, token_id in mine]})
+        return results
+
+    def decode_error(self, data: Any) -> str:
+        return decode_revert(data, self._errors)

@@ -1,0 +1,53 @@
+"""The Celery application: broker, queues and the beat schedule all come from settings.
+
+Embedded default: kombu's SQLAlchemy transport on a SQLite file (no server needed).
+Production: ``DEW_BROKER_URL=redis://...``. Start with ``dew worker`` and ``dew beat``.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from backend.config import get_settings
+
+
+def create_app() -> Celery:
+    settings = get_settings()
+    broker = settings.broker
+    app = Celery("dew", include=["worker.tasks"])
+    app.conf.update(
+        broker_url=broker.url,
+        result_backend=broker.result_backend,
+        task_ignore_result=broker.result_backend is None,
+        task_default_queue=broker.default_queue,
+        task_routes={
+            "worker.tasks.pump_wallet_task": {"queue": broker.payouts_queue},
+            "worker.tasks.reconcile_task": {"queue": broker.default_queue},
+        },
+        worker_prefetch_multiplier=broker.prefetch_multiplier,
+        # Late acks are opted into per task (only the idempotent ones).
+        task_acks_late=False,
+        task_reject_on_worker_lost=False,
+        broker_connection_retry_on_startup=True,
+        task_serializer="json",
+        accept_content=["json"],
+        timezone="UTC",
+        beat_schedule={
+            "pump-operator-wallet": {
+                "task": "worker.tasks.pump_wallet_task",
+                "schedule": broker.pump_every_s,
+            },
+            "reconcile-chain-requests": {
+                "task": "worker.tasks.reconcile_task",
+                "schedule": broker.reconcile_every_s,
+            },
+        },
+    )
+    if broker.url.startswith("sqla+sqlite"):
+        from pathlib import Path
+
+        Path(broker.url.split("sqlite:///", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
+    return app
+
+
+app = create_app()
