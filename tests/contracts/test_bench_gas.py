@@ -1,0 +1,35 @@
+"""Smoke run of scripts/bench_gas.py: it prints one JSON object with every figure."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from backend.chain.contracts import REPO_ROOT
+
+
+def test_quick_bench_prints_all_figures_with_baselines() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "bench_gas.py"), "--json", "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    for key in (
+        "settle_gas_per_payout_existing_10",
+        "settle_gas_per_payout_new_10",
+        "settle_gas_per_payout_split_10",
+        "transfer_tx_gas_existing",
+        "transfer_tx_gas_new",
+        "mint_gas_1",
+        "mint_gas_10",
+        "oz_mint_tx_gas",
+    ):
+        assert isinstance(figures[key], int) and figures[key] > 0, key
+    # Baselines measured in the same run: a transfer to a new holder writes a fresh slot.
+    assert figures["transfer_tx_gas_new"] > figures["transfer_tx_gas_existing"] > 21_000
+    assert figures["quick"] is True
