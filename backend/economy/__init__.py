@@ -1,0 +1,1 @@
+"""Rewards, scholarships and settlement planning (docs/economy.md)."""
