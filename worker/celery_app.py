@@ -6,7 +6,10 @@ Production: ``DEW_BROKER_URL=redis://...``. Start with ``dew worker`` and ``dew 
 
 from __future__ import annotations
 
+import logging
+
 from celery import Celery
+from celery.signals import after_setup_logger
 
 from backend.config import get_settings
 
@@ -48,6 +51,12 @@ def create_app() -> Celery:
 
         Path(broker.url.split("sqlite:///", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
     return app
+
+
+@after_setup_logger.connect
+def _quiet_http_client(**_kwargs: object) -> None:
+    # httpx logs every JSON-RPC call at INFO; the engine logs what matters.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 app = create_app()

@@ -1,0 +1,120 @@
+"""Real Celery worker processes for the worker tests, plus the chain fixtures they share."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from backend.chain.models import ChainRequest
+from tests.chain.conftest import interval_mining  # noqa: F401  (fixture)
+
+REPO = Path(__file__).resolve().parents[2]
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+class WorkerProcess:
+    """``celery worker`` in its own process (solo pool: the crash hook kills the whole worker)."""
+
+    def __init__(self, env: dict[str, str], log_path: Path):
+        self.env = env
+        self.log_path = log_path
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> WorkerProcess:
+        queues = f"{self.env['DEW_BROKER_PAYOUTS_QUEUE']},{self.env['DEW_BROKER_DEFAULT_QUEUE']}"
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "worker.celery_app",
+                "worker",
+                "--pool",
+                "solo",
+                "-Q",
+                queues,
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-n",
+                f"test-{uuid.uuid4().hex[:8]}@%h",
+            ],
+            cwd=REPO,
+            env={**os.environ, **self.env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        return self
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.alive():
+            assert self.process is not None
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def worker_env(deployment, db_url: str, broker_url: str, **chain: str) -> dict[str, str]:
+    suffix = uuid.uuid4().hex[:8]
+    env = {
+        "DEW_DB_URL": db_url,
+        "DEW_BROKER_URL": broker_url,
+        "DEW_BROKER_PAYOUTS_QUEUE": f"payouts-{suffix}",
+        "DEW_BROKER_DEFAULT_QUEUE": f"dew-{suffix}",
+        "DEW_CHAIN_RPC_URL": deployment.anvil.rpc_url,
+        "DEW_CHAIN_CHAIN_ID": str(deployment.manifest.chain_id),
+        "DEW_CHAIN_MANIFEST_PATH": str(deployment.manifest_path),
+        "DEW_CHAIN_OPERATOR_KEY": deployment.operator_key,
+        "DEW_CHAIN_CONFIRMATIONS": "2",
+        "DEW_CHAIN_POLL_INTERVAL_S": "0.1",
+        "DEW_CHAIN_PUMP_LEASE_S": "2",
+        "DEW_CHAIN_REBROADCAST_AFTER_S": "1",
+    }
+    env.update({f"DEW_CHAIN_{k.upper()}": v for k, v in chain.items()})
+    return env
+
+
+@pytest.fixture
+def workers(tmp_path):
+    """Start workers with ``workers(env)``; every one is stopped after the test."""
+    started: list[WorkerProcess] = []
+
+    def start(env: dict[str, str]) -> WorkerProcess:
+        worker = WorkerProcess(env, tmp_path / f"worker-{len(started)}.log").start()
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+def request_counts(sessions) -> dict[str, int]:
+    from sqlalchemy import func, select
+
+    with sessions() as session:
+        return dict(
+            session.execute(
+                select(ChainRequest.status, func.count()).group_by(ChainRequest.status)
+            ).all()
+        )
