@@ -1,3 +1,91 @@
 """`dew` commands for the chain area."""
 
-from backend.cli.app import app  # noqa: F401
+import typer
+
+from backend.cli.app import app
+
+# --- transaction engine and workers (TX) ---------------------------------------------------
+
+
+@app.command("worker")
+def worker_command(
+    pool: str = typer.Option("solo", help="Celery pool; solo keeps one pump per process."),
+    concurrency: int = typer.Option(1, help="Processes/threads of the pool."),
+    loglevel: str = typer.Option("INFO"),
+) -> None:
+    """Run a Celery worker for the payout and default queues (configured by DEW_BROKER_*)."""
+    from backend.config import get_settings
+    from worker.celery_app import app as celery_app
+
+    broker = get_settings().broker
+    celery_app.worker_main(
+        [
+            "worker",
+            f"--pool={pool}",
+            f"--concurrency={concurrency}",
+            f"--loglevel={loglevel}",
+            "-Q",
+            f"{broker.payouts_queue},{broker.default_queue}",
+        ]
+    )
+
+
+@app.command("beat")
+def beat_command(loglevel: str = typer.Option("INFO")) -> None:
+    """Run celery beat: the periodic pump of the operator wallet and the reconciliation."""
+    from worker.celery_app import app as celery_app
+
+    celery_app.start(["beat", f"--loglevel={loglevel}"])
+
+
+@app.command("outbox")
+def outbox_command() -> None:
+    """Counts of chain requests and transactions by state, and the open transactions."""
+    from sqlalchemy import func, select
+
+    from backend.chain.models import ChainRequest, ChainTx, TxStatus
+    from backend.config import get_settings
+    from backend.db import create_db_engine, make_session_factory
+
+    sessions = make_session_factory(create_db_engine(get_settings().db.url))
+    with sessions() as session:
+        for model in (ChainRequest, ChainTx):
+            rows = session.execute(select(model.status, func.count()).group_by(model.status)).all()
+            typer.echo(f"{model.__tablename__}: " + ", ".join(f"{s}={n}" for s, n in rows))
+        open_txs = session.scalars(
+            select(ChainTx)
+            .where(ChainTx.status.in_((TxStatus.SIGNED, TxStatus.SENT, TxStatus.MINED)))
+            .order_by(ChainTx.nonce)
+        ).all()
+        for tx in open_txs:
+            typer.echo(
+                f"  nonce {tx.nonce} {tx.kind} {tx.status} {tx.tx_hash} "
+                f"max_fee={tx.max_fee_per_gas} signed_at={tx.signed_at:%H:%M:%S}"
+            )
+
+
+@app.command("reconcile")
+def reconcile_command() -> None:
+    """Compare confirmed requests with the contracts' events; exit 1 on any difference."""
+    from backend.chain.service import reconcile_operator_wallet
+
+    report = reconcile_operator_wallet()
+    typer.echo(
+        f"checked {report.checked} confirmed requests against {report.settled_events} "
+        f"MatchSettled and {report.minted_events} mint events"
+    )
+    for difference in report.differences:
+        typer.echo(f"DIFFERENCE: {difference}")
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command("cancel-tx")
+def cancel_tx_command(tx_hash: str) -> None:
+    """Cancel a stuck transaction: a filler at its nonce; its requests go back to the queue."""
+    from backend.chain.service import operator_engine
+
+    filler = operator_engine().cancel_tx(tx_hash)
+    if filler is None:
+        typer.echo("not replaced (already mined, already replaced, or fees at the cap)")
+        raise typer.Exit(1)
+    typer.echo(f"filler {filler.tx_hash} at nonce {filler.nonce}")
