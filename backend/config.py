@@ -120,6 +120,10 @@ class ServerSettings(BaseSettings):
     # A live match with no move for its turn timeout plus this long has lost its host
     # process; any server process adopts it and runs its timer.
     orphan_grace_s: float = 10.0
+    # On-chain gating cache: entries live at most this long (and never past a rental's or
+    # a pass's expiry); the event poller checks for Transfer/UpdateUser logs this often.
+    gate_cache_ttl_s: float = 60.0
+    gate_poll_s: float = 2.0
 
 
 class Settings(BaseSettings):

@@ -34,14 +34,17 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        hub = getattr(app.state, "hub", None)
-        if hub is not None:
-            await hub.start()
+        hub: MatchHub = app.state.hub
+        gate = app.state.gate
+        await hub.start()
+        if hasattr(gate, "start"):
+            gate.start()
         try:
             yield
         finally:
-            if hub is not None:
-                await hub.stop()
+            if hasattr(gate, "stop"):
+                gate.stop()
+            await hub.stop()
             engine.dispose()
 
     app = FastAPI(
@@ -54,7 +57,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
     app.state.gate = gate or _default_gate(settings)
-    app.state.hub = MatchHub(settings, engine, app.state.session_factory)
+    app.state.hub = MatchHub(settings, engine, app.state.session_factory, app.state.gate)
     install_error_handlers(app)
     app.include_router(auth.router)
     app.include_router(tables.router)

@@ -25,6 +25,7 @@ from backend.game import Match as EngineMatch
 from backend.tables import exceptions as exc
 from backend.tables import play, store
 from backend.tables.bus import RedisBus
+from backend.tables.gating import Gate
 from backend.tables.service import chain_match_id
 
 log = logging.getLogger(__name__)
@@ -120,9 +121,14 @@ class MatchHub:
     """Hosts live tables for one process; see the module docstring for the guarantees."""
 
     def __init__(
-        self, settings: Settings, engine: Engine, session_factory: sessionmaker[Session]
+        self,
+        settings: Settings,
+        engine: Engine,
+        session_factory: sessionmaker[Session],
+        gate: Gate | None = None,
     ) -> None:
         self.settings = settings
+        self.gate = gate
         self.engine = engine
         self.session_factory = session_factory
         self.origin = uuid.uuid4().hex
@@ -472,6 +478,8 @@ class MatchHub:
                 finish = self._finish_payload(
                     lt, seat if forfeit else None, [*lt.moves, (seat, text, actor)]
                 )
+                if finish.earning:
+                    finish.still_eligible = await asyncio.to_thread(self._recheck, lt)
                 ok = await asyncio.to_thread(store.commit_final, self.engine, row, finish)
                 if ok:
                     lt.match_status = "finished"
@@ -546,6 +554,22 @@ class MatchHub:
             seats=lt.seats,
             outcomes=outcomes,
         )
+
+    def _recheck(self, lt: LiveTable) -> dict[int, bool | None]:
+        """Gating again before settlement: is each seated wallet still entitled to the
+        avatar (or pass) it was admitted with? None: the chain could not be read."""
+        verdicts: dict[int, bool | None] = {}
+        recheck = getattr(self.gate, "still_admitted", None)
+        for s in lt.seats:
+            if s.get("address") is None:
+                continue
+            try:
+                verdicts[s["seat"]] = (
+                    bool(recheck(s["address"], s.get("avatar_id"))) if recheck else None
+                )
+            except exc.TablesError:
+                verdicts[s["seat"]] = None
+        return verdicts
 
     def _after_move(self, lt: LiveTable, seat: int, text: str, actor: str) -> None:
         if text != "forfeit":

@@ -138,6 +138,8 @@ class Finish:
     stake: str
     seats: list[dict[str, Any]]  # seat dicts of the match (address, bot_level, avatar_id, ...)
     outcomes: list[SeatOutcome]
+    # Earning tables: the gating re-check at the end, per human seat (None: unreadable).
+    still_eligible: dict[int, bool | None] = field(default_factory=dict)
 
 
 def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> bool:
@@ -184,6 +186,7 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
                     "won": o.won,
                     "forfeited": o.forfeited,
                     "admitted_as": s.get("admitted_as"),
+                    "still_eligible": finish.still_eligible.get(o.seat),
                 }
             )
         conn.execute(
@@ -192,7 +195,7 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
                 {
                     "match_id": finish.match_id,
                     "finished_at": now,
-                    **{k: r[k] for k in r if k != "admitted_as"},
+                    **{k: r[k] for k in r if k not in ("admitted_as", "still_eligible")},
                 }
                 for r in seat_rows
             ],
