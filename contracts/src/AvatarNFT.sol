@@ -4,21 +4,21 @@ pragma solidity ^0.8.24;
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {ERC721} from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
-import {Checkpoints} from "@openzeppelin/contracts/utils/structs/Checkpoints.sol";
 import {IAvatarNFT} from "./interfaces/IAvatarNFT.sol";
 import {IERC4907} from "./interfaces/IERC4907.sol";
 
 /// @title DEW player avatars: ERC-721 + ERC-4907 with cheap batch minting
-/// @dev Batch minting works like OZ's ERC721Consecutive, but at any time rather than only in the
-///      constructor: a run of consecutive ids minted to one recipient is recorded as a single
-///      checkpoint (key = the run's last id, value = the recipient). A token gets its own
-///      ownership record the first time it moves; until then `_ownerOf` falls back to the run.
-///      Burning is not supported, which keeps that fallback sound.
+/// @dev Batch minting in the manner of ERC721A, on top of OZ's ERC721: a run of consecutive ids
+///      minted to one recipient is recorded once, at its first id, in `_runOwner`. A token gets
+///      its own OZ ownership record the first time it moves; until then `_ownerOf` walks back
+///      to the start of its run. Runs are capped at `MAX_RUN` ids, so that walk costs at most
+///      `MAX_RUN - 1` extra storage reads, and avatars minted to distinct players cost none.
+///      Burning is not supported, which keeps the fallback sound.
 contract AvatarNFT is ERC721, AccessControl, IAvatarNFT {
-    using Checkpoints for Checkpoints.Trace160;
-
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
     bytes32 public constant RENTAL_ROLE = keccak256("RENTAL_ROLE");
+    /// @notice The most ids one ownership record covers.
+    uint256 public constant MAX_RUN = 32;
 
     /// @dev One storage slot per avatar with a user. `rented` marks a lock set by the rental
     ///      role: until `expires` the avatar cannot move and its user cannot be changed.
@@ -28,7 +28,7 @@ contract AvatarNFT is ERC721, AccessControl, IAvatarNFT {
         bool rented;
     }
 
-    Checkpoints.Trace160 private _runs;
+    mapping(uint256 firstId => address) private _runOwner;
     uint256 private _nextTokenId = 1;
     string private _baseTokenURI;
     mapping(uint256 tokenId => UserInfo) private _users;
@@ -49,17 +49,17 @@ contract AvatarNFT is ERC721, AccessControl, IAvatarNFT {
             address to = recipients[i];
             if (to == address(0)) revert ERC721InvalidReceiver(address(0));
             uint256 runEnd = i + 1;
-            while (runEnd < n && recipients[runEnd] == to) {
+            while (runEnd < n && runEnd - i < MAX_RUN && recipients[runEnd] == to) {
                 ++runEnd;
             }
-            // Safe: ids and counts are bounded by the calldata length, far below 2**96.
+            _runOwner[id] = to;
+            // Safe: ids and counts are bounded by the calldata length, far below 2**128.
             unchecked {
                 uint256 count = runEnd - i;
                 for (uint256 k; k < count; ++k) {
                     emit Transfer(address(0), to, id + k);
                 }
                 id += count;
-                _runs.push(uint96(id - 1), uint160(to));
                 _increaseBalance(to, uint128(count));
             }
             i = runEnd;
@@ -137,7 +137,13 @@ contract AvatarNFT is ERC721, AccessControl, IAvatarNFT {
     function _ownerOf(uint256 tokenId) internal view override returns (address) {
         address owner = super._ownerOf(tokenId);
         if (owner != address(0) || tokenId == 0 || tokenId >= _nextTokenId) return owner;
-        return address(_runs.lowerLookup(uint96(tokenId)));
+        // Terminates within MAX_RUN - 1 steps: every minted id's run starts at or below it
+        // with a non-zero `_runOwner` entry, and id 1 always starts a run.
+        uint256 id = tokenId;
+        while ((owner = _runOwner[id]) == address(0)) {
+            --id;
+        }
+        return owner;
     }
 
     /// @dev The one transfer hook: a rented avatar cannot move, and a move clears the user

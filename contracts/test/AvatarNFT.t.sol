@@ -49,6 +49,23 @@ contract AvatarNFTTest is Fixture {
         _batch(alice, 2, bob, 1);
     }
 
+    function test_mintBatch_splitsLongRunsAtMaxRun() public {
+        uint256 n = avatar.MAX_RUN() * 2 + 3;
+        _batch(alice, n, bob, 1);
+        for (uint256 id = 1; id <= n; ++id) {
+            vm.assertEq(avatar.ownerOf(id), alice);
+        }
+        vm.assertEq(avatar.ownerOf(n + 1), bob);
+        vm.assertEq(avatar.balanceOf(alice), n);
+        // Moving the first id of a run leaves the rest of the run with its recipient.
+        uint256 runStart = avatar.MAX_RUN() + 1;
+        vm.prank(alice);
+        avatar.transferFrom(alice, carol, runStart);
+        vm.assertEq(avatar.ownerOf(runStart), carol);
+        vm.assertEq(avatar.ownerOf(runStart + 1), alice);
+        vm.assertEq(avatar.ownerOf(runStart - 1), alice);
+    }
+
     function test_mintBatch_revertsWhenEmpty() public {
         vm.expectRevert(IAvatarNFT.AvatarEmptyBatch.selector);
         vm.prank(operator);
@@ -251,11 +268,11 @@ contract AvatarNFTTest is Fixture {
 
     /// Random runs of recipients: every id resolves to its recipient, balances add up.
     function testFuzz_mintBatch_ownershipMatchesRecipients(uint256 seed, uint8 size) public {
-        uint256 n = bound(size, 1, 40);
+        uint256 n = bound(size, 1, 80);
         address[] memory recipients = new address[](n);
         address[3] memory people = [alice, bob, carol];
         for (uint256 i; i < n; ++i) {
-            recipients[i] = people[uint256(keccak256(abi.encode(seed, i / 3))) % 3];
+            recipients[i] = people[uint256(keccak256(abi.encode(seed, i / (1 + seed % 40)))) % 3];
         }
         _batch(carol, 1, carol, 0);
         vm.prank(operator);

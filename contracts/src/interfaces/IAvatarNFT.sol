@@ -25,8 +25,9 @@ interface IAvatarNFT is IERC721, IERC4907 {
 
     /// @notice Mints one avatar per recipient; ids are consecutive from `firstTokenId` (ids start
     ///         at 1). One `Transfer(0, recipient, id)` per avatar. Only `MINTER_ROLE`.
-    /// @dev Consecutive equal recipients share one ownership record, so a run costs about one
-    ///      storage write plus one event per avatar. Receivers are not called back (like `_mint`).
+    /// @dev Consecutive equal recipients share one ownership record (up to 32 ids per record),
+    ///      so a run costs about one storage write plus one event per avatar. Receivers are not
+    ///      called back (like `_mint`).
     function mintBatch(address[] calldata recipients) external returns (uint256 firstTokenId);
 
     /// @notice Locks `tokenId` to `user` until `expires`: sets the ERC-4907 user, blocks
