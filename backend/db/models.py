@@ -7,5 +7,6 @@ from backend.db.base import Base
 import backend.chain.models  # noqa: F401
 import backend.accounts.models  # noqa: F401
 import backend.tables.models  # noqa: F401
+import backend.economy.models  # noqa: F401
 
 metadata = Base.metadata

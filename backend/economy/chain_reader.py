@@ -1,0 +1,198 @@
+"""Reads what the contracts say happened: settlements, their splits, vault transfers, and the
+registry's agreement events. Only blocks at the confirmation depth are read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from eth_utils import to_checksum_address
+from hexbytes import HexBytes
+from web3 import Web3
+
+from backend.chain.contracts import Contracts
+
+LOG_CHUNK = 2_000
+ZERO_ADDRESS = "0x" + "00" * 20
+
+
+@dataclass(frozen=True)
+class SplitEvent:
+    """``AvatarPayoutSplit`` with its parties resolved to addresses."""
+
+    avatar_id: int
+    agreement_id: int
+    to_owner: int
+    to_manager: int
+    to_scholar: int
+    owner: str
+    manager: str | None
+    scholar: str | None
+
+    @property
+    def gross(self) -> int:
+        return self.to_owner + self.to_manager + self.to_scholar
+
+
+@dataclass
+class SettledMatch:
+    """One ``MatchSettled`` event and the splits logged for that match."""
+
+    chain_match_id: str
+    result_hash: str
+    paid: int
+    tx_hash: str
+    block_number: int
+    splits: list[SplitEvent] = field(default_factory=list)
+
+
+def _topic32(value: int | str) -> str:
+    if isinstance(value, str):
+        return "0x" + bytes.fromhex(value.removeprefix("0x")).rjust(32, b"\0").hex()
+    return "0x" + value.to_bytes(32, "big").hex()
+
+
+class ChainReader:
+    """Event queries over one deployment (web3 binding from ``backend.chain.contracts``)."""
+
+    def __init__(self, contracts: Contracts, *, confirmations: int = 1) -> None:
+        self.contracts = contracts
+        self.w3: Web3 = contracts.w3
+        self.confirmations = max(1, confirmations)
+        self.start_block = contracts.manifest.deployment_block
+        s = contracts.settlement
+        self._settled = s.events.MatchSettled()
+        self._split = s.events.AvatarPayoutSplit()
+        self._withdrawn = s.events.VaultWithdrawn()
+        self._transfer = contracts.token.events.Transfer()
+
+    def safe_head(self) -> int:
+        """The newest block with ``confirmations`` blocks on top of it (itself included)."""
+        return self.w3.eth.block_number - (self.confirmations - 1)
+
+    def _logs(
+        self, event: Any, address: str, topics: list[Any], start: int, end: int
+    ) -> Iterator[Any]:
+        topic0 = event.topic
+        for lo in range(start, end + 1, LOG_CHUNK):
+            hi = min(lo + LOG_CHUNK - 1, end)
+            logs = self.w3.eth.get_logs(
+                {"address": address, "topics": [topic0, *topics], "fromBlock": lo, "toBlock": hi}
+            )
+            for log in logs:
+                yield event.process_log(log)
+
+    # --- settlements --------------------------------------------------------------------------
+
+    def settled_match(self, chain_match_id: str) -> SettledMatch | None:
+        """The confirmed ``MatchSettled`` for this id with its splits, or None."""
+        head = self.safe_head()
+        address = self.contracts.settlement.address
+        events = list(
+            self._logs(self._settled, address, [_topic32(chain_match_id)], self.start_block, head)
+        )
+        if not events:
+            return None
+        event = events[0]
+        block = event["blockNumber"]
+        match = SettledMatch(
+            chain_match_id=_topic32(chain_match_id),
+            result_hash="0x" + event["args"]["resultHash"].hex(),
+            paid=int(event["args"]["paid"]),
+            tx_hash="0x" + event["transactionHash"].hex().removeprefix("0x"),
+            block_number=block,
+        )
+        for split in self._logs(self._split, address, [_topic32(chain_match_id)], block, block):
+            match.splits.append(self._resolve(split))
+        return match
+
+    def settled_matches(self, start: int | None = None, end: int | None = None) -> list[Any]:
+        end = self.safe_head() if end is None else end
+        start = self.start_block if start is None else start
+        address = self.contracts.settlement.address
+        return list(self._logs(self._settled, address, [], start, end))
+
+    def splits(self, start: int | None = None, end: int | None = None) -> list[tuple[str, Any]]:
+        end = self.safe_head() if end is None else end
+        start = self.start_block if start is None else start
+        address = self.contracts.settlement.address
+        return [
+            ("0x" + e["args"]["matchId"].hex(), e)
+            for e in self._logs(self._split, address, [], start, end)
+        ]
+
+    def _resolve(self, split: Any) -> SplitEvent:
+        args = split["args"]
+        agreement_id = int(args["agreementId"])
+        avatar_id = int(args["avatarId"])
+        block = split["blockNumber"]
+        manager = scholar = None
+        if agreement_id:
+            a = self.contracts.registry.functions.agreementOf(agreement_id).call(
+                block_identifier=block
+            )
+            owner, scholar = a[0], a[5]
+            manager = a[9] if a[9] != ZERO_ADDRESS else None
+        else:
+            owner = self.contracts.avatar.functions.ownerOf(avatar_id).call(block_identifier=block)
+        return SplitEvent(
+            avatar_id=avatar_id,
+            agreement_id=agreement_id,
+            to_owner=int(args["toOwner"]),
+            to_manager=int(args["toManager"]),
+            to_scholar=int(args["toScholar"]),
+            owner=to_checksum_address(owner),
+            manager=to_checksum_address(manager) if manager else None,
+            scholar=to_checksum_address(scholar) if scholar else None,
+        )
+
+    def vault_outflows(self, start: int | None = None, end: int | None = None) -> dict[str, int]:
+        """DEW each address received from the vault by ``settle`` (withdrawals excluded)."""
+        end = self.safe_head() if end is None else end
+        start = self.start_block if start is None else start
+        vault = self.contracts.settlement.address
+        token = self.contracts.token.address
+        received: dict[str, int] = {}
+        for t in self._logs(self._transfer, token, [_topic32(vault)], start, end):
+            to = to_checksum_address(t["args"]["to"])
+            received[to] = received.get(to, 0) + int(t["args"]["value"])
+        for w in self._logs(self._withdrawn, vault, [], start, end):
+            to = to_checksum_address(w["args"]["to"])
+            received[to] = received.get(to, 0) - int(w["args"]["amount"])
+        return {a: v for a, v in received.items() if v}
+
+    # --- registry -----------------------------------------------------------------------------
+
+    def registry_events(self, start: int, end: int) -> list[Any]:
+        """Every registry event in ``start..end``, in chain order."""
+        registry = self.contracts.registry
+        out: list[Any] = []
+        for lo in range(start, end + 1, LOG_CHUNK):
+            hi = min(lo + LOG_CHUNK - 1, end)
+            logs = self.w3.eth.get_logs(
+                {"address": registry.address, "fromBlock": lo, "toBlock": hi}
+            )
+            for log in logs:
+                decoded = _decode_registry_log(registry, log)
+                if decoded is not None:
+                    out.append(decoded)
+        out.sort(key=lambda e: (e["blockNumber"], e["logIndex"]))
+        return out
+
+
+def _decode_registry_log(registry: Any, log: Any) -> Any:
+    topic0 = HexBytes(log["topics"][0])
+    for name in (
+        "OwnerScreened",
+        "AgreementOffered",
+        "OfferCancelled",
+        "AgreementAccepted",
+        "RentPaid",
+        "AgreementTerminated",
+        "AgreementExpired",
+    ):
+        event = getattr(registry.events, name)()
+        if topic0 == HexBytes(event.topic):
+            return event.process_log(log)
+    return None

@@ -1,0 +1,41 @@
+"""Errors of the economy package: one root, each with a stable ``code`` for the API edge."""
+
+from __future__ import annotations
+
+
+class EconomyError(Exception):
+    """Root of every error raised by ``backend.economy``."""
+
+    code = "economy_error"
+
+
+class EconomyValueError(EconomyError, ValueError):
+    """Bad input; nothing was written."""
+
+    code = "invalid_request"
+
+
+class NotFound(EconomyError, LookupError):
+    code = "not_found"
+
+
+class SeasonNotFound(NotFound):
+    code = "season_not_found"
+
+
+class AgreementNotFound(NotFound):
+    code = "agreement_not_found"
+
+
+class Refused(EconomyError):
+    """The chain would refuse this call (checked before a wallet is asked to sign it)."""
+
+    code = "refused"
+
+
+class Conflict(EconomyError):
+    code = "conflict"
+
+
+class InsufficientBudget(Conflict):
+    code = "insufficient_budget"

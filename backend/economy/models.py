@@ -1,0 +1,170 @@
+"""Seasons, planned settlements, the per-wallet ledger, and the scholarship mirror.
+
+Amounts are DEW wei as decimal strings (they exceed 64-bit integers; SQLite would turn a
+NUMERIC into a float). The ledger has one row per *leg*: what one wallet receives from one
+match, as the owner, manager or scholar of an avatar, as a wallet paid directly, or as the
+treasury. Legs are predicted when a match is planned (``pending``) and rewritten from the
+contract's own split events when the settlement is confirmed (``paid``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from backend.db.base import Base, TimestampMixin, utcnow
+
+
+class Season(TimestampMixin, Base):
+    """A competition season: a schedule slot with an emission budget."""
+
+    __tablename__ = "economy_seasons"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    ends_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    emission_budget: Mapped[str] = mapped_column(String(80), default="0")
+    # Emission committed to planned (not failed) matches; returned shares never count.
+    emitted: Mapped[str] = mapped_column(String(80), default="0")
+
+
+class SettlementStatus:
+    NOTHING = "nothing"  # a free table, or nobody earned anything: no transaction
+    SUBMITTED = "submitted"  # in the chain outbox
+    PAID = "paid"  # MatchSettled confirmed, legs rewritten from the chain's split events
+    FAILED = "failed"  # the chain request failed; emission went back to the season
+
+
+class LegStatus:
+    PENDING = "pending"
+    PAID = "paid"
+    FAILED = "failed"
+
+
+class PlannedSettlement(Base):
+    """One finished match's reward plan and where its payment stands."""
+
+    __tablename__ = "economy_settlements"
+
+    match_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    chain_match_id: Mapped[str] = mapped_column(String(66), unique=True)
+    result_hash: Mapped[str] = mapped_column(String(66))
+    season_id: Mapped[int | None] = mapped_column(ForeignKey("economy_seasons.id"), index=True)
+    economy: Mapped[str] = mapped_column(String(16))
+    preset: Mapped[str] = mapped_column(String(64), default="")
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    stake_pot: Mapped[str] = mapped_column(String(80), default="0")
+    emission: Mapped[str] = mapped_column(String(80), default="0")
+    fee: Mapped[str] = mapped_column(String(80), default="0")
+    returned: Mapped[str] = mapped_column(String(80), default="0")
+    paid: Mapped[str] = mapped_column(String(80), default="0")
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    chain_request_id: Mapped[int | None] = mapped_column(Integer)
+    tx_hash: Mapped[str | None] = mapped_column(String(66))
+    block_number: Mapped[int | None] = mapped_column(BigInteger)
+    failure_reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SeatRecord(Base):
+    """Every seat of a planned match: the leaderboard's and the reports' source."""
+
+    __tablename__ = "economy_seat_records"
+    __table_args__ = (Index("ix_economy_seat_records_season_address", "season_id", "address"),)
+
+    match_id: Mapped[str] = mapped_column(
+        ForeignKey("economy_settlements.match_id"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int | None] = mapped_column(Integer)
+    address: Mapped[str | None] = mapped_column(String(42), index=True)
+    avatar_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    admitted_as: Mapped[str | None] = mapped_column(String(16))
+    is_bot: Mapped[bool] = mapped_column(Boolean)
+    team: Mapped[int | None] = mapped_column(Integer)
+    placement: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    won: Mapped[bool] = mapped_column(Boolean, default=False)
+    forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
+    stake_share: Mapped[str] = mapped_column(String(80), default="0")
+    emission_share: Mapped[str] = mapped_column(String(80), default="0")
+    amount: Mapped[str] = mapped_column(String(80), default="0")
+    # The payout went to the avatar (split on chain) rather than to the wallet.
+    to_avatar: Mapped[bool] = mapped_column(Boolean, default=False)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LedgerLeg(Base):
+    """What one wallet receives from one match, in one role."""
+
+    __tablename__ = "economy_ledger_legs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("economy_settlements.match_id"), index=True)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    avatar_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    agreement_id: Mapped[int | None] = mapped_column(BigInteger)
+    party: Mapped[str] = mapped_column(String(16))  # owner|manager|scholar|wallet|treasury
+    address: Mapped[str] = mapped_column(String(42), index=True)
+    amount: Mapped[str] = mapped_column(String(80))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ScreenedOwner(Base):
+    """Mirror of ``OwnerScreened``: who may offer avatars."""
+
+    __tablename__ = "economy_screened_owners"
+
+    address: Mapped[str] = mapped_column(String(42), primary_key=True)
+    approved: Mapped[bool] = mapped_column(Boolean)
+    screener: Mapped[str] = mapped_column(String(42))
+    block_number: Mapped[int] = mapped_column(BigInteger)
+
+
+class AgreementStatus:
+    OFFERED = "offered"
+    ACTIVE = "active"
+    ENDED = "ended"
+    CANCELLED = "cancelled"
+
+
+class AgreementMirror(Base):
+    """Mirror of one ``ScholarshipRegistry`` agreement, built from its events."""
+
+    __tablename__ = "economy_agreements"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    avatar_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    owner: Mapped[str] = mapped_column(String(42), index=True)
+    # None while it is an open listing nobody has accepted.
+    scholar: Mapped[str | None] = mapped_column(String(42), index=True)
+    terms: Mapped[str] = mapped_column(String(24))  # fixed_rent|rewards_division
+    duration_s: Mapped[int] = mapped_column(BigInteger)
+    rent: Mapped[str] = mapped_column(String(80), default="0")
+    owner_bps: Mapped[int] = mapped_column(Integer, default=0)
+    manager_bps: Mapped[int] = mapped_column(Integer, default=0)
+    manager: Mapped[str | None] = mapped_column(String(42))
+    dust_to: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    starts_at: Mapped[int | None] = mapped_column(BigInteger)  # unix seconds, chain time
+    ends_at: Mapped[int | None] = mapped_column(BigInteger)
+    rent_escrowed: Mapped[str] = mapped_column(String(80), default="0")
+    rent_paid: Mapped[str] = mapped_column(String(80), default="0")
+    rent_refunded: Mapped[str] = mapped_column(String(80), default="0")
+    ended_by: Mapped[str | None] = mapped_column(String(16))  # terminated|expired
+    offered_block: Mapped[int] = mapped_column(BigInteger)
+    updated_block: Mapped[int] = mapped_column(BigInteger)
+
+
+class IndexerCursor(Base):
+    """The next block an indexer reads; advanced in the same transaction as its effects."""
+
+    __tablename__ = "economy_indexer_cursors"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    next_block: Mapped[int] = mapped_column(BigInteger)

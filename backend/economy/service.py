@@ -1,0 +1,685 @@
+"""Settlement planning, the per-wallet ledger, its reconciliation with the chain, and seasons.
+
+Services take keyword-only ``session`` and never commit: the caller's transaction decides
+(``plan_settlement`` must share the transaction that marks the server's outbox row done, so
+a match is planned once). The indexer and the sync job own their transactions.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from eth_utils import is_address, to_checksum_address
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from backend.chain import outbox
+from backend.chain.models import ChainRequest, RequestStatus
+from backend.db.base import utcnow
+from backend.economy.chain_reader import ChainReader
+from backend.economy.exceptions import EconomyValueError, SeasonNotFound
+from backend.economy.models import (
+    AgreementMirror,
+    AgreementStatus,
+    LedgerLeg,
+    LegStatus,
+    PlannedSettlement,
+    Season,
+    SeatRecord,
+    SettlementStatus,
+)
+from backend.economy.policy import (
+    AgreementShares,
+    FinishedMatch,
+    Party,
+    RewardPlan,
+    RewardPolicy,
+    TableEconomy,
+    Terms,
+    payee_shares,
+    plan_rewards,
+    split_payout,
+)
+
+logger = logging.getLogger(__name__)
+
+TERMS_NAMES = {Terms.FIXED_RENT: "fixed_rent", Terms.REWARDS_DIVISION: "rewards_division"}
+PARTY_NAMES = {Party.OWNER: "owner", Party.MANAGER: "manager", Party.SCHOLAR: "scholar"}
+
+
+# --- seasons ------------------------------------------------------------------------------
+
+
+def create_season(
+    *, session: Session, name: str, starts_at: datetime, ends_at: datetime, emission_budget: int
+) -> Season:
+    if not name or len(name) > 64:
+        raise EconomyValueError(f"season name must be 1..64 characters, got {name!r}")
+    if starts_at.tzinfo is None or ends_at.tzinfo is None:
+        raise EconomyValueError("season times must be timezone-aware")
+    if ends_at <= starts_at:
+        raise EconomyValueError(f"season ends ({ends_at}) before it starts ({starts_at})")
+    if emission_budget < 0:
+        raise EconomyValueError(f"emission budget must be >= 0, got {emission_budget!r}")
+    overlapping = session.scalars(
+        select(Season).where(Season.starts_at < ends_at, Season.ends_at > starts_at)
+    ).first()
+    if overlapping is not None:
+        raise EconomyValueError(f"season {name!r} overlaps season {overlapping.name!r}")
+    season = Season(
+        name=name,
+        starts_at=starts_at,
+        ends_at=ends_at,
+        emission_budget=str(emission_budget),
+        emitted="0",
+    )
+    session.add(season)
+    session.flush()
+    return season
+
+
+def season_at(*, session: Session, when: datetime, lock: bool = False) -> Season | None:
+    query = select(Season).where(Season.starts_at <= when, Season.ends_at > when)
+    if lock:
+        query = query.with_for_update()
+    return session.scalars(query).first()
+
+
+def get_season(*, session: Session, season_id: int) -> Season:
+    season = session.get(Season, season_id)
+    if season is None:
+        raise SeasonNotFound(f"no season with id {season_id!r}")
+    return season
+
+
+def season_schedule(*, session: Session) -> list[dict[str, object]]:
+    now = utcnow()
+    out = []
+    for s in session.scalars(select(Season).order_by(Season.starts_at)):
+        starts, ends = _aware(s.starts_at), _aware(s.ends_at)
+        state = "upcoming" if now < starts else "running" if now < ends else "finished"
+        out.append(
+            {
+                "id": s.id,
+                "name": s.name,
+                "starts_at": starts,
+                "ends_at": ends,
+                "status": state,
+                "emission_budget": int(s.emission_budget),
+                "emitted": int(s.emitted),
+                "remaining": int(s.emission_budget) - int(s.emitted),
+            }
+        )
+    return out
+
+
+def _aware(when: datetime) -> datetime:
+    # SQLite hands timezone-aware columns back naive; they were stored in UTC.
+    from datetime import UTC
+
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+# --- planning -----------------------------------------------------------------------------
+
+
+def _active_agreement(session: Session, avatar_id: int, now_s: int) -> AgreementMirror | None:
+    return session.scalars(
+        select(AgreementMirror).where(
+            AgreementMirror.avatar_id == avatar_id,
+            AgreementMirror.status == AgreementStatus.ACTIVE,
+            AgreementMirror.ends_at > now_s,
+        )
+    ).first()
+
+
+def _shares(agreement: AgreementMirror | None) -> AgreementShares | None:
+    if agreement is None:
+        return None
+    terms = Terms.FIXED_RENT if agreement.terms == "fixed_rent" else Terms.REWARDS_DIVISION
+    dust = {v: k for k, v in PARTY_NAMES.items()}[agreement.dust_to]
+    return AgreementShares(terms, agreement.owner_bps, agreement.manager_bps, dust)
+
+
+def _predicted_avatar_legs(
+    session: Session,
+    *,
+    match_id: str,
+    seat: int,
+    avatar_id: int,
+    amount: int,
+    player: str,
+    admitted_as: str | None,
+    now_s: int,
+) -> list[LedgerLeg]:
+    """The split as the mirror expects it now; rewritten from the chain's event once paid."""
+    agreement = _active_agreement(session, avatar_id, now_s)
+    owner_bps, manager_bps, dust_to = payee_shares(_shares(agreement))
+    split = split_payout(amount, owner_bps=owner_bps, manager_bps=manager_bps, dust_to=dust_to)
+    if agreement is not None:
+        parties = [
+            ("owner", agreement.owner, split.owner),
+            ("manager", agreement.manager, split.manager),
+            ("scholar", agreement.scholar, split.scholar),
+        ]
+    else:
+        # No agreement in its term: everything goes to the owner, who is the player when the
+        # seat was admitted as the avatar's owner (otherwise the last known owner).
+        owner = player
+        if admitted_as != "avatar_owner":
+            last = session.scalars(
+                select(AgreementMirror)
+                .where(AgreementMirror.avatar_id == avatar_id)
+                .order_by(AgreementMirror.id.desc())
+            ).first()
+            owner = last.owner if last is not None else player
+        parties = [("owner", owner, split.owner)]
+    return [
+        LedgerLeg(
+            match_id=match_id,
+            seat=seat,
+            avatar_id=avatar_id,
+            agreement_id=agreement.id if agreement is not None else None,
+            party=party,
+            address=to_checksum_address(address),
+            amount=str(value),
+            status=LegStatus.PENDING,
+        )
+        for party, address, value in parties
+        if value and address
+    ]
+
+
+def plan_settlement(
+    *,
+    session: Session,
+    match: FinishedMatch,
+    finished_at: datetime,
+    policies: Mapping[TableEconomy, RewardPolicy],
+    treasury: str,
+    chain_id: int | None = None,
+    now_s: int | None = None,
+) -> PlannedSettlement:
+    """Plan a finished match's rewards, book them as pending and queue the on-chain settlement.
+
+    Idempotent per match: a second call returns the first plan unchanged. Emission is capped
+    by what is left of the season the match finished in (none outside a season).
+    """
+    existing = session.get(PlannedSettlement, match.match_id)
+    if existing is not None:
+        return existing
+    if not is_address(treasury):
+        raise EconomyValueError(f"treasury is not an address: {treasury!r}")
+    season = season_at(session=session, when=finished_at, lock=True)
+    available = int(season.emission_budget) - int(season.emitted) if season else 0
+    plan: RewardPlan = plan_rewards(match, policies[match.economy], emission_available=available)
+    if season is not None:
+        season.emitted = str(int(season.emitted) + plan.emission - plan.returned)
+
+    settlement = PlannedSettlement(
+        match_id=match.match_id,
+        chain_match_id=match.chain_match_id.lower(),
+        result_hash=match.result_hash,
+        season_id=season.id if season else None,
+        economy=str(plan.economy),
+        preset=match.preset,
+        finished_at=finished_at,
+        stake_pot=str(plan.stake_pot),
+        emission=str(plan.emission),
+        fee=str(plan.fee),
+        returned=str(plan.returned),
+        paid="0",
+        status=SettlementStatus.NOTHING,
+    )
+    session.add(settlement)
+    session.flush()
+    by_seat = {p.seat: p for p in plan.payouts}
+    legs: list[LedgerLeg] = []
+    chain_payouts: list[outbox.Payout] = []
+    for s in match.seats:
+        p = by_seat.get(s.seat)
+        session.add(
+            SeatRecord(
+                match_id=match.match_id,
+                seat=s.seat,
+                season_id=settlement.season_id,
+                address=to_checksum_address(s.address) if s.address else None,
+                avatar_id=s.avatar_id,
+                admitted_as=s.admitted_as,
+                is_bot=s.is_bot,
+                team=s.team,
+                placement=s.placement,
+                points=s.points,
+                won=s.won,
+                forfeited=s.forfeited,
+                stake_share=str(p.stake_share if p else 0),
+                emission_share=str(p.emission_share if p else 0),
+                amount=str(p.amount if p else 0),
+                to_avatar=bool(p and p.to_avatar),
+                finished_at=finished_at,
+            )
+        )
+        if p is None:
+            continue
+        assert p.address is not None  # plan_rewards never pays a bot
+        if p.avatar_id is not None:
+            chain_payouts.append(outbox.Payout(amount=p.amount, avatar_id=p.avatar_id))
+            legs += _predicted_avatar_legs(
+                session,
+                match_id=match.match_id,
+                seat=s.seat,
+                avatar_id=p.avatar_id,
+                amount=p.amount,
+                player=p.address,
+                admitted_as=s.admitted_as,
+                now_s=int(time.time()) if now_s is None else now_s,
+            )
+        else:
+            chain_payouts.append(outbox.Payout(amount=p.amount, account=p.address))
+            legs.append(
+                LedgerLeg(
+                    match_id=match.match_id,
+                    seat=s.seat,
+                    party="wallet",
+                    address=to_checksum_address(p.address),
+                    amount=str(p.amount),
+                    status=LegStatus.PENDING,
+                )
+            )
+    if plan.fee:
+        chain_payouts.append(outbox.Payout(amount=plan.fee, account=treasury))
+        legs.append(
+            LedgerLeg(
+                match_id=match.match_id,
+                party="treasury",
+                address=to_checksum_address(treasury),
+                amount=str(plan.fee),
+                status=LegStatus.PENDING,
+            )
+        )
+    session.add_all(legs)
+    if chain_payouts:
+        request = outbox.request_settlement(
+            session=session,
+            match_id=match.chain_match_id,
+            result_hash=match.result_hash,
+            payouts=chain_payouts,
+            chain_id=chain_id,
+        )
+        settlement.chain_request_id = request.id
+        settlement.status = SettlementStatus.SUBMITTED
+    session.flush()
+    logger.info(
+        "planned match %s: %s paid to %d payees, fee %s, returned %s",
+        match.match_id,
+        plan.paid,
+        len(chain_payouts),
+        plan.fee,
+        plan.returned,
+    )
+    return settlement
+
+
+# --- following the chain ------------------------------------------------------------------
+
+
+@dataclass
+class SyncReport:
+    paid: int = 0
+    failed: int = 0
+    waiting: int = 0
+    mismatches: list[str] = field(default_factory=list)
+
+
+def sync_settlements(*, session: Session, reader: ChainReader, limit: int = 200) -> SyncReport:
+    """Move submitted settlements to paid (legs rewritten from the chain's split events) or to
+    failed (emission back to the season), as the chain and the transaction engine say."""
+    report = SyncReport()
+    pending = list(
+        session.scalars(
+            select(PlannedSettlement)
+            .where(PlannedSettlement.status == SettlementStatus.SUBMITTED)
+            .order_by(PlannedSettlement.finished_at)
+            .limit(limit)
+        )
+    )
+    for settlement in pending:
+        event = reader.settled_match(settlement.chain_match_id)
+        if event is not None:
+            _book_paid(session, settlement, event, report)
+            report.paid += 1
+            continue
+        request = (
+            session.get(ChainRequest, settlement.chain_request_id)
+            if settlement.chain_request_id
+            else None
+        )
+        if request is not None and request.status == RequestStatus.FAILED:
+            _book_failed(session, settlement, request.failure_reason or "chain request failed")
+            report.failed += 1
+        else:
+            report.waiting += 1
+    session.flush()
+    return report
+
+
+def _book_paid(session: Session, settlement: PlannedSettlement, event, report: SyncReport) -> None:
+    now = utcnow()
+    seats = {
+        r.avatar_id: r.seat
+        for r in session.scalars(
+            select(SeatRecord).where(
+                SeatRecord.match_id == settlement.match_id, SeatRecord.to_avatar.is_(True)
+            )
+        )
+    }
+    # Account legs (wallets, treasury) are paid exactly as planned; avatar legs are replaced
+    # by what the contract actually split, to whom, under which agreement.
+    session.execute(
+        delete(LedgerLeg).where(
+            LedgerLeg.match_id == settlement.match_id, LedgerLeg.avatar_id.is_not(None)
+        )
+    )
+    for leg in session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id)):
+        leg.status = LegStatus.PAID
+        leg.updated_at = now
+    for split in event.splits:
+        for party, address, amount in (
+            ("owner", split.owner, split.to_owner),
+            ("manager", split.manager, split.to_manager),
+            ("scholar", split.scholar, split.to_scholar),
+        ):
+            if amount and address:
+                session.add(
+                    LedgerLeg(
+                        match_id=settlement.match_id,
+                        seat=seats.get(split.avatar_id),
+                        avatar_id=split.avatar_id,
+                        agreement_id=split.agreement_id or None,
+                        party=party,
+                        address=address,
+                        amount=str(amount),
+                        status=LegStatus.PAID,
+                        updated_at=now,
+                    )
+                )
+    planned = sum(
+        int(r.amount)
+        for r in session.scalars(
+            select(SeatRecord).where(SeatRecord.match_id == settlement.match_id)
+        )
+    ) + int(settlement.fee)
+    if planned != event.paid:
+        report.mismatches.append(
+            f"match {settlement.match_id}: planned {planned}, chain paid {event.paid}"
+        )
+    settlement.paid = str(event.paid)
+    settlement.tx_hash = event.tx_hash
+    settlement.block_number = event.block_number
+    settlement.status = SettlementStatus.PAID
+    settlement.updated_at = now
+
+
+def _book_failed(session: Session, settlement: PlannedSettlement, reason: str) -> None:
+    now = utcnow()
+    for leg in session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id)):
+        leg.status = LegStatus.FAILED
+        leg.updated_at = now
+    if settlement.season_id is not None:
+        season = session.get(Season, settlement.season_id, with_for_update=True)
+        assert season is not None
+        spent = int(settlement.emission) - int(settlement.returned)
+        season.emitted = str(int(season.emitted) - spent)
+    settlement.status = SettlementStatus.FAILED
+    settlement.failure_reason = reason
+    settlement.updated_at = now
+
+
+# --- reconciliation -----------------------------------------------------------------------
+
+
+@dataclass
+class LedgerReconciliation:
+    matches_checked: int = 0
+    wallets_checked: int = 0
+    differences: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences
+
+
+def reconcile_ledger(
+    *, session: Session, reader: ChainReader, end_block: int | None = None
+) -> LedgerReconciliation:
+    """Prove the ledger equals the chain: per match (``MatchSettled.paid``), per avatar
+    (``AvatarPayoutSplit``) and per wallet (DEW the vault sent it). Any difference is listed."""
+    report = LedgerReconciliation()
+    end = reader.safe_head() if end_block is None else end_block
+    events = {
+        ("0x" + e["args"]["matchId"].hex()).lower(): e for e in reader.settled_matches(end=end)
+    }
+    splits: dict[tuple[str, int], int] = {}
+    for match_id, e in reader.splits(end=end):
+        key = (match_id.lower(), int(e["args"]["avatarId"]))
+        a = e["args"]
+        splits[key] = (
+            splits.get(key, 0) + int(a["toOwner"]) + int(a["toManager"]) + int(a["toScholar"])
+        )
+    settlements = {s.chain_match_id.lower(): s for s in session.scalars(select(PlannedSettlement))}
+    legs_by_match: dict[str, list[LedgerLeg]] = {}
+    for leg in session.scalars(select(LedgerLeg)):
+        legs_by_match.setdefault(leg.match_id, []).append(leg)
+
+    for chain_id, s in settlements.items():
+        event = events.get(chain_id)
+        if s.status == SettlementStatus.PAID and (s.block_number or 0) <= end:
+            report.matches_checked += 1
+            legs = legs_by_match.get(s.match_id, [])
+            if event is None:
+                report.differences.append(f"match {s.match_id}: ledger paid, no MatchSettled")
+                continue
+            ledger_total = sum(int(x.amount) for x in legs if x.status == LegStatus.PAID)
+            if ledger_total != int(event["args"]["paid"]) or int(s.paid) != ledger_total:
+                report.differences.append(
+                    f"match {s.match_id}: ledger {ledger_total}, chain {event['args']['paid']}"
+                )
+            avatars: dict[int, int] = {}
+            for x in legs:
+                if x.avatar_id is not None and x.status == LegStatus.PAID:
+                    avatars[x.avatar_id] = avatars.get(x.avatar_id, 0) + int(x.amount)
+            chain_avatars = {a: v for (m, a), v in splits.items() if m == chain_id}
+            if avatars != chain_avatars:
+                report.differences.append(
+                    f"match {s.match_id}: avatar split ledger {avatars} != chain {chain_avatars}"
+                )
+        elif event is not None and s.status != SettlementStatus.PAID:
+            report.differences.append(
+                f"match {s.match_id}: settled on chain but the ledger says {s.status}"
+            )
+    for chain_id in events:
+        if chain_id not in settlements:
+            report.differences.append(f"chain match {chain_id} settled without a ledger entry")
+
+    ledger_wallets: dict[str, int] = {}
+    for s in settlements.values():
+        if s.status != SettlementStatus.PAID or (s.block_number or 0) > end:
+            continue
+        for leg in legs_by_match.get(s.match_id, []):
+            if leg.status == LegStatus.PAID:
+                ledger_wallets[leg.address] = ledger_wallets.get(leg.address, 0) + int(leg.amount)
+    chain_wallets = reader.vault_outflows(end=end)
+    for address in sorted(set(ledger_wallets) | set(chain_wallets)):
+        report.wallets_checked += 1
+        mine, theirs = ledger_wallets.get(address, 0), chain_wallets.get(address, 0)
+        if mine != theirs:
+            report.differences.append(f"wallet {address}: ledger paid {mine}, vault sent {theirs}")
+    for difference in report.differences:
+        logger.error("ledger reconciliation: %s", difference)
+    return report
+
+
+# --- reports ------------------------------------------------------------------------------
+
+
+def _checksum(address: str) -> str:
+    if not is_address(address):
+        raise EconomyValueError(f"not an address: {address!r}")
+    return to_checksum_address(address)
+
+
+def wallet_summary(*, session: Session, address: str) -> dict[str, object]:
+    """Earned (pending + paid), pending, paid and failed DEW of one wallet, by role."""
+    address = _checksum(address)
+    totals = {"pending": 0, "paid": 0, "failed": 0}
+    by_party: dict[str, dict[str, int]] = {}
+    for leg in session.scalars(select(LedgerLeg).where(LedgerLeg.address == address)):
+        totals[leg.status] += int(leg.amount)
+        party = by_party.setdefault(leg.party, {"pending": 0, "paid": 0, "failed": 0})
+        party[leg.status] += int(leg.amount)
+    return {
+        "address": address,
+        "earned": totals["pending"] + totals["paid"],
+        **totals,
+        "by_role": by_party,
+    }
+
+
+def agreement_status(agreement: AgreementMirror | None, now_s: int | None = None) -> str:
+    """The mirror's status, with a term that ran out shown as ``expired`` before ``close``."""
+    if agreement is None:
+        return "none"
+    now_s = int(time.time()) if now_s is None else now_s
+    if agreement.status == AgreementStatus.ACTIVE and (agreement.ends_at or 0) <= now_s:
+        return "expired"
+    if agreement.status == AgreementStatus.ENDED:
+        return agreement.ended_by or "ended"
+    return agreement.status
+
+
+def avatar_report(
+    *, session: Session, avatar_id: int, now_s: int | None = None
+) -> dict[str, object]:
+    """Matches, wins, gross earnings and each party's share of one avatar.
+
+    ``now_s`` is chain time (unix seconds) for judging expiry; default: the wall clock."""
+    records = list(session.scalars(select(SeatRecord).where(SeatRecord.avatar_id == avatar_id)))
+    legs = list(session.scalars(select(LedgerLeg).where(LedgerLeg.avatar_id == avatar_id)))
+    shares = {"owner": 0, "manager": 0, "scholar": 0}
+    for leg in legs:
+        if leg.status != LegStatus.FAILED and leg.party in shares:
+            shares[leg.party] += int(leg.amount)
+    latest = session.scalars(
+        select(AgreementMirror)
+        .where(AgreementMirror.avatar_id == avatar_id)
+        .order_by(AgreementMirror.id.desc())
+    ).first()
+    gross = sum(
+        int(r.amount)
+        for r in records
+        if r.to_avatar and _settlement_status(session, r.match_id) != SettlementStatus.FAILED
+    )
+    return {
+        "avatar_id": avatar_id,
+        "matches": len(records),
+        "wins": sum(1 for r in records if r.won),
+        "gross": gross,
+        "owner_share": shares["owner"],
+        "manager_share": shares["manager"],
+        "scholar_share": shares["scholar"],
+        "paid": sum(int(x.amount) for x in legs if x.status == LegStatus.PAID),
+        "pending": sum(int(x.amount) for x in legs if x.status == LegStatus.PENDING),
+        "agreement_id": latest.id if latest else None,
+        "agreement_terms": latest.terms if latest else None,
+        "agreement_status": agreement_status(latest, now_s),
+        "scholar": latest.scholar if latest else None,
+    }
+
+
+def _settlement_status(session: Session, match_id: str) -> str:
+    settlement = session.get(PlannedSettlement, match_id)
+    return settlement.status if settlement else "unknown"
+
+
+def owner_view(
+    *, session: Session, owner: str, now_s: int | None = None
+) -> list[dict[str, object]]:
+    """One row per avatar the owner has offered or been paid for."""
+    owner = _checksum(owner)
+    avatars = set(
+        session.scalars(select(AgreementMirror.avatar_id).where(AgreementMirror.owner == owner))
+    ) | set(
+        session.scalars(
+            select(LedgerLeg.avatar_id).where(
+                LedgerLeg.address == owner,
+                LedgerLeg.party == "owner",
+                LedgerLeg.avatar_id.is_not(None),
+            )
+        )
+    )
+    return [avatar_report(session=session, avatar_id=a, now_s=now_s) for a in sorted(avatars)]
+
+
+def scholar_earnings(
+    *, session: Session, scholar: str, now_s: int | None = None
+) -> dict[str, object]:
+    """What a scholar earned, per avatar they played, plus the totals."""
+    scholar = _checksum(scholar)
+    per_avatar: dict[int, dict[str, int]] = {}
+    for leg in session.scalars(
+        select(LedgerLeg).where(LedgerLeg.address == scholar, LedgerLeg.party == "scholar")
+    ):
+        row = per_avatar.setdefault(leg.avatar_id or 0, {"pending": 0, "paid": 0, "failed": 0})
+        row[leg.status] += int(leg.amount)
+    agreements = list(
+        session.scalars(
+            select(AgreementMirror)
+            .where(AgreementMirror.scholar == scholar)
+            .order_by(AgreementMirror.id)
+        )
+    )
+    return {
+        "address": scholar,
+        "paid": sum(r["paid"] for r in per_avatar.values()),
+        "pending": sum(r["pending"] for r in per_avatar.values()),
+        "avatars": [{"avatar_id": a, **v} for a, v in sorted(per_avatar.items())],
+        "agreements": [
+            {
+                "agreement_id": a.id,
+                "avatar_id": a.avatar_id,
+                "owner": a.owner,
+                "terms": a.terms,
+                "status": agreement_status(a, now_s),
+                "ends_at": a.ends_at,
+                "rent": int(a.rent),
+                "rent_refunded": int(a.rent_refunded),
+            }
+            for a in agreements
+        ],
+    }
+
+
+def season_leaderboard(
+    *, session: Session, season_id: int, limit: int = 50
+) -> list[dict[str, object]]:
+    """Human players of a season by wins, then points (game points scored), then matches."""
+    get_season(session=session, season_id=season_id)
+    rows: dict[str, dict[str, int]] = {}
+    for r in session.scalars(
+        select(SeatRecord).where(SeatRecord.season_id == season_id, SeatRecord.is_bot.is_(False))
+    ):
+        assert r.address is not None
+        row = rows.setdefault(r.address, {"matches": 0, "wins": 0, "points": 0, "earned": 0})
+        row["matches"] += 1
+        row["wins"] += int(r.won)
+        row["points"] += r.points
+        row["earned"] += int(r.amount)
+    ranked = sorted(rows.items(), key=lambda kv: (-kv[1]["wins"], -kv[1]["points"], kv[0]))
+    return [
+        {"rank": i + 1, "address": address, **values}
+        for i, (address, values) in enumerate(ranked[:limit])
+    ]

@@ -1,0 +1,246 @@
+"""Unsigned scholarship transactions for the user's own wallet to sign.
+
+The server never holds users' keys: each builder checks the call the way the contract will
+(screening, ownership, terms, status) and simulates it with ``eth_call`` from the user's
+address, so a call the chain would refuse is refused here with the contract's own decoded
+error instead of costing the user gas. The result is what ``eth_sendTransaction`` takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from eth_utils import is_address, to_checksum_address
+from web3.exceptions import ContractCustomError, ContractLogicError
+
+from backend.chain.calls import _error_table, decode_revert
+from backend.chain.contracts import SCREENER_ROLE, Contracts
+from backend.economy.exceptions import EconomyValueError, Refused
+from backend.economy.policy import BPS, Party, Terms
+
+ZERO_ADDRESS = "0x" + "00" * 20
+MAX_DURATION_S = 365 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class UnsignedTx:
+    """An EIP-1193 ``eth_sendTransaction`` request (quantities as hex strings)."""
+
+    from_: str
+    to: str
+    data: str
+    value: int
+    chain_id: int
+    description: str
+    gas: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        tx: dict[str, Any] = {
+            "from": self.from_,
+            "to": self.to,
+            "data": self.data,
+            "value": hex(self.value),
+            "chainId": hex(self.chain_id),
+            "description": self.description,
+        }
+        if self.gas is not None:
+            tx["gas"] = hex(self.gas)
+        return tx
+
+
+@dataclass(frozen=True)
+class OfferTerms:
+    """``IScholarshipRegistry.OfferTerms``, checked as ``_checkTerms`` checks it."""
+
+    terms: Terms
+    duration_s: int
+    rent: int = 0
+    owner_bps: int = 0
+    manager_bps: int = 0
+    manager: str | None = None
+    dust_to: Party = Party.SCHOLAR
+
+    def __post_init__(self) -> None:
+        if not 0 < self.duration_s <= MAX_DURATION_S:
+            raise EconomyValueError(
+                f"duration must be 1..{MAX_DURATION_S} seconds, got {self.duration_s!r}"
+            )
+        if self.rent < 0 or self.rent >= 1 << 128:
+            raise EconomyValueError(f"rent out of range: {self.rent!r}")
+        if self.manager is not None and not is_address(self.manager):
+            raise EconomyValueError(f"manager is not an address: {self.manager!r}")
+        if self.terms is Terms.FIXED_RENT:
+            if self.owner_bps or self.manager_bps or self.manager:
+                raise EconomyValueError("Fixed Rent has no shares and no manager")
+            if self.dust_to is not Party.SCHOLAR:
+                raise EconomyValueError("under Fixed Rent the scholar keeps every unit")
+        else:
+            if self.rent:
+                raise EconomyValueError("rent is only for Fixed Rent offers")
+            if not 0 <= self.owner_bps <= BPS or not 0 <= self.manager_bps <= BPS:
+                raise EconomyValueError(f"shares out of range: {self.owner_bps}/{self.manager_bps}")
+            if self.owner_bps + self.manager_bps > BPS:
+                raise EconomyValueError(
+                    f"owner {self.owner_bps} + manager {self.manager_bps} bps exceed {BPS}"
+                )
+            if (self.manager is None) != (self.manager_bps == 0):
+                raise EconomyValueError("a manager share needs a manager, and vice versa")
+            if self.dust_to is Party.MANAGER and self.manager is None:
+                raise EconomyValueError("dust cannot go to a manager that does not exist")
+
+    def as_tuple(self) -> tuple[Any, ...]:
+        return (
+            int(self.terms),
+            self.duration_s,
+            self.rent,
+            self.owner_bps,
+            self.manager_bps,
+            to_checksum_address(self.manager) if self.manager else ZERO_ADDRESS,
+            int(self.dust_to),
+        )
+
+
+def _address(value: str | None, what: str) -> str:
+    if not isinstance(value, str) or not is_address(value):
+        raise EconomyValueError(f"{what} is not an address: {value!r}")
+    return to_checksum_address(value)
+
+
+class ScholarshipTxBuilder:
+    """Builds and pre-checks registry calls against one deployment."""
+
+    def __init__(self, contracts: Contracts) -> None:
+        self.contracts = contracts
+        self.w3 = contracts.w3
+        self.chain_id = contracts.manifest.chain_id
+        self._errors = _error_table()
+
+    def _unsigned(
+        self, sender: str, contract: Any, fn: str, args: list[Any], description: str
+    ) -> UnsignedTx:
+        return UnsignedTx(
+            from_=sender,
+            to=contract.address,
+            data=contract.encode_abi(fn, args=args),
+            value=0,
+            chain_id=self.chain_id,
+            description=description,
+        )
+
+    def _build(
+        self, sender: str, contract: Any, fn: str, args: list[Any], description: str
+    ) -> UnsignedTx:
+        """The call, simulated from ``sender``; a revert becomes :class:`Refused`."""
+        tx = self._unsigned(sender, contract, fn, args, description)
+        try:
+            gas = self.w3.eth.estimate_gas({"from": sender, "to": tx.to, "data": tx.data})
+        except (ContractCustomError, ContractLogicError) as exc:
+            raise Refused(f"{description}: {decode_revert(exc.data, self._errors)}") from exc
+        return UnsignedTx(**{**tx.__dict__, "gas": gas})
+
+    def screen_owner(self, *, screener: str, owner: str, approved: bool = True) -> UnsignedTx:
+        screener, owner = _address(screener, "screener"), _address(owner, "owner")
+        registry = self.contracts.registry
+        if not registry.functions.hasRole(SCREENER_ROLE, screener).call():
+            raise Refused(f"{screener} does not hold the screener role")
+        verb = "approve" if approved else "withdraw"
+        return self._build(
+            screener, registry, "setScreened", [owner, approved], f"{verb} owner {owner}"
+        )
+
+    def offer(
+        self, *, owner: str, avatar_id: int, terms: OfferTerms, scholar: str | None = None
+    ) -> UnsignedTx:
+        """A direct offer to ``scholar``, or an open listing when ``scholar`` is None."""
+        owner = _address(owner, "owner")
+        target = _address(scholar, "scholar") if scholar else ZERO_ADDRESS
+        registry = self.contracts.registry
+        if not registry.functions.isScreened(owner).call():
+            raise Refused(f"owner {owner} has not been approved by a screener")
+        if target == owner:
+            raise EconomyValueError("an owner cannot offer an avatar to themselves")
+        who = f"scholar {target}" if scholar else "any scholar (open listing)"
+        return self._build(
+            owner,
+            registry,
+            "offer",
+            [avatar_id, target, terms.as_tuple()],
+            f"offer avatar {avatar_id} to {who}",
+        )
+
+    def cancel_offer(self, *, owner: str, agreement_id: int) -> UnsignedTx:
+        owner = _address(owner, "owner")
+        registry = self.contracts.registry
+        return self._build(
+            owner, registry, "cancelOffer", [agreement_id], f"cancel offer {agreement_id}"
+        )
+
+    def accept(self, *, scholar: str, agreement_id: int) -> list[UnsignedTx]:
+        """The scholar's transactions: a DEW ``approve`` for Fixed Rent first, then ``accept``."""
+        scholar = _address(scholar, "scholar")
+        registry = self.contracts.registry
+        agreement = registry.functions.agreementOf(agreement_id).call
+        try:
+            rent = int(agreement()[12])
+        except (ContractCustomError, ContractLogicError) as exc:
+            raise Refused(
+                f"accept {agreement_id}: {decode_revert(exc.data, self._errors)}"
+            ) from exc
+        txs: list[UnsignedTx] = []
+        token = self.contracts.token
+        if rent and token.functions.allowance(scholar, registry.address).call() < rent:
+            if token.functions.balanceOf(scholar).call() < rent:
+                raise Refused(f"{scholar} holds less than the rent of {rent} DEW wei")
+            txs.append(
+                self._build(
+                    scholar,
+                    token,
+                    "approve",
+                    [registry.address, rent],
+                    f"approve {rent} DEW wei of rent",
+                )
+            )
+            # accept cannot be simulated before the approval is mined; sign it after.
+            txs.append(
+                self._unsigned(
+                    scholar, registry, "accept", [agreement_id], f"accept agreement {agreement_id}"
+                )
+            )
+            return txs
+        txs.append(
+            self._build(
+                scholar, registry, "accept", [agreement_id], f"accept agreement {agreement_id}"
+            )
+        )
+        return txs
+
+    def terminate(self, *, scholar: str, agreement_id: int) -> UnsignedTx:
+        scholar = _address(scholar, "scholar")
+        return self._build(
+            scholar,
+            self.contracts.registry,
+            "terminate",
+            [agreement_id],
+            f"terminate agreement {agreement_id}",
+        )
+
+    def close(self, *, sender: str, agreement_id: int) -> UnsignedTx:
+        sender = _address(sender, "sender")
+        return self._build(
+            sender,
+            self.contracts.registry,
+            "close",
+            [agreement_id],
+            f"close expired agreement {agreement_id}",
+        )
+
+    def claim_rent(self, *, sender: str, agreement_id: int) -> UnsignedTx:
+        sender = _address(sender, "sender")
+        return self._build(
+            sender,
+            self.contracts.registry,
+            "claimRent",
+            [agreement_id],
+            f"claim vested rent of agreement {agreement_id}",
+        )

@@ -1,0 +1,334 @@
+"""Matches planned, paid on a real anvil by the real transaction engine, booked in the ledger
+on PostgreSQL, and reconciled with the chain; scholarships created through the builders and
+mirrored by the indexer. Balances are read from the token, independently of the ledger."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from eth_account import Account
+from sqlalchemy import select, update
+
+from backend.chain.calls import ContractCalls
+from backend.chain.engine import Engine
+from backend.chain.models import ChainRequest, RequestStatus
+from backend.chain.rpc import Rpc
+from backend.config import ChainSettings
+from backend.db import create_db_engine, make_session_factory
+from backend.db.base import utcnow
+from backend.economy import service
+from backend.economy.chain_reader import ChainReader
+from backend.economy.indexer import index_registry
+from backend.economy.models import AgreementMirror, LedgerLeg, PlannedSettlement, ScreenedOwner
+from backend.economy.policy import (
+    DEW,
+    FinishedMatch,
+    Party,
+    RewardPolicy,
+    SeatResult,
+    TableEconomy,
+    Terms,
+    plan_rewards,
+    split_payout,
+)
+from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder
+from tests.economy.chain_helpers import address, advance_time, mint_avatars, send
+
+POLICIES = {
+    TableEconomy.FREE: RewardPolicy(),
+    TableEconomy.EMISSION: RewardPolicy(emission_per_seat=DEW),
+    TableEconomy.STAKED: RewardPolicy(fee_bps=500, emission_per_seat=DEW),
+}
+TERM_S = 3600
+
+
+@pytest.fixture(scope="module")
+def world(deployment, pg_url):
+    """Two screened owners, a Rewards Division and a Fixed Rent scholarship, a season."""
+    w3, c = deployment.w3, deployment.contracts
+    k = deployment.player_keys
+    who = {
+        "owner_a": k[0],
+        "owner_b": k[1],
+        "scholar_rd": k[2],
+        "scholar_fr": k[3],
+        "vip": k[4],
+    }
+    addr = {name: address(key) for name, key in who.items()}
+    addr["treasury"] = Account.create().address
+    builder = ScholarshipTxBuilder(c)
+    avatar_a, avatar_b = mint_avatars(deployment, [addr["owner_a"], addr["owner_b"]])
+    for owner in ("owner_a", "owner_b"):
+        send(
+            w3,
+            deployment.operator_key,
+            builder.screen_owner(screener=deployment.operator, owner=addr[owner]),
+        )
+    rd = OfferTerms(
+        terms=Terms.REWARDS_DIVISION, duration_s=TERM_S, owner_bps=3000, dust_to=Party.OWNER
+    )
+    send(
+        w3,
+        who["owner_a"],
+        builder.offer(
+            owner=addr["owner_a"], avatar_id=avatar_a, terms=rd, scholar=addr["scholar_rd"]
+        ),
+    )
+    rd_id = c.registry.functions.agreementCount().call()
+    for tx in builder.accept(scholar=addr["scholar_rd"], agreement_id=rd_id):
+        send(w3, who["scholar_rd"], tx)
+    # An open listing under Fixed Rent, accepted by a scholar who pays 100 DEW rent.
+    fr = OfferTerms(terms=Terms.FIXED_RENT, duration_s=TERM_S * 10, rent=100 * DEW)
+    send(w3, who["owner_b"], builder.offer(owner=addr["owner_b"], avatar_id=avatar_b, terms=fr))
+    fr_id = c.registry.functions.agreementCount().call()
+    send(w3, deployment.deployer_key, c.token.functions.mint(addr["scholar_fr"], 100 * DEW))
+    accept = builder.accept(scholar=addr["scholar_fr"], agreement_id=fr_id)
+    assert [t.description.split()[0] for t in accept] == ["approve", "accept"]
+    for tx in accept:
+        send(w3, who["scholar_fr"], tx)
+
+    db = create_db_engine(pg_url)
+    sessions = make_session_factory(db)
+    reader = ChainReader(c, confirmations=1)
+    with sessions.begin() as session:
+        season = service.create_season(
+            session=session,
+            name="Season 1",
+            starts_at=utcnow() - timedelta(hours=1),
+            ends_at=utcnow() + timedelta(days=30),
+            emission_budget=1000 * DEW,
+        )
+        season_id = season.id
+    engine = Engine(
+        session_factory=sessions,
+        rpc=Rpc(deployment.anvil.rpc_url),
+        account=Account.from_key(deployment.operator_key),
+        chain_id=deployment.manifest.chain_id,
+        calls=ContractCalls(c),
+        settings=ChainSettings(confirmations=1, poll_interval_s=0.05, stuck_after_s=600),
+    )
+    yield {
+        "keys": who,
+        "addr": addr,
+        "avatar_a": avatar_a,
+        "avatar_b": avatar_b,
+        "rd_id": rd_id,
+        "fr_id": fr_id,
+        "sessions": sessions,
+        "reader": reader,
+        "season_id": season_id,
+        "engine": engine,
+        "builder": builder,
+    }
+    db.dispose()
+
+
+def _match(n: int, seats: list[SeatResult], stake: int = 0) -> FinishedMatch:
+    return FinishedMatch(
+        match_id=f"match{n:027d}",
+        chain_match_id="0x" + n.to_bytes(32, "big").hex(),
+        result_hash="0x" + bytes([n % 256 or 1]).hex() * 32,
+        earning=True,
+        stake=stake,
+        seats=tuple(seats),
+    )
+
+
+def _pay(world, finished: FinishedMatch) -> PlannedSettlement:
+    sessions = world["sessions"]
+    with sessions.begin() as session:
+        planned = service.plan_settlement(
+            session=session,
+            match=finished,
+            finished_at=utcnow(),
+            policies=POLICIES,
+            treasury=world["addr"]["treasury"],
+            now_s=world["reader"].w3.eth.get_block("latest")["timestamp"],
+        )
+        request_id = planned.chain_request_id
+    deadline = time.monotonic() + 30
+    while True:
+        world["engine"].step()
+        with sessions() as session:
+            if session.get(ChainRequest, request_id).status == RequestStatus.CONFIRMED:
+                break
+        assert time.monotonic() < deadline, "settlement not confirmed in 30s"
+        time.sleep(0.05)
+    with sessions.begin() as session:
+        report = service.sync_settlements(session=session, reader=world["reader"])
+        assert report.mismatches == []
+        return session.get(PlannedSettlement, finished.match_id)
+
+
+def _balances(deployment, addresses):
+    token = deployment.contracts.token
+    return {a: token.functions.balanceOf(a).call() for a in addresses}
+
+
+def test_indexer_mirrors_screening_and_agreements(world):
+    sessions = world["sessions"]
+    report = index_registry(session_factory=sessions, reader=world["reader"])
+    assert report.events >= 6
+    again = index_registry(session_factory=sessions, reader=world["reader"])
+    assert again.events == 0, "a second run re-applied events"
+    with sessions() as session:
+        screened = {r.address for r in session.scalars(select(ScreenedOwner)) if r.approved}
+        assert {world["addr"]["owner_a"], world["addr"]["owner_b"]} <= screened
+        rd = session.get(AgreementMirror, world["rd_id"])
+        fr = session.get(AgreementMirror, world["fr_id"])
+    assert (rd.status, rd.terms, rd.owner_bps, rd.scholar) == (
+        "active",
+        "rewards_division",
+        3000,
+        world["addr"]["scholar_rd"],
+    )
+    assert (fr.status, fr.terms, int(fr.rent_escrowed), fr.scholar) == (
+        "active",
+        "fixed_rent",
+        100 * DEW,
+        world["addr"]["scholar_fr"],
+    )
+
+
+def test_staked_match_is_paid_split_and_reconciled(deployment, world):
+    a = world["addr"]
+    seats = [
+        SeatResult(
+            0, a["scholar_rd"], world["avatar_a"], "avatar_user", placement=1, won=True, points=200
+        ),
+        SeatResult(1, a["scholar_fr"], world["avatar_b"], "avatar_user", placement=2, points=150),
+        SeatResult(2, a["vip"], None, "vip", placement=3, points=90),
+        SeatResult(3, None, placement=4),
+    ]
+    finished = _match(1, seats, stake=10 * DEW)
+    plan = plan_rewards(finished, POLICIES[TableEconomy.STAKED])
+    watched = [a[n] for n in ("owner_a", "owner_b", "scholar_rd", "scholar_fr", "vip", "treasury")]
+    before = _balances(deployment, watched)
+    settled = _pay(world, finished)
+    assert settled.status == "paid" and int(settled.paid) == plan.paid + plan.fee
+
+    by_seat = {p.seat: p.amount for p in plan.payouts}
+    rd = split_payout(by_seat[0], owner_bps=3000, dust_to=Party.OWNER)
+    expected = {
+        a["owner_a"]: rd.owner,
+        a["scholar_rd"]: rd.scholar,
+        a["scholar_fr"]: by_seat[1],  # Fixed Rent: the scholar keeps everything
+        a["vip"]: by_seat[2],
+        a["treasury"]: plan.fee,
+        a["owner_b"]: 0,
+    }
+    after = _balances(deployment, watched)
+    assert {x: after[x] - before[x] for x in watched} == expected
+    with world["sessions"]() as session:
+        for wallet, amount in expected.items():
+            summary = service.wallet_summary(session=session, address=wallet)
+            assert (summary["paid"], summary["pending"]) == (amount, 0), wallet
+        report = service.reconcile_ledger(session=session, reader=world["reader"])
+    assert report.ok, report.differences
+    assert report.matches_checked == 1
+
+
+def test_planning_twice_returns_the_first_plan(world):
+    finished = _match(1, [SeatResult(0, world["addr"]["vip"], placement=1)])
+    with world["sessions"].begin() as session:
+        planned = service.plan_settlement(
+            session=session,
+            match=finished,
+            finished_at=utcnow(),
+            policies=POLICIES,
+            treasury=world["addr"]["treasury"],
+        )
+        assert planned.economy == "staked", "a replanned match changed its plan"
+        assert (
+            session.scalar(
+                select(ChainRequest.id).where(ChainRequest.id == planned.chain_request_id)
+            )
+            is not None
+        )
+
+
+def test_rental_that_expired_pays_the_owner_on_the_next_match(deployment, world):
+    a = world["addr"]
+    advance_time(deployment.w3, TERM_S + 1)
+    finished = _match(
+        2,
+        [
+            SeatResult(0, a["scholar_rd"], world["avatar_a"], "avatar_user", placement=1, won=True),
+            SeatResult(1, None, placement=2),
+        ],
+    )
+    before = _balances(deployment, [a["owner_a"], a["scholar_rd"]])
+    settled = _pay(world, finished)
+    after = _balances(deployment, [a["owner_a"], a["scholar_rd"]])
+    assert after[a["scholar_rd"]] == before[a["scholar_rd"]]
+    assert after[a["owner_a"]] - before[a["owner_a"]] == int(settled.paid) == 2 * DEW
+    with world["sessions"]() as session:
+        legs = session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == finished.match_id))
+        assert [(x.party, x.address, x.agreement_id) for x in legs] == [
+            ("owner", a["owner_a"], None)
+        ]
+        report = service.reconcile_ledger(session=session, reader=world["reader"])
+        assert report.ok, report.differences
+        chain_now = deployment.w3.eth.get_block("latest")["timestamp"]
+        rows = service.owner_view(session=session, owner=a["owner_a"], now_s=chain_now)
+        view = {r["avatar_id"]: r for r in rows}
+    row = view[world["avatar_a"]]
+    assert (row["matches"], row["wins"], row["agreement_status"]) == (2, 2, "expired")
+    assert row["owner_share"] + row["scholar_share"] == row["gross"]
+
+
+def test_early_termination_refunds_rent_pro_rata(deployment, world):
+    w3, c = deployment.w3, deployment.contracts
+    scholar = world["addr"]["scholar_fr"]
+    before = c.token.functions.balanceOf(scholar).call()
+    receipt = send(
+        w3,
+        world["keys"]["scholar_fr"],
+        world["builder"].terminate(scholar=scholar, agreement_id=world["fr_id"]),
+    )
+    index_registry(session_factory=world["sessions"], reader=world["reader"])
+    with world["sessions"]() as session:
+        fr = session.get(AgreementMirror, world["fr_id"])
+        earnings = service.scholar_earnings(session=session, scholar=scholar)
+    refund = c.token.functions.balanceOf(scholar).call() - before
+    ended = w3.eth.get_block(receipt["blockNumber"])["timestamp"]
+    used = ended - fr.starts_at
+    assert refund == 100 * DEW - 100 * DEW * used // (TERM_S * 10)
+    assert (fr.status, fr.ended_by, int(fr.rent_refunded)) == ("ended", "terminated", refund)
+    assert int(fr.rent_paid) + refund == 100 * DEW
+    assert earnings["agreements"][0]["status"] == "terminated"
+    assert earnings["paid"] > 0
+
+
+def test_reconciliation_reports_a_tampered_ledger(world):
+    sessions = world["sessions"]
+    with sessions.begin() as session:
+        leg = session.scalars(select(LedgerLeg).where(LedgerLeg.party == "treasury")).first()
+        original = leg.amount
+        session.execute(
+            update(LedgerLeg).where(LedgerLeg.id == leg.id).values(amount=str(int(original) + 1))
+        )
+    try:
+        with sessions() as session:
+            report = service.reconcile_ledger(session=session, reader=world["reader"])
+        assert not report.ok
+        assert any(world["addr"]["treasury"] in d for d in report.differences)
+    finally:
+        with sessions.begin() as session:
+            session.execute(update(LedgerLeg).where(LedgerLeg.id == leg.id).values(amount=original))
+
+
+def test_season_leaderboard_and_schedule(world):
+    with world["sessions"]() as session:
+        board = service.season_leaderboard(session=session, season_id=world["season_id"])
+        schedule = service.season_schedule(session=session)
+    top = board[0]
+    assert (top["address"], top["wins"], top["matches"]) == (world["addr"]["scholar_rd"], 2, 2)
+    assert [r["rank"] for r in board] == list(range(1, len(board) + 1))
+    assert all(r["address"] is not None for r in board)
+    [season] = schedule
+    assert season["status"] == "running"
+    assert season["emitted"] + season["remaining"] == season["emission_budget"]
+    assert season["emitted"] > 0
