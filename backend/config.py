@@ -126,6 +126,25 @@ class ServerSettings(BaseSettings):
     gate_poll_s: float = 2.0
 
 
+class EconomySettings(BaseSettings):
+    """Rewards policy, the treasury, and how the ledger and indexer follow the chain."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_ECONOMY_")
+
+    # Platform fee on staked tables' pots, in basis points (docs/economy.md).
+    fee_bps: int = 500
+    # DEW wei emitted per seat of an earning match, from the running season's budget.
+    emission_per_seat: int = 10 * 10**18
+    # Receives the platform fee; anvil's tenth dev account by default.
+    treasury: str = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720"
+    # Blocks on top of an event before the ledger and the scholarship mirror believe it.
+    confirmations: int = 2
+    indexer_max_blocks: int = 5_000
+    # Periodic jobs: plan finished matches and book confirmed ones; follow the registry.
+    settle_every_s: float = 5.0
+    index_every_s: float = 5.0
+
+
 class Settings(BaseSettings):
     """All settings; ``environment`` decides whether development defaults are allowed."""
 
@@ -137,6 +156,7 @@ class Settings(BaseSettings):
     chain: ChainSettings = ChainSettings()
     auth: AuthSettings = AuthSettings()
     server: ServerSettings = ServerSettings()
+    economy: EconomySettings = EconomySettings()
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:
@@ -156,4 +176,5 @@ def get_settings() -> Settings:
         chain=ChainSettings(),
         auth=AuthSettings(),
         server=ServerSettings(),
+        economy=EconomySettings(),
     )
