@@ -66,7 +66,9 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
             end := add(batch.offset, batch.length)
         }
         while (cursor < end) {
-            if (end - cursor < MATCH_HEADER_BYTES) revert SettlementMalformedBatch(cursor - _start(batch), batch.length);
+            if (end - cursor < MATCH_HEADER_BYTES) {
+                revert SettlementMalformedBatch(cursor - _start(batch), batch.length);
+            }
             bytes32 matchId;
             bytes32 resultHash;
             uint256 count;
@@ -188,13 +190,10 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
     }
 
     /// @dev Splits one avatar payout per its agreement and appends the non-zero legs.
-    function _splitAvatarPayout(
-        bytes32 matchId,
-        uint256 avatarId,
-        uint256 amount,
-        uint256 legsAt,
-        uint256 legCount
-    ) private returns (uint256) {
+    function _splitAvatarPayout(bytes32 matchId, uint256 avatarId, uint256 amount, uint256 legsAt, uint256 legCount)
+        private
+        returns (uint256)
+    {
         IScholarshipRegistry.Payees memory p = _registry.payeesOf(avatarId);
         uint256 toOwner = amount * p.ownerBps / BPS;
         uint256 toManager = amount * p.managerBps / BPS;

@@ -49,10 +49,7 @@ contract VIPPass is ERC1155, AccessControl, IVIPPass {
     }
 
     /// @dev A pass belongs to its holder: only minting and burning move it.
-    function _update(address from, address to, uint256[] memory ids, uint256[] memory values)
-        internal
-        override
-    {
+    function _update(address from, address to, uint256[] memory ids, uint256[] memory values) internal override {
         if (from != address(0) && to != address(0)) revert VIPPassNonTransferable(from, to);
         super._update(from, to, ids, values);
     }

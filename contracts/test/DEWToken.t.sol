@@ -29,7 +29,9 @@ contract DEWTokenTest is Fixture {
 
     function test_mint_revertsWithoutMinterRole() public {
         vm.expectRevert(
-            abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, stranger, token.MINTER_ROLE())
+            abi.encodeWithSelector(
+                IAccessControl.AccessControlUnauthorizedAccount.selector, stranger, token.MINTER_ROLE()
+            )
         );
         vm.prank(stranger);
         token.mint(stranger, 1);
@@ -243,7 +245,8 @@ contract DEWTokenTest is Fixture {
         vm.prank(alice);
         token.disperse(words);
         vm.assertEq(token.totalSupply(), supply);
-        uint256 after_ = token.balanceOf(alice) + token.balanceOf(bob) + (r1 == alice || r1 == bob ? 0 : token.balanceOf(r1));
+        uint256 after_ =
+            token.balanceOf(alice) + token.balanceOf(bob) + (r1 == alice || r1 == bob ? 0 : token.balanceOf(r1));
         vm.assertEq(after_, sum);
     }
 

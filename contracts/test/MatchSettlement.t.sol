@@ -18,7 +18,8 @@ contract MatchSettlementTest is Fixture {
 
     function test_settle_paysAccountsAndRecordsMatch() public {
         bytes memory batch = bytes.concat(
-            _match(M1, _two(_toAccount(alice, 5 * DEW), _toAccount(bob, 2 * DEW))), _match(M2, _one(_toAccount(alice, 1)))
+            _match(M1, _two(_toAccount(alice, 5 * DEW), _toAccount(bob, 2 * DEW))),
+            _match(M2, _one(_toAccount(alice, 1)))
         );
         vm.expectEmit(true, false, false, true, address(settlement));
         emit IM.MatchSettled(M1, keccak256(abi.encode("record", M1)), 7 * DEW);
@@ -152,7 +153,9 @@ contract MatchSettlementTest is Fixture {
     function test_settle_revertsOnZeroMatchIdOrResultHash() public {
         bytes memory batch = _match(bytes32(0), _one(_toAccount(alice, 1)));
         vm.expectRevert(
-            abi.encodeWithSelector(IM.SettlementInvalidMatch.selector, bytes32(0), keccak256(abi.encode("record", bytes32(0))))
+            abi.encodeWithSelector(
+                IM.SettlementInvalidMatch.selector, bytes32(0), keccak256(abi.encode("record", bytes32(0)))
+            )
         );
         _settle(batch);
         batch = abi.encodePacked(M1, bytes32(0), uint16(0));
@@ -239,7 +242,9 @@ contract MatchSettlementTest is Fixture {
         IR.Party dustTo = IR.Party(bound(dust, 0, 2));
         if (dustTo == IR.Party.Manager && managerBps == 0) dustTo = IR.Party.Owner;
         uint256 id = _mintAvatar(owner);
-        _rent(id, owner, scholar, _division(7 days, ownerBps, managerBps, managerBps == 0 ? address(0) : manager, dustTo));
+        _rent(
+            id, owner, scholar, _division(7 days, ownerBps, managerBps, managerBps == 0 ? address(0) : manager, dustTo)
+        );
         _giveDew(address(settlement), amount);
         _settle(_match(M1, _one(_toAvatar(id, amount))));
         uint256 total = token.balanceOf(owner) + token.balanceOf(manager) + token.balanceOf(scholar);

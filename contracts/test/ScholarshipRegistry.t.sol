@@ -245,7 +245,9 @@ contract ScholarshipRegistryTest is Fixture {
 
     function test_accept_revertsWithoutRentAllowance() public {
         uint256 id = _offer(scholar, _fixedRent(1 days, 100));
-        vm.expectRevert(abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(registry), 0, 100));
+        vm.expectRevert(
+            abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(registry), 0, 100)
+        );
         vm.prank(scholar);
         registry.accept(id);
     }

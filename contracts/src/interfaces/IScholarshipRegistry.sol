@@ -121,17 +121,17 @@ interface IScholarshipRegistry {
     event OwnerScreened(address indexed owner, bool approved, address indexed screener);
     /// @notice An owner offered an avatar (`scholar` is zero for an open listing).
     event AgreementOffered(
-        uint256 indexed agreementId,
-        uint256 indexed avatarId,
-        address indexed owner,
-        address scholar,
-        OfferTerms terms
+        uint256 indexed agreementId, uint256 indexed avatarId, address indexed owner, address scholar, OfferTerms terms
     );
     /// @notice The owner withdrew an offer that nobody had accepted.
     event OfferCancelled(uint256 indexed agreementId);
     /// @notice A scholar accepted; the avatar's user is the scholar until `endsAt`.
     event AgreementAccepted(
-        uint256 indexed agreementId, uint256 indexed avatarId, address indexed scholar, uint64 endsAt, uint128 rentEscrowed
+        uint256 indexed agreementId,
+        uint256 indexed avatarId,
+        address indexed scholar,
+        uint64 endsAt,
+        uint128 rentEscrowed
     );
     /// @notice Vested Fixed Rent was paid to the owner.
     event RentPaid(uint256 indexed agreementId, address indexed owner, uint256 amount);
@@ -145,9 +145,7 @@ interface IScholarshipRegistry {
 
     /// @notice Offers `avatarId`, to `scholar` or to anyone when `scholar` is zero.
     /// @dev The caller must own the avatar and be screened.
-    function offer(uint256 avatarId, address scholar, OfferTerms calldata terms)
-        external
-        returns (uint256 agreementId);
+    function offer(uint256 avatarId, address scholar, OfferTerms calldata terms) external returns (uint256 agreementId);
 
     /// @notice Withdraws an offer nobody has accepted. Only its owner.
     function cancelOffer(uint256 agreementId) external;

@@ -92,7 +92,9 @@ contract Handler {
                 body = bytes.concat(body, bytes32(word));
                 total += amount;
             }
-            batch = bytes.concat(batch, abi.encodePacked(bytes32(number), keccak256(abi.encode(number)), uint16(payouts)), body);
+            batch = bytes.concat(
+                batch, abi.encodePacked(bytes32(number), keccak256(abi.encode(number)), uint16(payouts)), body
+            );
             if (!settlement.isSettled(bytes32(number)) && !inBatch[number]) expected += total;
             inBatch[number] = true;
         }
@@ -110,9 +112,14 @@ contract Handler {
     }
 
     /// An owner offers one of their avatars; another actor accepts.
-    function rent(uint256 avatarSeed, uint256 scholarSeed, bool fixedRent, uint64 duration, uint128 rentAmount, uint16 bps)
-        external
-    {
+    function rent(
+        uint256 avatarSeed,
+        uint256 scholarSeed,
+        bool fixedRent,
+        uint64 duration,
+        uint128 rentAmount,
+        uint16 bps
+    ) external {
         ++calls;
         uint256 id = _avatarId(avatarSeed);
         address owner = avatar.ownerOf(id);
@@ -188,12 +195,17 @@ contract Handler {
         if (w == 0) (target, data) = (address(token), abi.encodeCall(token.mint, (who, 1)));
         if (w == 1) (target, data) = (address(avatar), abi.encodeCall(avatar.mintBatch, (_single(who))));
         if (w == 2) {
-            bytes memory batch = abi.encodePacked(bytes32(uint256(999)), bytes32(uint256(1)), uint16(1), bytes32(uint256(1) << 160 | uint160(who)));
+            bytes memory batch = abi.encodePacked(
+                bytes32(uint256(999)), bytes32(uint256(1)), uint16(1), bytes32(uint256(1) << 160 | uint160(who))
+            );
             (target, data) = (address(settlement), abi.encodeCall(settlement.settle, (batch)));
         }
         if (w == 3) (target, data) = (address(registry), abi.encodeCall(registry.setScreened, (who, true)));
         if (w == 4) (target, data) = (address(vip), abi.encodeCall(vip.issue, (who, uint64(block.timestamp + 1))));
-        if (w == 5) (target, data) = (address(avatar), abi.encodeCall(avatar.startRental, (1, who, uint64(block.timestamp + 1))));
+        if (w == 5) {
+            (target, data) =
+            (address(avatar), abi.encodeCall(avatar.startRental, (1, who, uint64(block.timestamp + 1))));
+        }
         vm.prank(who);
         (bool ok,) = target.call(data);
         if (ok) ++unauthorizedSuccesses;

@@ -69,18 +69,24 @@ abstract contract Fixture is Test {
         registry.setScreened(who, true);
     }
 
-    function _fixedRent(uint64 duration, uint128 rent) internal pure returns (IScholarshipRegistry.OfferTerms memory t) {
+    function _fixedRent(uint64 duration, uint128 rent)
+        internal
+        pure
+        returns (IScholarshipRegistry.OfferTerms memory t)
+    {
         t.terms = IScholarshipRegistry.Terms.FixedRent;
         t.duration = duration;
         t.rent = rent;
         t.dustTo = IScholarshipRegistry.Party.Scholar;
     }
 
-    function _division(uint64 duration, uint16 ownerBps, uint16 managerBps, address manager_, IScholarshipRegistry.Party dustTo)
-        internal
-        pure
-        returns (IScholarshipRegistry.OfferTerms memory t)
-    {
+    function _division(
+        uint64 duration,
+        uint16 ownerBps,
+        uint16 managerBps,
+        address manager_,
+        IScholarshipRegistry.Party dustTo
+    ) internal pure returns (IScholarshipRegistry.OfferTerms memory t) {
         t.terms = IScholarshipRegistry.Terms.RewardsDivision;
         t.duration = duration;
         t.ownerBps = ownerBps;
