@@ -18,8 +18,8 @@ contracts-install:
 	  cd $(CONTRACTS) && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
 
-demo: install
-	$(UV) run dew demo
+demo: py-install
+	$(UV) run dew play
 
 lint: py-install
 	$(UV) run ruff check .

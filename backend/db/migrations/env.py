@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from alembic import context
-from backend.db.models import metadata
+
 from backend.db.session import create_db_engine
+from backend.models import metadata
 
 config = context.config
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-
 revision = "economy_0001"
 down_revision = "0000_base"
 branch_labels = None

@@ -1,0 +1,14 @@
+"""Every aggregate's models, imported so that ``Base.metadata`` is complete (Alembic, tests).
+
+It lives outside ``backend.db`` so that the database layer never imports the aggregates above it.
+"""
+
+import backend.accounts.models
+import backend.chain.models
+import backend.economy.models
+import backend.tables.models
+from backend.db.base import Base
+
+metadata = Base.metadata
+
+__all__ = ["backend", "metadata"]
