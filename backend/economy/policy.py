@@ -182,7 +182,9 @@ class FinishedMatch:
         try:
             stake = int(row.stake or 0)
         except (TypeError, ValueError) as exc:
-            raise PolicyError(f"stake of match {row.match_id!r} is not an integer") from exc
+            raise PolicyError(
+                f"stake of match {row.match_id!r} is not an integer: {row.stake!r}"
+            ) from exc
         return cls(
             match_id=row.match_id,
             chain_match_id=row.chain_match_id,

@@ -526,7 +526,7 @@ def reconcile_ledger(
 # --- reports ------------------------------------------------------------------------------
 
 
-def _checksum(address: str) -> str:
+def checksum(address: str) -> str:
     if not is_address(address):
         raise EconomyValueError(f"not an address: {address!r}")
     return to_checksum_address(address)
@@ -534,7 +534,7 @@ def _checksum(address: str) -> str:
 
 def wallet_summary(*, session: Session, address: str) -> dict[str, object]:
     """Earned (pending + paid), pending, paid and failed DEW of one wallet, by role."""
-    address = _checksum(address)
+    address = checksum(address)
     totals = {"pending": 0, "paid": 0, "failed": 0}
     by_party: dict[str, dict[str, int]] = {}
     for leg in session.scalars(select(LedgerLeg).where(LedgerLeg.address == address)):
@@ -609,7 +609,7 @@ def owner_view(
     *, session: Session, owner: str, now_s: int | None = None
 ) -> list[dict[str, object]]:
     """One row per avatar the owner has offered or been paid for."""
-    owner = _checksum(owner)
+    owner = checksum(owner)
     avatars = set(
         session.scalars(select(AgreementMirror.avatar_id).where(AgreementMirror.owner == owner))
     ) | set(
@@ -628,7 +628,7 @@ def scholar_earnings(
     *, session: Session, scholar: str, now_s: int | None = None
 ) -> dict[str, object]:
     """What a scholar earned, per avatar they played, plus the totals."""
-    scholar = _checksum(scholar)
+    scholar = checksum(scholar)
     per_avatar: dict[int, dict[str, int]] = {}
     for leg in session.scalars(
         select(LedgerLeg).where(LedgerLeg.address == scholar, LedgerLeg.party == "scholar")

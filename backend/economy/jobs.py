@@ -1,0 +1,128 @@
+"""Process-level wiring of the economy: what worker tasks, the CLI and the demo call.
+
+``plan_finished_matches`` consumes the server's settlement outbox (``settlement_requests``,
+written in the transaction that finishes a match). It reflects that table from the database
+rather than importing ``backend.tables`` (the two packages are independent layers);
+the server's model documents that the economy side owns every column after ``status``.
+Each row is planned in the same transaction that marks it ``planned``, so a match is
+planned exactly once even with several workers (rows are locked, skipping locked ones).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+from sqlalchemy import Engine, MetaData, Table, select, update
+from sqlalchemy.orm import Session, sessionmaker
+from web3 import Web3
+
+from backend.chain.contracts import Contracts, load_manifest
+from backend.config import Settings
+from backend.db.base import utcnow
+from backend.economy import service
+from backend.economy.chain_reader import ChainReader
+from backend.economy.exceptions import EconomyError
+from backend.economy.policy import FinishedMatch, PolicyError, RewardPolicy, TableEconomy
+from backend.economy.policy import default_policies as _defaults
+
+logger = logging.getLogger(__name__)
+
+OUTBOX_TABLE = "settlement_requests"
+
+
+def policies(settings: Settings) -> dict[TableEconomy, RewardPolicy]:
+    return _defaults(
+        fee_bps=settings.economy.fee_bps, emission_per_seat=settings.economy.emission_per_seat
+    )
+
+
+def chain_reader(settings: Settings) -> ChainReader:
+    w3 = Web3(
+        Web3.HTTPProvider(
+            settings.chain.rpc_url, request_kwargs={"timeout": settings.chain.rpc_timeout_s}
+        )
+    )
+    contracts = Contracts(w3, load_manifest(settings.chain.manifest_path))
+    return ChainReader(contracts, confirmations=settings.economy.confirmations)
+
+
+_reflected: dict[str, Table] = {}
+
+
+def _outbox(engine: Engine) -> Table:
+    """The server's outbox table, reflected from the database (no import of its model)."""
+    key = str(engine.url)
+    if key not in _reflected:
+        _reflected[key] = Table(OUTBOX_TABLE, MetaData(), autoload_with=engine)
+    return _reflected[key]
+
+
+@dataclass
+class PlanReport:
+    planned: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+
+
+def plan_finished_matches(
+    *,
+    session_factory: sessionmaker[Session],
+    settings: Settings,
+    limit: int = 100,
+    now_s: int | None = None,
+) -> PlanReport:
+    """Plan every pending finished match (one transaction per match); bad rows are
+    marked ``rejected`` with the reason and never block the others."""
+    outbox = _outbox(session_factory.kw["bind"])
+    report = PlanReport()
+    rules = policies(settings)
+    while len(report.planned) + len(report.rejected) < limit:
+        with session_factory() as session, session.begin():
+            query = (
+                select(outbox)
+                .where(outbox.c.status == "pending")
+                .order_by(outbox.c.id)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            )
+            row = session.execute(query).mappings().first()
+            if row is None:
+                break
+            values = {"updated_at": utcnow(), "attempts": row["attempts"] + 1}
+            try:
+                with session.begin_nested():
+                    finished = FinishedMatch.from_settlement_row(SimpleNamespace(**row))
+                    service.plan_settlement(
+                        session=session,
+                        match=finished,
+                        finished_at=row["finished_at"],
+                        policies=rules,
+                        treasury=settings.economy.treasury,
+                        chain_id=settings.chain.chain_id,
+                        now_s=now_s,
+                    )
+                values["status"] = "planned"
+                report.planned.append(row["match_id"])
+            except (PolicyError, EconomyError, ValueError) as exc:
+                logger.error("settlement of match %s rejected: %s", row["match_id"], exc)
+                values.update(status="rejected", last_error=str(exc))
+                report.rejected.append(row["match_id"])
+            session.execute(update(outbox).where(outbox.c.id == row["id"]).values(**values))
+    return report
+
+
+def sync_ledger(*, session_factory: sessionmaker[Session], reader: ChainReader) -> dict[str, int]:
+    """Book confirmed settlements as paid and failed ones as failed."""
+    with session_factory() as session, session.begin():
+        report = service.sync_settlements(session=session, reader=reader)
+    for mismatch in report.mismatches:
+        logger.error("ledger sync: %s", mismatch)
+    return {"paid": report.paid, "failed": report.failed, "waiting": report.waiting}
+
+
+def reconcile(
+    *, session_factory: sessionmaker[Session], reader: ChainReader
+) -> service.LedgerReconciliation:
+    with session_factory() as session:
+        return service.reconcile_ledger(session=session, reader=reader)

@@ -1,0 +1,306 @@
+"""Economy routes: scholarship transactions to sign, the mirror, reports and seasons.
+
+Mount with ``app.include_router(router)`` and ``install_error_handler(app)``. Write routes
+return *unsigned* transactions: the user's wallet signs and sends them, and the contract
+checks ``msg.sender``, so these routes hold no keys and need no session token. Reads are
+public, as the chain they mirror is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from backend.economy import exceptions as exc
+from backend.economy import schemas, service
+from backend.economy.models import AgreementMirror, PlannedSettlement
+from backend.economy.policy import Party, Terms
+from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder, UnsignedTx
+
+router = APIRouter(prefix="/economy", tags=["economy"])
+
+# Statuses are chosen here, at the edge; most specific first.
+STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
+    (exc.NotFound, 404),
+    (exc.Refused, 409),
+    (exc.Conflict, 409),
+    (exc.EconomyValueError, 422),
+    (exc.EconomyError, 400),
+]
+
+
+def _error(_request: Request, error: Exception) -> JSONResponse:
+    status = next(s for cls, s in STATUS_BY_ERROR if isinstance(error, cls))
+    code = getattr(error, "code", "economy_error")
+    body = {"error": {"code": code, "message": str(error), "detail": None}}
+    return JSONResponse(body, status_code=status)
+
+
+def install_error_handler(app: FastAPI) -> None:
+    """Render economy errors in the API's one error shape."""
+    app.add_exception_handler(exc.EconomyError, _error)
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    session: Session = request.app.state.session_factory()
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
+    """One builder per app, bound to the deployment in settings (or set by the app/tests)."""
+    builder = getattr(request.app.state, "economy_tx_builder", None)
+    if builder is None:
+        from backend.economy.jobs import chain_reader
+
+        reader = chain_reader(request.app.state.settings)
+        builder = ScholarshipTxBuilder(reader.contracts)
+        request.app.state.economy_tx_builder = builder
+    return builder
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+BuilderDep = Annotated[ScholarshipTxBuilder, Depends(get_tx_builder)]
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    s: {"description": "error: {error: {code, message, detail}}"} for s in (404, 409, 422)
+}
+
+
+def _txs(*txs: UnsignedTx) -> schemas.TransactionsOut:
+    return schemas.TransactionsOut(
+        transactions=[schemas.UnsignedTxOut.model_validate(t.to_json()) for t in txs]
+    )
+
+
+# --- scholarship transactions ------------------------------------------------------------
+
+
+@router.post("/screenings", response_model=schemas.TransactionsOut, responses=_ERRORS)
+def screen_owner(body: schemas.ScreeningIn, builder: BuilderDep) -> schemas.TransactionsOut:
+    """A screener approves (or withdraws) an owner: the screener's wallet signs it."""
+    return _txs(
+        builder.screen_owner(screener=body.screener, owner=body.owner, approved=body.approved)
+    )
+
+
+@router.post("/offers", response_model=schemas.TransactionsOut, responses=_ERRORS)
+def offer(body: schemas.OfferIn, builder: BuilderDep) -> schemas.TransactionsOut:
+    """An owner offers an avatar to a scholar, or lists it for any scholar."""
+    terms = OfferTerms(
+        terms=Terms.FIXED_RENT if body.terms == "fixed_rent" else Terms.REWARDS_DIVISION,
+        duration_s=body.duration_s,
+        rent=int(body.rent),
+        owner_bps=body.owner_bps,
+        manager_bps=body.manager_bps,
+        manager=body.manager,
+        dust_to=Party[body.dust_to.upper()],
+    )
+    return _txs(
+        builder.offer(owner=body.owner, avatar_id=body.avatar_id, terms=terms, scholar=body.scholar)
+    )
+
+
+@router.post(
+    "/agreements/{agreement_id}/accept", response_model=schemas.TransactionsOut, responses=_ERRORS
+)
+def accept(
+    agreement_id: int, body: schemas.ScholarIn, builder: BuilderDep
+) -> schemas.TransactionsOut:
+    """The scholar accepts with their own wallet (a DEW approval first under Fixed Rent)."""
+    return _txs(*builder.accept(scholar=body.scholar, agreement_id=agreement_id))
+
+
+@router.post(
+    "/agreements/{agreement_id}/terminate",
+    response_model=schemas.TransactionsOut,
+    responses=_ERRORS,
+)
+def terminate(
+    agreement_id: int, body: schemas.ScholarIn, builder: BuilderDep
+) -> schemas.TransactionsOut:
+    """The scholar ends the agreement early; unused Fixed Rent is refunded pro rata."""
+    return _txs(builder.terminate(scholar=body.scholar, agreement_id=agreement_id))
+
+
+@router.post(
+    "/agreements/{agreement_id}/cancel", response_model=schemas.TransactionsOut, responses=_ERRORS
+)
+def cancel(
+    agreement_id: int, body: schemas.OwnerIn, builder: BuilderDep
+) -> schemas.TransactionsOut:
+    """The owner withdraws an offer nobody accepted."""
+    return _txs(builder.cancel_offer(owner=body.owner, agreement_id=agreement_id))
+
+
+@router.post(
+    "/agreements/{agreement_id}/close", response_model=schemas.TransactionsOut, responses=_ERRORS
+)
+def close(
+    agreement_id: int, body: schemas.SenderIn, builder: BuilderDep
+) -> schemas.TransactionsOut:
+    """Anyone closes an agreement whose term ended (pays the owner the remaining rent)."""
+    return _txs(builder.close(sender=body.sender, agreement_id=agreement_id))
+
+
+# --- the mirror ---------------------------------------------------------------------------
+
+
+def _agreement_out(a: AgreementMirror) -> schemas.AgreementOut:
+    return schemas.AgreementOut(
+        id=a.id,
+        avatar_id=a.avatar_id,
+        owner=a.owner,
+        scholar=a.scholar,
+        terms=a.terms,
+        duration_s=a.duration_s,
+        rent=a.rent,
+        owner_bps=a.owner_bps,
+        manager_bps=a.manager_bps,
+        manager=a.manager,
+        dust_to=a.dust_to,
+        status=service.agreement_status(a),
+        starts_at=a.starts_at,
+        ends_at=a.ends_at,
+        rent_escrowed=a.rent_escrowed,
+        rent_paid=a.rent_paid,
+        rent_refunded=a.rent_refunded,
+    )
+
+
+@router.get("/agreements", response_model=list[schemas.AgreementOut])
+def list_agreements(
+    session: SessionDep,
+    avatar_id: int | None = None,
+    owner: str | None = None,
+    scholar: str | None = None,
+    open_listings: Annotated[bool, Query(description="only offers any scholar may take")] = False,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> list[schemas.AgreementOut]:
+    """Agreements as the indexer mirrored them from the registry's events."""
+    query = select(AgreementMirror).order_by(AgreementMirror.id.desc()).limit(limit)
+    if avatar_id is not None:
+        query = query.where(AgreementMirror.avatar_id == avatar_id)
+    if owner is not None:
+        query = query.where(AgreementMirror.owner == service.checksum(owner))
+    if scholar is not None:
+        query = query.where(AgreementMirror.scholar == service.checksum(scholar))
+    if open_listings:
+        query = query.where(AgreementMirror.status == "offered", AgreementMirror.scholar.is_(None))
+    return [_agreement_out(a) for a in session.scalars(query)]
+
+
+@router.get("/agreements/{agreement_id}", response_model=schemas.AgreementOut, responses=_ERRORS)
+def get_agreement(agreement_id: int, session: SessionDep) -> schemas.AgreementOut:
+    agreement = session.get(AgreementMirror, agreement_id)
+    if agreement is None:
+        raise exc.AgreementNotFound(f"no agreement {agreement_id!r} (yet) in the mirror")
+    return _agreement_out(agreement)
+
+
+# --- reports ------------------------------------------------------------------------------
+
+
+def _wei(row: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: (str(v) if k in keys else v) for k, v in row.items()}
+
+
+AVATAR_WEI = ("gross", "owner_share", "manager_share", "scholar_share", "paid", "pending")
+
+
+@router.get(
+    "/owners/{address}/avatars", response_model=list[schemas.AvatarReportOut], responses=_ERRORS
+)
+def owner_avatars(address: str, session: SessionDep) -> list[schemas.AvatarReportOut]:
+    """Per avatar: matches, wins, gross, owner and scholar shares, agreement status."""
+    rows = service.owner_view(session=session, owner=address)
+    return [schemas.AvatarReportOut(**_wei(r, *AVATAR_WEI)) for r in rows]
+
+
+@router.get("/avatars/{avatar_id}", response_model=schemas.AvatarReportOut)
+def avatar(avatar_id: int, session: SessionDep) -> schemas.AvatarReportOut:
+    row = service.avatar_report(session=session, avatar_id=avatar_id)
+    return schemas.AvatarReportOut(**_wei(row, *AVATAR_WEI))
+
+
+@router.get(
+    "/scholars/{address}/earnings", response_model=schemas.ScholarEarningsOut, responses=_ERRORS
+)
+def scholar(address: str, session: SessionDep) -> schemas.ScholarEarningsOut:
+    data = service.scholar_earnings(session=session, scholar=address)
+    return schemas.ScholarEarningsOut(
+        address=data["address"],
+        paid=str(data["paid"]),
+        pending=str(data["pending"]),
+        avatars=[
+            schemas.ScholarAvatarOut(**_wei(a, "pending", "paid", "failed"))
+            for a in data["avatars"]
+        ],
+        agreements=[
+            schemas.ScholarAgreementOut(**_wei(a, "rent", "rent_refunded"))
+            for a in data["agreements"]
+        ],
+    )
+
+
+@router.get("/wallets/{address}", response_model=schemas.WalletOut, responses=_ERRORS)
+def wallet(address: str, session: SessionDep) -> schemas.WalletOut:
+    """Earned, pending and paid DEW of a wallet, in total and per role."""
+    data = service.wallet_summary(session=session, address=address)
+    return schemas.WalletOut(
+        address=data["address"],
+        earned=str(data["earned"]),
+        pending=str(data["pending"]),
+        paid=str(data["paid"]),
+        failed=str(data["failed"]),
+        by_role={
+            role: {k: str(v) for k, v in values.items()} for role, values in data["by_role"].items()
+        },
+    )
+
+
+@router.get("/matches/{match_id}", response_model=schemas.SettlementOut, responses=_ERRORS)
+def settlement(match_id: str, session: SessionDep) -> schemas.SettlementOut:
+    """A finished match's reward plan and where its payment stands."""
+    s = session.get(PlannedSettlement, match_id)
+    if s is None:
+        raise exc.NotFound(f"match {match_id!r} has not been planned")
+    return schemas.SettlementOut(
+        match_id=s.match_id,
+        chain_match_id=s.chain_match_id,
+        economy=s.economy,
+        status=s.status,
+        stake_pot=s.stake_pot,
+        emission=s.emission,
+        fee=s.fee,
+        returned=s.returned,
+        paid=s.paid,
+        tx_hash=s.tx_hash,
+        season_id=s.season_id,
+    )
+
+
+@router.get("/seasons", response_model=list[schemas.SeasonOut])
+def seasons(session: SessionDep) -> list[schemas.SeasonOut]:
+    """The season schedule: upcoming, running and finished seasons with their budgets."""
+    rows = service.season_schedule(session=session)
+    return [schemas.SeasonOut(**_wei(r, "emission_budget", "emitted", "remaining")) for r in rows]
+
+
+@router.get(
+    "/seasons/{season_id}/leaderboard",
+    response_model=list[schemas.LeaderboardRowOut],
+    responses=_ERRORS,
+)
+def leaderboard(
+    season_id: int, session: SessionDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
+) -> list[schemas.LeaderboardRowOut]:
+    """Players of a season by wins, then game points."""
+    rows = service.season_leaderboard(session=session, season_id=season_id, limit=limit)
+    return [schemas.LeaderboardRowOut(**_wei(r, "earned")) for r in rows]

@@ -1,0 +1,170 @@
+"""API shapes of the economy routes. DEW amounts travel as decimal strings (wei): they
+exceed what a JSON number keeps exactly in most clients."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Address = str
+Wei = str
+
+
+class UnsignedTxOut(BaseModel):
+    """An ``eth_sendTransaction`` request for the user's own wallet to sign and send."""
+
+    from_: Address = Field(alias="from")
+    to: Address
+    data: str
+    value: str
+    chainId: str
+    gas: str | None = None
+    description: str
+
+    model_config = {"populate_by_name": True}
+
+
+class TransactionsOut(BaseModel):
+    """Sign and send these in order (e.g. a DEW approval before accepting a Fixed Rent)."""
+
+    transactions: list[UnsignedTxOut]
+
+
+class ScreeningIn(BaseModel):
+    screener: Address
+    owner: Address
+    approved: bool = True
+
+
+class OfferIn(BaseModel):
+    owner: Address
+    avatar_id: int = Field(gt=0)
+    scholar: Address | None = Field(
+        default=None, description="the scholar of a direct offer; omit for an open listing"
+    )
+    terms: Literal["fixed_rent", "rewards_division"]
+    duration_s: int = Field(gt=0, description="the term, counted from acceptance")
+    rent: Wei = Field(default="0", pattern=r"^[0-9]{1,39}$", description="Fixed Rent only")
+    owner_bps: int = Field(default=0, ge=0, le=10_000)
+    manager_bps: int = Field(default=0, ge=0, le=10_000)
+    manager: Address | None = None
+    dust_to: Literal["owner", "manager", "scholar"] = "scholar"
+
+
+class ScholarIn(BaseModel):
+    scholar: Address
+
+
+class OwnerIn(BaseModel):
+    owner: Address
+
+
+class SenderIn(BaseModel):
+    sender: Address
+
+
+class AgreementOut(BaseModel):
+    id: int
+    avatar_id: int
+    owner: Address
+    scholar: Address | None
+    terms: str
+    duration_s: int
+    rent: Wei
+    owner_bps: int
+    manager_bps: int
+    manager: Address | None
+    dust_to: str
+    status: str
+    starts_at: int | None
+    ends_at: int | None
+    rent_escrowed: Wei
+    rent_paid: Wei
+    rent_refunded: Wei
+
+
+class AvatarReportOut(BaseModel):
+    avatar_id: int
+    matches: int
+    wins: int
+    gross: Wei
+    owner_share: Wei
+    manager_share: Wei
+    scholar_share: Wei
+    paid: Wei
+    pending: Wei
+    agreement_id: int | None
+    agreement_terms: str | None
+    agreement_status: str
+    scholar: Address | None
+
+
+class WalletOut(BaseModel):
+    address: Address
+    earned: Wei
+    pending: Wei
+    paid: Wei
+    failed: Wei
+    by_role: dict[str, dict[str, Wei]]
+
+
+class ScholarAvatarOut(BaseModel):
+    avatar_id: int
+    pending: Wei
+    paid: Wei
+    failed: Wei
+
+
+class ScholarAgreementOut(BaseModel):
+    agreement_id: int
+    avatar_id: int
+    owner: Address
+    terms: str
+    status: str
+    ends_at: int | None
+    rent: Wei
+    rent_refunded: Wei
+
+
+class ScholarEarningsOut(BaseModel):
+    address: Address
+    paid: Wei
+    pending: Wei
+    avatars: list[ScholarAvatarOut]
+    agreements: list[ScholarAgreementOut]
+
+
+class SeasonOut(BaseModel):
+    id: int
+    name: str
+    starts_at: datetime
+    ends_at: datetime
+    status: str
+    emission_budget: Wei
+    emitted: Wei
+    remaining: Wei
+
+
+class LeaderboardRowOut(BaseModel):
+    rank: int
+    address: Address
+    matches: int
+    wins: int
+    points: int
+    earned: Wei
+
+
+class SettlementOut(BaseModel):
+    match_id: str
+    chain_match_id: str
+    economy: str
+    status: str
+    stake_pot: Wei
+    emission: Wei
+    fee: Wei
+    returned: Wei
+    paid: Wei
+    tx_hash: str | None
+    season_id: int | None

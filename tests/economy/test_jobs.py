@@ -1,0 +1,149 @@
+"""The server's settlement outbox is planned once per match; a bad row is rejected with its
+reason and blocks nothing. Real PostgreSQL; the server's own models write the rows."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from backend.chain.models import ChainRequest
+from backend.config import Settings
+from backend.db import create_db_engine, make_session_factory
+from backend.db.base import utcnow
+from backend.economy import jobs, service
+from backend.economy.models import PlannedSettlement, SeatRecord
+from backend.tables.models import Match, SettlementRequest, Table
+
+ALICE = "0x" + "a1" * 20
+BOB = "0x" + "b2" * 20
+
+
+def _finished(session, *, stake: str, n: int) -> str:
+    table_id = match_id = uuid.uuid4().hex
+    session.add(
+        Table(
+            id=table_id,
+            preset="dew",
+            seat_count=3,
+            stake=stake,
+            earning=True,
+            invite_code=uuid.uuid4().hex,
+            turn_timeout_s=30.0,
+            status="finished",
+        )
+    )
+    session.flush()
+    session.add(
+        Match(
+            id=match_id,
+            table_id=table_id,
+            preset="dew",
+            seats=[],
+            seed="00" * 32,
+            seed_commitment="00" * 32,
+            status="finished",
+        )
+    )
+    session.flush()
+    session.add(
+        SettlementRequest(
+            idempotency_key=match_id,
+            match_id=match_id,
+            chain_match_id="0x" + n.to_bytes(32, "big").hex(),
+            table_id=table_id,
+            preset="dew",
+            earning=True,
+            stake=stake,
+            result_hash="0x" + "ee" * 32,
+            seats=[
+                {
+                    "seat": 0,
+                    "address": ALICE,
+                    "avatar_id": 3,
+                    "is_bot": False,
+                    "team": None,
+                    "placement": 1,
+                    "points": 210,
+                    "won": True,
+                    "forfeited": False,
+                    "admitted_as": "avatar_owner",
+                },
+                {
+                    "seat": 1,
+                    "address": BOB,
+                    "avatar_id": None,
+                    "is_bot": False,
+                    "team": None,
+                    "placement": 2,
+                    "points": 120,
+                    "won": False,
+                    "forfeited": False,
+                    "admitted_as": "vip",
+                },
+                {
+                    "seat": 2,
+                    "address": None,
+                    "avatar_id": None,
+                    "is_bot": True,
+                    "team": None,
+                    "placement": 3,
+                    "points": 40,
+                    "won": False,
+                    "forfeited": False,
+                    "admitted_as": None,
+                },
+            ],
+            finished_at=utcnow(),
+            status="pending",
+            attempts=0,
+        )
+    )
+    return match_id
+
+
+def test_pending_matches_are_planned_once_and_bad_rows_rejected(pg_url):
+    engine = create_db_engine(pg_url)
+    sessions = make_session_factory(engine)
+    settings = Settings()
+    with sessions.begin() as session:
+        service.create_season(
+            session=session,
+            name="Jobs season",
+            starts_at=utcnow() - timedelta(hours=1),
+            ends_at=utcnow() + timedelta(hours=1),
+            emission_budget=10**30,
+        )
+        good = _finished(session, stake=str(10**18), n=77)
+        bad = _finished(session, stake="lots", n=78)
+        later = _finished(session, stake="0", n=79)
+    report = jobs.plan_finished_matches(session_factory=sessions, settings=settings)
+    assert sorted(report.planned) == sorted([good, later]) and report.rejected == [bad]
+    assert jobs.plan_finished_matches(session_factory=sessions, settings=settings).planned == []
+    with sessions() as session:
+        rows = {r.match_id: r for r in session.scalars(select(SettlementRequest))}
+        assert {m: (rows[m].status, rows[m].attempts) for m in (good, bad, later)} == {
+            good: ("planned", 1),
+            bad: ("rejected", 1),
+            later: ("planned", 1),
+        }
+        assert "lots" in rows[bad].last_error
+        planned = session.get(PlannedSettlement, good)
+        assert (planned.economy, planned.status) == ("staked", "submitted")
+        request = session.get(ChainRequest, planned.chain_request_id)
+        payouts = request.payload["payouts"]
+        # Alice is paid through her avatar, Bob to his wallet, the fee to the treasury.
+        assert [("avatar_id" in p, "account" in p) for p in payouts] == [
+            (True, False),
+            (False, True),
+            (False, True),
+        ]
+        fee = settings.economy.fee_bps * 2 * 10**18 // 10_000
+        assert payouts[-1] == {"account": settings.economy.treasury, "amount": str(fee)}
+        total = sum(int(p["amount"]) for p in payouts)
+        assert total == 2 * 10**18 + int(planned.emission) - int(planned.returned)
+        seats = session.scalars(select(SeatRecord).where(SeatRecord.match_id == good)).all()
+        assert [s.is_bot for s in seats] == [False, False, True]
+        assert session.get(PlannedSettlement, bad) is None
+    engine.dispose()

@@ -1,0 +1,174 @@
+"""The economy API over HTTP: unsigned transactions that each wallet signs itself, the
+indexer's mirror read back, reports, and clear errors that change nothing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from backend.config import Settings
+from backend.db import create_db_engine, make_session_factory
+from backend.db.base import utcnow
+from backend.economy import service
+from backend.economy.chain_reader import ChainReader
+from backend.economy.indexer import index_registry
+from backend.economy.router import install_error_handler, router
+from backend.economy.transactions import ScholarshipTxBuilder, UnsignedTx
+from tests.economy.chain_helpers import address, mint_avatars, send
+
+
+@pytest.fixture(scope="module")
+def api(deployment, pg_url):
+    engine = create_db_engine(pg_url)
+    app = FastAPI()
+    app.state.settings = Settings()
+    app.state.session_factory = make_session_factory(engine)
+    app.state.economy_tx_builder = ScholarshipTxBuilder(deployment.contracts)
+    app.include_router(router)
+    install_error_handler(app)
+    with TestClient(app) as client:
+        yield client, app.state.session_factory, ChainReader(deployment.contracts)
+    engine.dispose()
+
+
+def _sign_all(deployment, key, response):
+    assert response.status_code == 200, response.text
+    txs = response.json()["transactions"]
+    for tx in txs:
+        send(
+            deployment.w3,
+            key,
+            UnsignedTx(
+                from_=tx["from"],
+                to=tx["to"],
+                data=tx["data"],
+                value=int(tx["value"], 16),
+                chain_id=int(tx["chainId"], 16),
+                description=tx["description"],
+                gas=int(tx["gas"], 16) if tx.get("gas") else None,
+            ),
+        )
+    return txs
+
+
+def test_screen_offer_list_accept_through_the_api(deployment, api):
+    client, sessions, reader = api
+    owner_key, scholar_key = deployment.player_keys[0], deployment.player_keys[1]
+    owner, scholar = address(owner_key), address(scholar_key)
+    [avatar] = mint_avatars(deployment, [owner])
+
+    txs = _sign_all(
+        deployment,
+        deployment.operator_key,
+        client.post("/economy/screenings", json={"screener": deployment.operator, "owner": owner}),
+    )
+    assert txs[0]["to"] == deployment.contracts.registry.address
+    assert int(txs[0]["chainId"], 16) == deployment.manifest.chain_id
+    _sign_all(
+        deployment,
+        owner_key,
+        client.post(
+            "/economy/offers",
+            json={
+                "owner": owner,
+                "avatar_id": avatar,
+                "terms": "rewards_division",
+                "duration_s": 600,
+                "owner_bps": 4000,
+                "dust_to": "owner",
+            },
+        ),
+    )
+    index_registry(session_factory=sessions, reader=reader)
+    listings = client.get("/economy/agreements", params={"open_listings": True}).json()
+    [listing] = [a for a in listings if a["avatar_id"] == avatar]
+    assert (listing["status"], listing["scholar"], listing["owner_bps"]) == ("offered", None, 4000)
+
+    _sign_all(
+        deployment,
+        scholar_key,
+        client.post(f"/economy/agreements/{listing['id']}/accept", json={"scholar": scholar}),
+    )
+    index_registry(session_factory=sessions, reader=reader)
+    agreement = client.get(f"/economy/agreements/{listing['id']}").json()
+    assert (agreement["status"], agreement["scholar"]) == ("active", scholar)
+    assert deployment.contracts.avatar.functions.userOf(avatar).call() == scholar
+
+    # Accepting again is refused before any wallet is asked to sign.
+    again = client.post(f"/economy/agreements/{listing['id']}/accept", json={"scholar": scholar})
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "refused"
+    assert "AgreementWrongStatus" in again.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "code"),
+    [
+        (
+            "/economy/offers",
+            {"owner": "0x1", "avatar_id": 1, "terms": "fixed_rent", "duration_s": 60},
+            422,
+            "invalid_request",
+        ),
+        (
+            "/economy/offers",
+            {
+                "owner": "0x" + "ab" * 20,
+                "avatar_id": 1,
+                "terms": "fixed_rent",
+                "duration_s": 60,
+                "owner_bps": 10,
+            },
+            422,
+            "invalid_request",
+        ),
+        (
+            "/economy/offers",
+            {
+                "owner": "0x" + "ab" * 20,
+                "avatar_id": 1,
+                "terms": "rewards_division",
+                "duration_s": 60,
+            },
+            409,
+            "refused",
+        ),
+        (
+            "/economy/screenings",
+            {"screener": "0x" + "ab" * 20, "owner": "0x" + "cd" * 20},
+            409,
+            "refused",
+        ),
+        ("/economy/agreements/999999/terminate", {"scholar": "0x" + "ab" * 20}, 409, "refused"),
+    ],
+)
+def test_bad_requests_get_a_clear_error(api, path, body, status, code):
+    client, _sessions, _reader = api
+    response = client.post(path, json=body)
+    assert response.status_code == status, response.text
+    assert response.json()["error"]["code"] == code
+
+
+def test_reports_and_seasons(api):
+    client, sessions, _reader = api
+    with sessions.begin() as session:
+        season = service.create_season(
+            session=session,
+            name="API season",
+            starts_at=utcnow() - timedelta(days=1),
+            ends_at=utcnow() + timedelta(days=1),
+            emission_budget=5 * 10**18,
+        )
+        season_id = season.id
+    [row] = [s for s in client.get("/economy/seasons").json() if s["id"] == season_id]
+    assert (row["status"], row["remaining"]) == ("running", str(5 * 10**18))
+    assert client.get(f"/economy/seasons/{season_id}/leaderboard").json() == []
+    assert client.get("/economy/seasons/424242/leaderboard").status_code == 404
+    wallet = client.get("/economy/wallets/" + "0x" + "ab" * 20).json()
+    assert (wallet["earned"], wallet["paid"]) == ("0", "0")
+    assert client.get("/economy/wallets/nope").status_code == 422
+    assert client.get("/economy/matches/unknown").status_code == 404
+    assert client.get("/economy/agreements/424242").status_code == 404
