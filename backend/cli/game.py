@@ -336,6 +336,8 @@ def replay_command(
         "preset": record["preset"],
         "options": record.get("options", {}),
         "seats": record["seats"],
+        # True when every deal was re-derived from the revealed, committed server seed.
+        "deals_from_seed": all(hand.get("seeded", True) for hand in record["hands"]),
         **result.to_json(),
     }
     typer.echo(json.dumps(outcome))

@@ -59,10 +59,14 @@ class Deal(NamedTuple):
     @classmethod
     def from_json(cls, data: Any) -> Deal:
         """Parse ``{"hands": [[...], ...], "boneyard": [...]}``; checks it is one full set."""
-        if not isinstance(data, dict) or not isinstance(data.get("hands"), list):
-            raise ValueError(f"a deal needs 'hands' (a list of tile lists), got {data!r}")
-        hands = tuple(tuple(parse_tile(str(t)) for t in hand) for hand in data["hands"])
-        boneyard = tuple(parse_tile(str(t)) for t in data.get("boneyard", []))
+        try:
+            hands = tuple(tuple(parse_tile(str(t)) for t in hand) for hand in data["hands"])
+            boneyard = tuple(parse_tile(str(t)) for t in data.get("boneyard", []))
+        except (TypeError, KeyError, AttributeError):
+            raise ValueError(
+                f"a deal is {{'hands': [[tile, ...], ...], 'boneyard': [tile, ...]}}, "
+                f"got {data!r:.120}"
+            ) from None
         deal = cls(hands, boneyard)
         deal.check()
         return deal

@@ -81,15 +81,26 @@ def replay(record: Any) -> MatchResult:
         )
     try:
         rules = rules_for(str(record.get("preset")), record.get("options") or {})
-        seats = [str(name) for name in record["seats"]]
+        seats = record["seats"]
+        if not isinstance(seats, list) or not all(isinstance(name, str) for name in seats):
+            raise TypeError(f"seats must be a list of names, not {seats!r:.80}")
         rules.check_seats(len(seats))
-    except (RulesError, KeyError, TypeError) as error:
+    except (ValueError, KeyError, TypeError) as error:  # RulesError is a ValueError
         raise ReplayError(f"bad rules or seats: {error}") from None
     fair = record.get("fairness") or {}
+    if not isinstance(fair, dict):
+        raise ReplayError(f"'fairness' must be an object, not {fair!r:.80}")
     seed = fair.get("server_seed")
     hands = record.get("hands")
     if not isinstance(hands, list) or not hands:
         raise ReplayError("the record has no hands")
+    for position, hand in enumerate(hands):
+        if not isinstance(hand, dict) or hand.get("index") != position:
+            raise ReplayError(
+                f"hands must be objects numbered 0, 1, ...; got {hand!r:.80}", position
+            )
+        if not isinstance(hand.get("seeded", True), bool):
+            raise ReplayError(f"'seeded' must be true or false, not {hand['seeded']!r}", position)
     if seed is None:
         if any(h.get("seeded", True) for h in hands):
             raise ReplayError("the server seed is not revealed, so seeded deals cannot be checked")
@@ -100,10 +111,6 @@ def replay(record: Any) -> MatchResult:
         )
     deals: list[Deal | None] = []
     for position, hand in enumerate(hands):
-        if not isinstance(hand, dict) or hand.get("index") != position:
-            raise ReplayError(
-                f"hands must be objects numbered 0, 1, ...; got {hand!r:.80}", position
-            )
         if hand.get("seeded", True):
             deals.append(None)
         else:
@@ -131,6 +138,18 @@ def replay(record: Any) -> MatchResult:
                 raise ReplayError(
                     "the recorded deal is not the one the server seed gives", position
                 )
+        if hand.get("seeded", True) and hand.get("redeals", live.redeals) != live.redeals:
+            raise ReplayError(
+                f"the record says {hand['redeals']!r} redeals, the seed gives {live.redeals}",
+                position,
+            )
+        opening = None if live.opening_tile is None else NAMES[live.opening_tile]
+        if hand.get("opening_tile", opening) != opening:
+            raise ReplayError(
+                f"the record says the hand opens with {hand['opening_tile']!r}, "
+                f"the rules say {opening!r}",
+                position,
+            )
         if "starter" in hand and hand["starter"] != live.starter:
             raise ReplayError(
                 f"the record says seat {hand['starter']!r} leads, the rules say {live.starter}",

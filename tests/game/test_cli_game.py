@@ -54,7 +54,7 @@ def test_replay_verifies_a_record_written_by_simulate(simulated):
     assert result.exit_code == 0, result.output
     outcome = json.loads(result.stdout)
     stored = json.loads(records[0].read_text())
-    assert outcome["ok"] is True
+    assert outcome["ok"] is True and outcome["deals_from_seed"] is True
     assert outcome["final_scores"] == stored["result"]["final_scores"]
     assert outcome["winner"] == stored["result"]["winner"]
 
@@ -87,6 +87,17 @@ def test_replay_rejects_a_wrong_seed(simulated, tmp_path):
     result = runner.invoke(app, ["replay", str(bad)])
     assert result.exit_code == 1
     assert "server seed 'cli/game/999' does not match the commitment" in result.stderr
+
+
+def test_replay_says_when_a_deal_was_explicit_rather_than_from_the_seed(simulated, tmp_path):
+    _, records = simulated
+    record = json.loads(records[0].read_text())
+    record["hands"][0]["seeded"] = False  # same tiles, but no longer checked against the seed
+    explicit = tmp_path / "explicit.json"
+    explicit.write_text(json.dumps(record))
+    result = runner.invoke(app, ["replay", str(explicit)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["deals_from_seed"] is False
 
 
 def test_replay_rejects_a_file_that_is_not_json(tmp_path):

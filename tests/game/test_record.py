@@ -1,5 +1,6 @@
 """Match records: written for every match, replayed move by move, tampering caught."""
 
+import contextlib
 import copy
 import json
 
@@ -132,3 +133,43 @@ def test_garbage_is_refused_clearly():
         replay({"format": "pgn"})
     with pytest.raises(ReplayError, match="bad rules"):
         replay({"format": "dew.match-record", "version": 1, "preset": "chess", "seats": []})
+    with pytest.raises(ReplayError, match="bad rules"):
+        replay({"format": "dew.match-record", "version": 1, "preset": "draw", "options": "x"})
+    with pytest.raises(ReplayError, match="bad rules"):
+        replay({"format": "dew.match-record", "version": 1, "preset": "draw", "seats": 2})
+
+
+JUNK = [None, 0, -1, 7, "x", "6:6L", [], {}, [0], [0, "pass"], True, 1.5, "draw", {"a": 1}, [[]]]
+
+
+def _paths(node, prefix=()):
+    if prefix:
+        yield prefix
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths(value, (*prefix, index))
+
+
+def test_any_corrupted_field_is_a_replay_error_never_a_crash(record):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    paths = list(_paths(record))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.sampled_from(paths), st.sampled_from(JUNK))
+    def corrupt(path, junk):
+        bad = copy.deepcopy(record)
+        node = bad
+        for key in path[:-1]:
+            node = node[key]
+        if node[path[-1]] == junk:
+            return
+        node[path[-1]] = junk
+        with contextlib.suppress(ReplayError):  # the only acceptable failure
+            replay(bad)
+
+    corrupt()
