@@ -278,10 +278,7 @@ class Match:
     ) -> None:
         self.hand_index = index
         self.hands = masks
-        held = 0
-        for mask in masks:
-            held |= mask
-        self.held = held
+        self.held = sum(masks)  # hands are disjoint, so the sum is their union
         self.boneyard = deal.boneyard
         self.drawn = 0
         self.drawn_tile = -1

@@ -269,9 +269,9 @@ class Rules:
     def match_winner(self, scores: Sequence[int], last_hand: HandScore) -> MatchVerdict:
         """Whether the match is over after a hand (see ``MatchVerdict``)."""
         target = self.target
-        leaders = [side for side, score in enumerate(scores) if score >= target]
-        if not leaders:
+        if max(scores) < target:  # the usual case, checked first: it runs after every hand
             return "play_on"
+        leaders = [side for side, score in enumerate(scores) if score >= target]
         best = max(scores[side] for side in leaders)
         top = [side for side in leaders if scores[side] == best]
         return top[0] if len(top) == 1 else "tie"
