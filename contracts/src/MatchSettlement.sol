@@ -110,8 +110,10 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
             assembly ("memory-safe") {
                 mstore(add(buf, 0x40), legCount)
                 if iszero(call(gas(), tokenAddress, 0, add(buf, 28), add(0x44, mul(legCount, 0x20)), 0, 0)) {
-                    returndatacopy(0, 0, returndatasize())
-                    revert(0, returndatasize())
+                    // Bubble the token's error (e.g. ERC20InsufficientBalance) up unchanged.
+                    let p := mload(0x40)
+                    returndatacopy(p, 0, returndatasize())
+                    revert(p, returndatasize())
                 }
             }
             _totalPaid += paid;
