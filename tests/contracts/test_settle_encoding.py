@@ -177,3 +177,26 @@ def test_estimate_covers_worst_case_new_holders_and_random_ids(
     receipt = _send(deployment, encode_settle(deployment.contracts, matches))
     assert receipt["status"] == 1
     assert receipt["gasUsed"] <= estimate_settle_gas(matches)
+
+
+def test_estimate_covers_an_unmoved_avatar_at_the_end_of_a_mint_run(
+    deployment: Deployment, chain_snapshot: None
+) -> None:
+    c = deployment.contracts
+    w3 = deployment.w3
+    guild = Account.create().address
+    operator = deployment.operator
+    first = c.avatar.functions.nextTokenId().call()
+    tx = c.avatar.functions.mintBatch([guild] * 32).build_transaction(
+        {"from": operator, "nonce": w3.eth.get_transaction_count(operator)}
+    )
+    signed = Account.from_key(deployment.operator_key).sign_transaction(tx)
+    w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(signed.raw_transaction))
+    last = first + 31
+    matches = [
+        SettlementMatch(secrets.token_bytes(32), RESULT, [SettlementPayout(5, avatar_id=last)])
+    ]
+    receipt = _send(deployment, encode_settle(c, matches))
+    assert receipt["status"] == 1
+    assert c.token.functions.balanceOf(guild).call() == 5
+    assert receipt["gasUsed"] <= estimate_settle_gas(matches)
