@@ -162,6 +162,16 @@ class ChainReader:
             received[to] = received.get(to, 0) - int(w["args"]["amount"])
         return {a: v for a, v in received.items() if v}
 
+    def deposits(self, start: int, end: int) -> list[Any]:
+        """DEW transfers into the vault from an address (mints, from zero, excluded)."""
+        vault = self.contracts.settlement.address
+        token = self.contracts.token.address
+        return [
+            t
+            for t in self._logs(self._transfer, token, [None, _topic32(vault)], start, end)
+            if int(t["args"]["from"], 16) != 0
+        ]
+
     # --- registry -----------------------------------------------------------------------------
 
     def registry_events(self, start: int, end: int) -> list[Any]:

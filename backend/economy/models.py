@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.db.base import Base, TimestampMixin, utcnow
@@ -168,3 +178,36 @@ class IndexerCursor(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     next_block: Mapped[int] = mapped_column(BigInteger)
+
+
+class StakeWallet(Base):
+    """A wallet's stake balance: DEW it deposited into the vault and has not staked yet.
+
+    The row is the lock: deposits, escrows and releases change ``balance`` under
+    ``SELECT .. FOR UPDATE``, so two matches starting together cannot spend it twice."""
+
+    __tablename__ = "economy_stake_wallets"
+
+    address: Mapped[str] = mapped_column(String(42), primary_key=True)
+    balance: Mapped[str] = mapped_column(String(80), default="0")
+
+
+class StakeEntry(Base):
+    """History of stake balances: ``deposit`` (a transfer into the vault), ``escrow`` (taken
+    at match start), ``release`` (given back: an abandoned match), ``withdrawal``."""
+
+    __tablename__ = "economy_stake_entries"
+    __table_args__ = (
+        UniqueConstraint("kind", "match_id", "seat"),
+        UniqueConstraint("tx_hash", "log_index"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    address: Mapped[str] = mapped_column(String(42), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    amount: Mapped[str] = mapped_column(String(80))
+    match_id: Mapped[str | None] = mapped_column(String(32), index=True)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    tx_hash: Mapped[str | None] = mapped_column(String(66))
+    log_index: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

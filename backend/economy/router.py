@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.economy import exceptions as exc
-from backend.economy import schemas, service
+from backend.economy import schemas, service, stakes
 from backend.economy.models import AgreementMirror, PlannedSettlement
 from backend.economy.policy import Party, Terms
 from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder, UnsignedTx
@@ -263,6 +263,13 @@ def wallet(address: str, session: SessionDep) -> schemas.WalletOut:
             role: {k: str(v) for k, v in values.items()} for role, values in data["by_role"].items()
         },
     )
+
+
+@router.get("/stakes/{address}", response_model=schemas.StakeBalanceOut, responses=_ERRORS)
+def stake(address: str, session: SessionDep) -> schemas.StakeBalanceOut:
+    """DEW the wallet deposited into the vault and has not staked (or withdrawn) yet."""
+    balance = stakes.stake_balance(session=session, address=address)
+    return schemas.StakeBalanceOut(address=service.checksum(address), balance=str(balance))
 
 
 @router.get("/matches/{match_id}", response_model=schemas.SettlementOut, responses=_ERRORS)

@@ -168,3 +168,8 @@ class SettlementOut(BaseModel):
     paid: Wei
     tx_hash: str | None
     season_id: int | None
+
+
+class StakeBalanceOut(BaseModel):
+    address: Address
+    balance: Wei

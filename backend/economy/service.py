@@ -36,6 +36,7 @@ from backend.economy.policy import (
     AgreementShares,
     FinishedMatch,
     Party,
+    PolicyError,
     RewardPlan,
     RewardPolicy,
     TableEconomy,
@@ -44,6 +45,7 @@ from backend.economy.policy import (
     plan_rewards,
     split_payout,
 )
+from backend.economy.stakes import escrowed
 
 logger = logging.getLogger(__name__)
 
@@ -194,6 +196,17 @@ def _predicted_avatar_legs(
     ]
 
 
+def _check_escrow(session: Session, match: FinishedMatch) -> None:
+    """A staked match pays its pot out of the vault: every human seat must have put it in."""
+    held = escrowed(session=session, match_id=match.match_id)
+    for s in match.seats:
+        if not s.is_bot and held.get(s.seat, 0) != match.stake:
+            raise PolicyError(
+                f"seat {s.seat} of match {match.match_id!r} has {held.get(s.seat, 0)} DEW wei "
+                f"in escrow, the stake is {match.stake}"
+            )
+
+
 def plan_settlement(
     *,
     session: Session,
@@ -214,6 +227,8 @@ def plan_settlement(
         return existing
     if not is_address(treasury):
         raise EconomyValueError(f"treasury is not an address: {treasury!r}")
+    if match.economy is TableEconomy.STAKED and not match.aborted:
+        _check_escrow(session, match)
     season = season_at(session=session, when=finished_at, lock=True)
     available = int(season.emission_budget) - int(season.emitted) if season else 0
     plan: RewardPlan = plan_rewards(match, policies[match.economy], emission_available=available)
@@ -369,6 +384,11 @@ def sync_settlements(*, session: Session, reader: ChainReader, limit: int = 200)
 
 def _book_paid(session: Session, settlement: PlannedSettlement, event, report: SyncReport) -> None:
     now = utcnow()
+    # What was planned: the legs sum to the payouts (an avatar's predicted split sums to it).
+    planned = sum(
+        int(x.amount)
+        for x in session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id))
+    )
     seats = {
         r.avatar_id: r.seat
         for r in session.scalars(
@@ -407,12 +427,6 @@ def _book_paid(session: Session, settlement: PlannedSettlement, event, report: S
                         updated_at=now,
                     )
                 )
-    planned = sum(
-        int(r.amount)
-        for r in session.scalars(
-            select(SeatRecord).where(SeatRecord.match_id == settlement.match_id)
-        )
-    ) + int(settlement.fee)
     if planned != event.paid:
         report.mismatches.append(
             f"match {settlement.match_id}: planned {planned}, chain paid {event.paid}"

@@ -12,7 +12,7 @@ from backend.chain.models import ChainRequest
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import jobs, service
+from backend.economy import jobs, service, stakes
 from backend.economy.models import PlannedSettlement, SeatRecord
 from backend.tables.models import Match, SettlementRequest, Table
 
@@ -118,8 +118,21 @@ def test_pending_matches_are_planned_once_and_bad_rows_rejected(pg_url):
         good = _finished(session, stake=str(10**18), n=77)
         bad = _finished(session, stake="lots", n=78)
         later = _finished(session, stake="0", n=79)
+        unescrowed = _finished(session, stake=str(10**18), n=80)
+        for i, player in enumerate((ALICE, BOB)):
+            stakes.credit_deposit(
+                session=session,
+                address=player,
+                amount=10**18,
+                tx_hash="0x" + "d" * 64,
+                log_index=i,
+            )
+        stakes.escrow_stakes(
+            session=session, match_id=good, seats=[(0, ALICE), (1, BOB)], stake=10**18
+        )
     report = jobs.plan_finished_matches(session_factory=sessions, settings=settings)
-    assert sorted(report.planned) == sorted([good, later]) and report.rejected == [bad]
+    assert sorted(report.planned) == sorted([good, later])
+    assert sorted(report.rejected) == sorted([bad, unescrowed])
     assert jobs.plan_finished_matches(session_factory=sessions, settings=settings).planned == []
     with sessions() as session:
         rows = {r.match_id: r for r in session.scalars(select(SettlementRequest))}
@@ -129,6 +142,7 @@ def test_pending_matches_are_planned_once_and_bad_rows_rejected(pg_url):
             later: ("planned", 1),
         }
         assert "lots" in rows[bad].last_error
+        assert "in escrow" in rows[unescrowed].last_error
         planned = session.get(PlannedSettlement, good)
         assert (planned.economy, planned.status) == ("staked", "submitted")
         request = session.get(ChainRequest, planned.chain_request_id)

@@ -18,7 +18,7 @@ from backend.chain.rpc import Rpc
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import service
+from backend.economy import service, stakes
 from backend.economy.chain_reader import ChainReader
 from backend.economy.indexer import index_registry
 from backend.economy.models import AgreementMirror, LedgerLeg, PlannedSettlement, ScreenedOwner
@@ -26,6 +26,7 @@ from backend.economy.policy import (
     DEW,
     FinishedMatch,
     Party,
+    PolicyError,
     RewardPolicy,
     SeatResult,
     TableEconomy,
@@ -148,6 +149,12 @@ def _pay(world, finished: FinishedMatch) -> PlannedSettlement:
             now_s=world["reader"].w3.eth.get_block("latest")["timestamp"],
         )
         request_id = planned.chain_request_id
+    return _confirm(world, request_id, finished.match_id)
+
+
+def _confirm(world, request_id: int, match_id: str) -> PlannedSettlement:
+    """Run the real engine until the request is confirmed, then book the ledger."""
+    sessions = world["sessions"]
     deadline = time.monotonic() + 30
     while True:
         world["engine"].step()
@@ -159,7 +166,22 @@ def _pay(world, finished: FinishedMatch) -> PlannedSettlement:
     with sessions.begin() as session:
         report = service.sync_settlements(session=session, reader=world["reader"])
         assert report.mismatches == []
-        return session.get(PlannedSettlement, finished.match_id)
+        return session.get(PlannedSettlement, match_id)
+
+
+def _deposit(deployment, world, names, amount):
+    """Each named player gets ``amount`` DEW and deposits it into the vault; indexed."""
+    c = deployment.contracts
+    for name in names:
+        player = world["addr"][name]
+        send(deployment.w3, deployment.deployer_key, c.token.functions.mint(player, amount))
+        send(
+            deployment.w3,
+            world["keys"][name],
+            c.token.functions.transfer(c.settlement.address, amount),
+        )
+    report = stakes.index_deposits(session_factory=world["sessions"], reader=world["reader"])
+    assert report.credited >= len(names)
 
 
 def _balances(deployment, addresses):
@@ -203,6 +225,16 @@ def test_staked_match_is_paid_split_and_reconciled(deployment, world):
         SeatResult(3, None, placement=4),
     ]
     finished = _match(1, seats, stake=10 * DEW)
+    players = [(0, "scholar_rd"), (1, "scholar_fr"), (2, "vip")]
+    _deposit(deployment, world, [name for _, name in players], 10 * DEW)
+    with world["sessions"].begin() as session:
+        stakes.escrow_stakes(
+            session=session,
+            match_id=finished.match_id,
+            seats=[(seat, a[name]) for seat, name in players],
+            stake=10 * DEW,
+        )
+        assert all(stakes.stake_balance(session=session, address=a[n]) == 0 for _, n in players)
     plan = plan_rewards(finished, POLICIES[TableEconomy.STAKED])
     watched = [a[n] for n in ("owner_a", "owner_b", "scholar_rd", "scholar_fr", "vip", "treasury")]
     before = _balances(deployment, watched)
@@ -332,3 +364,104 @@ def test_season_leaderboard_and_schedule(world):
     assert season["status"] == "running"
     assert season["emitted"] + season["remaining"] == season["emission_budget"]
     assert season["emitted"] > 0
+
+
+def test_staked_match_without_escrow_is_refused(world):
+    a = world["addr"]
+    finished = _match(
+        3,
+        [SeatResult(0, a["vip"], None, "vip", placement=1), SeatResult(1, None, placement=2)],
+        stake=DEW,
+    )
+    with world["sessions"]() as session, pytest.raises(PolicyError, match="in escrow"):
+        service.plan_settlement(
+            session=session,
+            match=finished,
+            finished_at=utcnow(),
+            policies=POLICIES,
+            treasury=a["treasury"],
+        )
+
+
+def test_escrow_is_all_or_nothing_and_abandoned_matches_release_it(deployment, world):
+    a = world["addr"]
+    _deposit(deployment, world, ["vip"], 5 * DEW)
+    sessions = world["sessions"]
+    with sessions.begin() as session:
+        start = stakes.stake_balance(session=session, address=a["vip"])
+    with sessions() as session, pytest.raises(stakes.InsufficientStake):
+        stakes.escrow_stakes(
+            session=session,
+            match_id="m-abandon",
+            seats=[(0, a["vip"]), (1, a["owner_b"])],
+            stake=DEW,
+        )
+    with sessions.begin() as session:
+        assert stakes.stake_balance(session=session, address=a["vip"]) == start
+        stakes.escrow_stakes(
+            session=session, match_id="m-abandon", seats=[(0, a["vip"])], stake=2 * DEW
+        )
+        stakes.escrow_stakes(
+            session=session, match_id="m-abandon", seats=[(0, a["vip"])], stake=2 * DEW
+        )  # a retried match start charges once
+        assert stakes.stake_balance(session=session, address=a["vip"]) == start - 2 * DEW
+    with sessions.begin() as session:
+        assert stakes.release_stakes(session=session, match_id="m-abandon") == 2 * DEW
+        assert stakes.release_stakes(session=session, match_id="m-abandon") == 0
+        assert stakes.stake_balance(session=session, address=a["vip"]) == start
+
+
+def test_withdrawal_pays_the_balance_out_once_and_reconciles(deployment, world):
+    a = world["addr"]
+    sessions = world["sessions"]
+    with sessions.begin() as session:
+        balance = stakes.stake_balance(session=session, address=a["vip"])
+        assert balance > 0
+        first = stakes.request_withdrawal(
+            session=session, address=a["vip"], amount=balance, key="w1"
+        )
+        again = stakes.request_withdrawal(
+            session=session, address=a["vip"], amount=balance, key="w1"
+        )
+        assert again.match_id == first.match_id
+        assert stakes.stake_balance(session=session, address=a["vip"]) == 0
+        with pytest.raises(stakes.InsufficientStake):
+            stakes.request_withdrawal(session=session, address=a["vip"], amount=1, key="w2")
+        request_id, match_id = first.chain_request_id, first.match_id
+    before = deployment.contracts.token.functions.balanceOf(a["vip"]).call()
+    settled = _confirm(world, request_id, match_id)
+    after = deployment.contracts.token.functions.balanceOf(a["vip"]).call()
+    assert settled.status == "paid" and after - before == balance
+    with sessions() as session:
+        report = service.reconcile_ledger(session=session, reader=world["reader"])
+    assert report.ok, report.differences
+
+
+def test_failed_settlement_returns_its_emission_to_the_season(world):
+    a = world["addr"]
+    finished = _match(4, [SeatResult(0, a["vip"], None, "vip", placement=1)])
+    sessions = world["sessions"]
+    with sessions.begin() as session:
+        emitted = int(service.get_season(session=session, season_id=world["season_id"]).emitted)
+        planned = service.plan_settlement(
+            session=session,
+            match=finished,
+            finished_at=utcnow(),
+            policies=POLICIES,
+            treasury=a["treasury"],
+        )
+        assert int(planned.emission) == DEW
+        # The TX engine gave up on it (e.g. a revert it recorded as final).
+        request = session.get(ChainRequest, planned.chain_request_id)
+        request.status = RequestStatus.FAILED
+        request.failure_reason = "reverted: SettlementInvalidMatch"
+    with sessions.begin() as session:
+        report = service.sync_settlements(session=session, reader=world["reader"])
+        assert report.failed == 1
+        settlement = session.get(PlannedSettlement, finished.match_id)
+        season = service.get_season(session=session, season_id=world["season_id"])
+        assert (settlement.status, int(season.emitted)) == ("failed", emitted)
+        summary = service.wallet_summary(session=session, address=a["vip"])
+        assert summary["failed"] == DEW
+        report = service.reconcile_ledger(session=session, reader=world["reader"])
+    assert report.ok, report.differences

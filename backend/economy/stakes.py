@@ -1,0 +1,259 @@
+"""Entry stakes: deposits into the vault, escrow when a match starts, release and withdrawal.
+
+A player stakes DEW they have deposited into the ``MatchSettlement`` vault (a plain token
+transfer to its address; ``index_deposits`` credits it after confirmations). When a staked
+match starts, the server calls :func:`escrow_stakes` in the transaction that starts it: every
+human seat's stake moves from its balance into the match, all or nothing. The pot then leaves
+the vault with the match's settlement (``plan_settlement`` refuses a staked match whose stakes
+were not escrowed, so the vault never pays a pot nobody put in). An abandoned match gives
+the stakes back with :func:`release_stakes`; :func:`request_withdrawal` pays a balance out
+through the same outbox and ledger as a match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from eth_utils import is_address, to_checksum_address
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from backend.chain import outbox
+from backend.db.base import utcnow
+from backend.economy.chain_reader import ChainReader
+from backend.economy.exceptions import Conflict, EconomyValueError
+from backend.economy.models import (
+    IndexerCursor,
+    LedgerLeg,
+    LegStatus,
+    PlannedSettlement,
+    SettlementStatus,
+    StakeEntry,
+    StakeWallet,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class InsufficientStake(Conflict):
+    code = "insufficient_stake"
+
+
+def _address(value: str) -> str:
+    if not isinstance(value, str) or not is_address(value):
+        raise EconomyValueError(f"not an address: {value!r}")
+    return to_checksum_address(value)
+
+
+def _wallets(session: Session, addresses: Sequence[str]) -> dict[str, StakeWallet]:
+    """Lock (creating if needed) the wallets' rows, in address order to avoid deadlocks."""
+    wanted = sorted(set(addresses))
+    for address in wanted:
+        if session.get(StakeWallet, address) is None:
+            session.add(StakeWallet(address=address, balance="0"))
+    session.flush()
+    rows = session.scalars(
+        select(StakeWallet)
+        .where(StakeWallet.address.in_(wanted))
+        .order_by(StakeWallet.address)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    return {row.address: row for row in rows}
+
+
+def stake_balance(*, session: Session, address: str) -> int:
+    row = session.get(StakeWallet, _address(address))
+    return int(row.balance) if row else 0
+
+
+def credit_deposit(
+    *, session: Session, address: str, amount: int, tx_hash: str, log_index: int
+) -> bool:
+    """Credit one deposit event; False if that event was already credited."""
+    address = _address(address)
+    if amount <= 0:
+        raise EconomyValueError(f"deposit must be positive, got {amount!r}")
+    seen = session.scalars(
+        select(StakeEntry).where(StakeEntry.tx_hash == tx_hash, StakeEntry.log_index == log_index)
+    ).first()
+    if seen is not None:
+        return False
+    wallet = _wallets(session, [address])[address]
+    wallet.balance = str(int(wallet.balance) + amount)
+    session.add(
+        StakeEntry(
+            address=address,
+            kind="deposit",
+            amount=str(amount),
+            tx_hash=tx_hash,
+            log_index=log_index,
+        )
+    )
+    session.flush()
+    return True
+
+
+def escrow_stakes(
+    *, session: Session, match_id: str, seats: Sequence[tuple[int, str]], stake: int
+) -> None:
+    """Take ``stake`` from each ``(seat, address)`` for the match, all or nothing.
+
+    Idempotent per (match, seat): a seat already escrowed is not charged again."""
+    if not isinstance(stake, int) or stake <= 0:
+        raise EconomyValueError(f"stake must be a positive integer, got {stake!r}")
+    pairs = [(seat, _address(address)) for seat, address in seats]
+    done = set(
+        session.scalars(
+            select(StakeEntry.seat).where(
+                StakeEntry.kind == "escrow", StakeEntry.match_id == match_id
+            )
+        )
+    )
+    todo = [(seat, address) for seat, address in pairs if seat not in done]
+    wallets = _wallets(session, [address for _, address in todo])
+    need: dict[str, int] = {}
+    for _, address in todo:
+        need[address] = need.get(address, 0) + stake
+    for address, amount in need.items():
+        have = int(wallets[address].balance)
+        if have < amount:
+            raise InsufficientStake(
+                f"{address} has {have} DEW wei deposited, the stake needs {amount}"
+            )
+    for seat, address in todo:
+        wallets[address].balance = str(int(wallets[address].balance) - stake)
+        session.add(
+            StakeEntry(
+                address=address, kind="escrow", amount=str(stake), match_id=match_id, seat=seat
+            )
+        )
+    session.flush()
+
+
+def escrowed(*, session: Session, match_id: str) -> dict[int, int]:
+    """Stake held for each seat of a match (escrowed and not released)."""
+    held: dict[int, int] = {}
+    for entry in session.scalars(select(StakeEntry).where(StakeEntry.match_id == match_id)):
+        assert entry.seat is not None
+        sign = 1 if entry.kind == "escrow" else -1 if entry.kind == "release" else 0
+        held[entry.seat] = held.get(entry.seat, 0) + sign * int(entry.amount)
+    return {seat: amount for seat, amount in held.items() if amount}
+
+
+def release_stakes(*, session: Session, match_id: str) -> int:
+    """Give an abandoned match's stakes back to the balances; returns the amount released."""
+    if session.get(PlannedSettlement, match_id) is not None:
+        raise Conflict(f"match {match_id!r} is already settled; its stakes are in its payouts")
+    entries = list(
+        session.scalars(
+            select(StakeEntry).where(StakeEntry.match_id == match_id, StakeEntry.kind == "escrow")
+        )
+    )
+    released = {
+        e.seat
+        for e in session.scalars(
+            select(StakeEntry).where(StakeEntry.match_id == match_id, StakeEntry.kind == "release")
+        )
+    }
+    todo = [e for e in entries if e.seat not in released]
+    wallets = _wallets(session, [e.address for e in todo])
+    for e in todo:
+        wallets[e.address].balance = str(int(wallets[e.address].balance) + int(e.amount))
+        session.add(
+            StakeEntry(
+                address=e.address, kind="release", amount=e.amount, match_id=match_id, seat=e.seat
+            )
+        )
+    session.flush()
+    return sum(int(e.amount) for e in todo)
+
+
+def request_withdrawal(
+    *, session: Session, address: str, amount: int, key: str, chain_id: int | None = None
+) -> PlannedSettlement:
+    """Pay ``amount`` of a stake balance back to the wallet through the settlement outbox.
+
+    ``key`` makes it idempotent (the same key returns the same withdrawal)."""
+    address = _address(address)
+    if not isinstance(amount, int) or amount <= 0:
+        raise EconomyValueError(f"withdrawal must be a positive integer, got {amount!r}")
+    digest = hashlib.sha256(f"withdraw:{address}:{key}".encode()).digest()
+    match_id = "w" + digest.hex()[:31]
+    existing = session.get(PlannedSettlement, match_id)
+    if existing is not None:
+        return existing
+    wallet = _wallets(session, [address])[address]
+    if int(wallet.balance) < amount:
+        raise InsufficientStake(f"{address} has {wallet.balance} DEW wei, asked for {amount}")
+    wallet.balance = str(int(wallet.balance) - amount)
+    session.add(StakeEntry(address=address, kind="withdrawal", amount=str(amount)))
+    chain_match_id = "0x" + hashlib.sha256(b"dew-withdrawal" + digest).hexdigest()
+    settlement = PlannedSettlement(
+        match_id=match_id,
+        chain_match_id=chain_match_id,
+        result_hash="0x" + digest.hex(),
+        economy="withdrawal",
+        finished_at=utcnow(),
+        status=SettlementStatus.SUBMITTED,
+    )
+    session.add(settlement)
+    session.flush()
+    session.add(
+        LedgerLeg(
+            match_id=match_id,
+            party="withdrawal",
+            address=address,
+            amount=str(amount),
+            status=LegStatus.PENDING,
+        )
+    )
+    request = outbox.request_settlement(
+        session=session,
+        match_id=chain_match_id,
+        result_hash=settlement.result_hash,
+        payouts=[outbox.Payout(amount=amount, account=address)],
+        chain_id=chain_id,
+    )
+    settlement.chain_request_id = request.id
+    session.flush()
+    return settlement
+
+
+@dataclass
+class DepositReport:
+    from_block: int
+    to_block: int
+    credited: int
+
+
+def index_deposits(
+    *, session_factory: sessionmaker[Session], reader: ChainReader, max_blocks: int = 5_000
+) -> DepositReport:
+    """Credit confirmed DEW transfers into the vault as stake deposits (the vault's funding
+    is minted, from the zero address, and is never anyone's deposit)."""
+    c = reader.contracts
+    name = f"deposits:{c.manifest.chain_id}:{c.settlement.address}"
+    with session_factory() as session, session.begin():
+        cursor = session.get(IndexerCursor, name, with_for_update=True)
+        if cursor is None:
+            cursor = IndexerCursor(name=name, next_block=reader.start_block)
+            session.add(cursor)
+        start = cursor.next_block
+        end = min(reader.safe_head(), start + max_blocks - 1)
+        if end < start:
+            return DepositReport(start, start - 1, 0)
+        credited = 0
+        for event in reader.deposits(start, end):
+            credited += credit_deposit(
+                session=session,
+                address=event["args"]["from"],
+                amount=int(event["args"]["value"]),
+                tx_hash="0x" + event["transactionHash"].hex().removeprefix("0x"),
+                log_index=event["logIndex"],
+            )
+        cursor.next_block = end + 1
+    return DepositReport(start, end, credited)
