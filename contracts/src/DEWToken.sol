@@ -47,7 +47,11 @@ contract DEWToken is IDEWToken, EIP712, Nonces, AccessControl {
     function disperse(uint256[] calldata transfers) external returns (uint256 total) {
         uint256 n = transfers.length;
         for (uint256 i; i < n;) {
-            uint256 word = transfers[i];
+            uint256 word;
+            // Reads transfers[i] without a bounds check: i < transfers.length by the loop.
+            assembly ("memory-safe") {
+                word := calldataload(add(transfers.offset, shl(5, i)))
+            }
             address to = address(uint160(word));
             uint256 amount = word >> 160;
             if (amount == 0 || to == address(0)) revert DEWInvalidTransfer(i);
