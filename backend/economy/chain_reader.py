@@ -85,13 +85,21 @@ class ChainReader:
 
     # --- settlements --------------------------------------------------------------------------
 
-    def settled_match(self, chain_match_id: str) -> SettledMatch | None:
-        """The confirmed ``MatchSettled`` for this id with its splits, or None."""
+    def settled_match(
+        self, chain_match_id: str, *, block_hint: int | None = None
+    ) -> SettledMatch | None:
+        """The confirmed ``MatchSettled`` for this id with its splits, or None.
+
+        ``block_hint`` (the block the transaction engine saw it mined in) narrows the search
+        to that block first; the whole chain since deployment is searched otherwise."""
         head = self.safe_head()
         address = self.contracts.settlement.address
-        events = list(
-            self._logs(self._settled, address, [_topic32(chain_match_id)], self.start_block, head)
-        )
+        topic = [_topic32(chain_match_id)]
+        events: list[Any] = []
+        if block_hint is not None and self.start_block <= block_hint <= head:
+            events = list(self._logs(self._settled, address, topic, block_hint, block_hint))
+        if not events:
+            events = list(self._logs(self._settled, address, topic, self.start_block, head))
         if not events:
             return None
         event = events[0]

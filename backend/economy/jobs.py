@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import SimpleNamespace
 
 from sqlalchemy import Engine, MetaData, Table, select, update
@@ -19,13 +20,16 @@ from sqlalchemy.orm import Session, sessionmaker
 from web3 import Web3
 
 from backend.chain.contracts import Contracts, load_manifest
-from backend.config import Settings
+from backend.config import Settings, get_settings
+from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import service
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyError
+from backend.economy.indexer import index_registry
 from backend.economy.policy import FinishedMatch, PolicyError, RewardPolicy, TableEconomy
 from backend.economy.policy import default_policies as _defaults
+from backend.economy.stakes import index_deposits
 
 logger = logging.getLogger(__name__)
 
@@ -126,3 +130,35 @@ def reconcile(
 ) -> service.LedgerReconciliation:
     with session_factory() as session:
         return service.reconcile_ledger(session=session, reader=reader)
+
+
+@lru_cache
+def _process_wiring() -> tuple[Settings, sessionmaker[Session], ChainReader]:
+    """Settings, sessions and the chain reader of this process (built once, for tasks)."""
+    settings = get_settings()
+    db = create_db_engine(settings.db.url, echo=settings.db.echo)
+    return settings, make_session_factory(db), chain_reader(settings)
+
+
+def economy_cycle() -> dict[str, int]:
+    """One periodic pass for a worker task: follow the registry and the vault deposits,
+    plan finished matches into the chain outbox, and book confirmed settlements."""
+    settings, sessions, reader = _process_wiring()
+    max_blocks = settings.economy.indexer_max_blocks
+    indexed = index_registry(session_factory=sessions, reader=reader, max_blocks=max_blocks)
+    deposits = index_deposits(session_factory=sessions, reader=reader, max_blocks=max_blocks)
+    planned = plan_finished_matches(session_factory=sessions, settings=settings)
+    booked = sync_ledger(session_factory=sessions, reader=reader)
+    return {
+        "registry_events": indexed.events,
+        "deposits": deposits.credited,
+        "planned": len(planned.planned),
+        "rejected": len(planned.rejected),
+        **booked,
+    }
+
+
+def reconcile_economy() -> service.LedgerReconciliation:
+    """The ledger-versus-chain proof for a worker task; logs every difference."""
+    _settings, sessions, reader = _process_wiring()
+    return reconcile(session_factory=sessions, reader=reader)

@@ -18,7 +18,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from backend.chain import outbox
-from backend.chain.models import ChainRequest, RequestStatus
+from backend.chain.models import ChainRequest, ChainTx, RequestStatus
 from backend.db.base import utcnow
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyValueError, SeasonNotFound
@@ -363,16 +363,17 @@ def sync_settlements(*, session: Session, reader: ChainReader, limit: int = 200)
         )
     )
     for settlement in pending:
-        event = reader.settled_match(settlement.chain_match_id)
-        if event is not None:
-            _book_paid(session, settlement, event, report)
-            report.paid += 1
-            continue
         request = (
             session.get(ChainRequest, settlement.chain_request_id)
             if settlement.chain_request_id
             else None
         )
+        hint = _mined_block(session, request)
+        event = reader.settled_match(settlement.chain_match_id, block_hint=hint)
+        if event is not None:
+            _book_paid(session, settlement, event, report)
+            report.paid += 1
+            continue
         if request is not None and request.status == RequestStatus.FAILED:
             _book_failed(session, settlement, request.failure_reason or "chain request failed")
             report.failed += 1
@@ -380,6 +381,13 @@ def sync_settlements(*, session: Session, reader: ChainReader, limit: int = 200)
             report.waiting += 1
     session.flush()
     return report
+
+
+def _mined_block(session: Session, request: ChainRequest | None) -> int | None:
+    """The block of the transaction that carried a confirmed request, if the engine knows it."""
+    if request is None or request.status != RequestStatus.CONFIRMED or not request.tx_hash:
+        return None
+    return session.scalar(select(ChainTx.block_number).where(ChainTx.tx_hash == request.tx_hash))
 
 
 def _book_paid(session: Session, settlement: PlannedSettlement, event, report: SyncReport) -> None:

@@ -3,6 +3,7 @@ reason and blocks nothing. Real PostgreSQL; the server's own models write the ro
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import timedelta
 
@@ -161,3 +162,75 @@ def test_pending_matches_are_planned_once_and_bad_rows_rejected(pg_url):
         assert [s.is_bot for s in seats] == [False, False, True]
         assert session.get(PlannedSettlement, bad) is None
     engine.dispose()
+
+
+def test_economy_cycle_takes_a_server_match_to_a_reconciled_payment(
+    deployment, pg_url, monkeypatch
+):
+    """The worker's periodic pass, wired from settings alone: outbox row -> plan -> chain
+    (the real TX engine) -> ledger booked after confirmations -> reconciliation."""
+    from eth_account import Account
+
+    from backend.chain.calls import ContractCalls
+    from backend.chain.engine import Engine
+    from backend.chain.rpc import Rpc
+    from backend.config import ChainSettings, get_settings
+
+    monkeypatch.setenv("DEW_DB_URL", pg_url)
+    monkeypatch.setenv("DEW_CHAIN_RPC_URL", deployment.anvil.rpc_url)
+    monkeypatch.setenv("DEW_CHAIN_MANIFEST_PATH", str(deployment.manifest_path))
+    monkeypatch.setenv("DEW_ECONOMY_CONFIRMATIONS", "2")
+    get_settings.cache_clear()
+    jobs._process_wiring.cache_clear()
+    try:
+        engine = create_db_engine(pg_url)
+        sessions = make_session_factory(engine)
+        player = Account.create().address
+        with sessions.begin() as session:
+            match_id = _finished(session, stake="0", n=90)
+            row = session.scalars(
+                select(SettlementRequest).where(SettlementRequest.match_id == match_id)
+            ).one()
+            # One paid player, admitted with a VIP pass; the other seats are bots.
+            row.seats = [
+                {**s, "address": player, "avatar_id": None, "admitted_as": "vip"}
+                if s["seat"] == 0
+                else {**s, "address": None, "is_bot": True, "admitted_as": None}
+                for s in row.seats
+            ]
+        first = jobs.economy_cycle()
+        assert first["planned"] == 1 and first["paid"] == 0
+        tx_engine = Engine(
+            session_factory=sessions,
+            rpc=Rpc(deployment.anvil.rpc_url),
+            account=Account.from_key(deployment.operator_key),
+            chain_id=deployment.manifest.chain_id,
+            calls=ContractCalls(deployment.contracts),
+            settings=ChainSettings(confirmations=1, poll_interval_s=0.05),
+        )
+        with sessions() as session:
+            request_id = session.get(PlannedSettlement, match_id).chain_request_id
+        deadline = time.monotonic() + 30
+        while True:
+            tx_engine.step()
+            with sessions() as session:
+                request = session.get(ChainRequest, request_id)
+                if request.status in ("confirmed", "failed"):
+                    assert request.status == "confirmed", request.failure_reason
+                    break
+            assert time.monotonic() < deadline, "not confirmed in 30s"
+            time.sleep(0.05)
+        # One block short of the economy's depth: nothing is booked yet.
+        assert jobs.economy_cycle()["paid"] == 0
+        deployment.w3.provider.make_request("evm_mine", [])
+        assert jobs.economy_cycle()["paid"] == 1
+        with sessions() as session:
+            summary = service.wallet_summary(session=session, address=player)
+        paid_on_chain = deployment.contracts.token.functions.balanceOf(player).call()
+        assert summary["paid"] == paid_on_chain > 0
+        report = jobs.reconcile_economy()
+        assert report.ok, report.differences
+        engine.dispose()
+    finally:
+        get_settings.cache_clear()
+        jobs._process_wiring.cache_clear()
