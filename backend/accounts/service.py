@@ -7,20 +7,26 @@ its own unit of work, so routes stay thin and never commit.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import jwt
+from eth_account import Account
+from eth_account.messages import encode_defunct
 from siwe import SiweMessage
-from siwe.siwe import InvalidSignature, ISO8601Datetime, VerificationError
-from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
+from siwe.siwe import ISO8601Datetime
+from sqlalchemy import select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from backend.accounts import exceptions as exc
-from backend.accounts.models import Account, AuthSession, RefreshToken, SignInNonce
+from backend.accounts.models import Account as WalletAccount
+from backend.accounts.models import AuthSession, RefreshToken, SignInNonce
 from backend.config import Settings
 from backend.db.base import utcnow
 
@@ -69,13 +75,22 @@ def _hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def issue_nonce(*, session: Session, settings: Settings) -> NonceGrant:
-    """Store a fresh single-use nonce and return the fields of the message to sign."""
-    now = utcnow()
-    nonce = secrets.token_hex(12)
+def _nonce_mac(settings: Settings, body: str) -> str:
+    key = hashlib.sha256(b"dew-signin-nonce/" + settings.auth.jwt_secret.encode()).digest()
+    return hmac.new(key, body.encode(), hashlib.sha256).hexdigest()[:20]
+
+
+def issue_nonce(*, settings: Settings, now: datetime | None = None) -> NonceGrant:
+    """A fresh nonce and the fields of the message to sign.
+
+    The nonce carries its own expiry and a MAC under the server's secret (16 random hex,
+    8 hex of expiry, 20 hex of MAC: alphanumeric, as EIP-4361 requires), so issuing one
+    writes nothing; single use is enforced when it is consumed (``signin_nonces``).
+    """
+    now = now or utcnow()
     expires_at = now + timedelta(seconds=settings.auth.nonce_ttl_s)
-    session.add(SignInNonce(nonce=nonce, created_at=now, expires_at=expires_at))
-    session.commit()
+    body = secrets.token_hex(8) + f"{int(expires_at.timestamp()):08x}"
+    nonce = body + _nonce_mac(settings, body)
     return NonceGrant(
         nonce=nonce,
         domain=settings.auth.domain,
@@ -146,61 +161,118 @@ def sign_in(
         raise exc.SignInNotYetValid(f"the message is issued in the future ({parsed.issued_at})")
     if parsed.not_before is not None and _aware(parsed.not_before._datetime) > now + skew:
         raise exc.SignInNotYetValid(f"the message is not valid before {parsed.not_before}")
+    # EIP-191 recovery over the exact text the wallet signed. (siwe's own verify() builds
+    # a Web3 object per call, which costs more than the rest of a sign-in.)
     try:
-        parsed.verify(signature, timestamp=now)
-    except InvalidSignature:
-        raise exc.BadSignature(f"the signature is not by {parsed.address}") from None
-    except VerificationError as error:
-        raise exc.BadSignature(f"the signature was not accepted: {type(error).__name__}") from None
-    except Exception:  # malformed hex, wrong length, ...
+        signer = Account.recover_message(encode_defunct(text=message), signature=signature)
+    except Exception:  # malformed hex, wrong length, invalid curve point, ...
         raise exc.BadSignature("the signature is not a valid 65-byte hex signature") from None
+    if signer != parsed.address:
+        raise exc.BadSignature(f"the signature is not by {parsed.address}")
 
-    # Consumed last, so that a refused message leaves its nonce usable; the conditional
-    # UPDATE makes two racing sign-ins with one nonce succeed at most once.
-    consumed = session.execute(
-        update(SignInNonce)
-        .where(
-            SignInNonce.nonce == parsed.nonce,
-            SignInNonce.used_at.is_(None),
-            SignInNonce.expires_at > now,
-        )
-        .values(used_at=now)
-    ).rowcount
-    if consumed != 1:
-        session.rollback()
-        row = session.get(SignInNonce, parsed.nonce)
-        if row is None:
-            raise exc.UnknownNonce(f"nonce {parsed.nonce!r} was not issued by this server")
-        if row.used_at is not None:
-            raise exc.NonceReplayed(f"nonce {parsed.nonce!r} has already been used")
-        raise exc.NonceExpired(f"nonce {parsed.nonce!r} expired at {row.expires_at}")
-
+    nonce = parsed.nonce
+    body, mac = nonce[:24], nonce[24:]
+    if len(nonce) != 44 or not hmac.compare_digest(mac, _nonce_mac(settings, body)):
+        raise exc.UnknownNonce(f"nonce {nonce!r} was not issued by this server")
+    nonce_expires = datetime.fromtimestamp(int(body[16:], 16), tz=UTC)
+    if nonce_expires <= now:
+        raise exc.NonceExpired(f"nonce {nonce!r} expired at {nonce_expires.isoformat()}")
+    # Consumed last, so that a refused message leaves its nonce usable; the primary key
+    # makes two racing sign-ins with one nonce succeed at most once.
     address = parsed.address
-    _ensure_account(session, address, now)
-    auth_session = AuthSession(id=secrets.token_hex(16), address=address, created_at=now)
-    session.add(auth_session)
-    pair = _issue_tokens(session, settings, address, auth_session.id, now)
+    session_id = secrets.token_hex(16)
+    pair = _issue_tokens(settings, address, session_id, now)
+    row = {
+        "nonce": nonce,
+        "now": now,
+        "nonce_expires": nonce_expires,
+        "address": address,
+        "session_id": session_id,
+        "token_hash": _hash_token(pair.refresh_token),
+        "refresh_expires": pair.refresh_expires_at,
+    }
+    if session.get_bind().dialect.name == "postgresql":
+        # One round trip: every insert is conditional on the nonce insert succeeding.
+        consumed = session.execute(_SIGNIN_PG, row).scalar_one() == 1
+    else:
+        consumed = _sign_in_rows(session, row)
+    if not consumed:
+        session.rollback()
+        raise exc.NonceReplayed(f"nonce {nonce!r} has already been used")
     session.commit()
-    log.info("signed in %s (session %s)", address, auth_session.id)
+    log.info("signed in %s (session %s)", address, session_id)
     return pair
 
 
+_SIGNIN_PG = text(
+    """
+    WITH used AS (
+        INSERT INTO signin_nonces (nonce, created_at, expires_at, used_at)
+        VALUES (:nonce, :now, :nonce_expires, :now)
+        ON CONFLICT (nonce) DO NOTHING
+        RETURNING nonce
+    ), account AS (
+        INSERT INTO accounts (address, created_at, last_signin_at)
+        SELECT :address, :now, :now FROM used
+        ON CONFLICT (address) DO UPDATE SET last_signin_at = EXCLUDED.last_signin_at
+        RETURNING address
+    ), opened AS (
+        INSERT INTO auth_sessions (id, address, created_at)
+        SELECT :session_id, :address, :now FROM used
+        RETURNING id
+    ), token AS (
+        INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at)
+        SELECT :token_hash, :session_id, :now, :refresh_expires FROM used
+        RETURNING token_hash
+    )
+    SELECT (SELECT count(*) FROM used) + (SELECT count(*) FROM token) - 1
+    """
+)
+
+
+def _sign_in_rows(session: Session, row: dict[str, Any]) -> bool:
+    """The same writes as ``_SIGNIN_PG``, statement by statement (SQLite)."""
+    consumed = session.execute(
+        sqlite_insert(SignInNonce)
+        .values(
+            nonce=row["nonce"],
+            created_at=row["now"],
+            expires_at=row["nonce_expires"],
+            used_at=row["now"],
+        )
+        .on_conflict_do_nothing(index_elements=["nonce"])
+        .returning(SignInNonce.nonce)
+    ).first()
+    if consumed is None:
+        return False
+    _ensure_account(session, row["address"], row["now"])
+    session.add(AuthSession(id=row["session_id"], address=row["address"], created_at=row["now"]))
+    session.flush()
+    session.add(
+        RefreshToken(
+            token_hash=row["token_hash"],
+            session_id=row["session_id"],
+            created_at=row["now"],
+            expires_at=row["refresh_expires"],
+        )
+    )
+    return True
+
+
 def _ensure_account(session: Session, address: str, now: datetime) -> None:
-    account = session.get(Account, address)
-    if account is not None:
-        account.last_signin_at = now
-        return
-    try:
-        with session.begin_nested():
-            session.add(Account(address=address, created_at=now, last_signin_at=now))
-    except IntegrityError:
-        # Another sign-in of the same new wallet created it first.
-        pass
+    """Create the wallet's account or stamp its sign-in, in one race-free statement."""
+    insert = (pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert)(
+        WalletAccount
+    )
+    session.execute(
+        insert.values(address=address, created_at=now, last_signin_at=now).on_conflict_do_update(
+            index_elements=["address"], set_={"last_signin_at": now}
+        )
+    )
 
 
-def _issue_tokens(
-    session: Session, settings: Settings, address: str, session_id: str, now: datetime
-) -> TokenPair:
+def _issue_tokens(settings: Settings, address: str, session_id: str, now: datetime) -> TokenPair:
+    """A signed access token and a fresh refresh token (the caller stores its hash)."""
     access_expires = now + timedelta(seconds=settings.auth.access_token_ttl_s)
     access = jwt.encode(
         {
@@ -215,14 +287,6 @@ def _issue_tokens(
     )
     refresh = secrets.token_urlsafe(32)
     refresh_expires = now + timedelta(seconds=settings.auth.refresh_token_ttl_s)
-    session.add(
-        RefreshToken(
-            token_hash=_hash_token(refresh),
-            session_id=session_id,
-            created_at=now,
-            expires_at=refresh_expires,
-        )
-    )
     return TokenPair(
         address=address,
         session_id=session_id,
@@ -254,7 +318,15 @@ def refresh(*, session: Session, settings: Settings, refresh_token: str) -> Toke
         auth_session.revoked_at = now
         session.commit()
         raise exc.RefreshTokenReused("refresh token already used; the session is revoked")
-    pair = _issue_tokens(session, settings, auth_session.address, auth_session.id, now)
+    pair = _issue_tokens(settings, auth_session.address, auth_session.id, now)
+    session.add(
+        RefreshToken(
+            token_hash=_hash_token(pair.refresh_token),
+            session_id=auth_session.id,
+            created_at=now,
+            expires_at=pair.refresh_expires_at,
+        )
+    )
     session.commit()
     return pair
 

@@ -144,6 +144,8 @@ class MatchHub:
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        # A fresh writer per start: an app may be started again after a stop (tests).
+        self.writer = store.MoveWriter(self.engine, self.settings.server.commit_batch_window_s)
         self.writer.start()
         if self.settings.server.redis_url:
             self.bus = RedisBus(

@@ -9,9 +9,10 @@ import jwt
 import pytest
 from eth_account import Account
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
-from backend.accounts.models import AuthSession, SignInNonce
+from backend.accounts import service as accounts
+from backend.accounts.models import AuthSession
 from backend.api.app import create_app
 from backend.config import AuthSettings, ChainSettings, DatabaseSettings, ServerSettings, Settings
 from tests.accounts.signing import compose, sign, sign_in
@@ -149,9 +150,16 @@ def test_missing_fields_get_the_same_error_shape(client: TestClient) -> None:
     _refused(client.post("/auth/signin", json={"message": "x"}), 422, "invalid_request")
 
 
-def test_unknown_nonce_is_refused(client: TestClient) -> None:
+@pytest.mark.parametrize("forge", ["neverissued123", "tamper-expiry"])
+def test_unknown_or_forged_nonce_is_refused(client: TestClient, forge: str) -> None:
     account = Account.create()
-    message = compose(account.address, "neverissued123")
+    nonce = forge
+    if forge == "tamper-expiry":
+        # Push the expiry of a real nonce a day out: the MAC no longer matches.
+        real = _nonce(client)
+        later = int(real[16:24], 16) + 86400
+        nonce = real[:16] + f"{later:08x}" + real[24:]
+    message = compose(account.address, nonce)
     response = client.post(
         "/auth/signin", json={"message": message, "signature": sign(account, message)}
     )
@@ -160,15 +168,12 @@ def test_unknown_nonce_is_refused(client: TestClient) -> None:
 
 def test_expired_nonce_is_refused(client: TestClient) -> None:
     account = Account.create()
-    nonce = _nonce(client)
-    with client.app.state.session_factory() as session:
-        session.execute(
-            update(SignInNonce)
-            .where(SignInNonce.nonce == nonce)
-            .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
-        )
-        session.commit()
-    message = compose(account.address, nonce)
+    settings = client.app.state.settings
+    stale = accounts.issue_nonce(
+        settings=settings,
+        now=datetime.now(UTC) - timedelta(seconds=settings.auth.nonce_ttl_s + 1),
+    )
+    message = compose(account.address, stale.nonce)
     response = client.post(
         "/auth/signin", json={"message": message, "signature": sign(account, message)}
     )

@@ -31,13 +31,13 @@ def _tokens(pair: accounts.TokenPair) -> schemas.TokensOut:
 
 @router.post("/nonce", response_model=schemas.NonceOut, responses={422: {"model": ErrorResponse}})
 def create_nonce(
-    session: SessionDep, settings: SettingsDep, body: schemas.NonceRequest | None = None
+    settings: SettingsDep, body: schemas.NonceRequest | None = None
 ) -> schemas.NonceOut:
     """A single-use nonce and the fields of the EIP-4361 message to sign with it."""
     address = body.address if body else None
     if address is not None and not Web3.is_checksum_address(address):
         raise accounts_exc.MalformedSignIn(f"address {address!r} is not an EIP-55 address")
-    grant = accounts.issue_nonce(session=session, settings=settings)
+    grant = accounts.issue_nonce(settings=settings)
     return schemas.NonceOut(
         nonce=grant.nonce,
         domain=grant.domain,
