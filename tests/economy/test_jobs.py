@@ -7,6 +7,8 @@ import time
 import uuid
 from datetime import timedelta
 
+import pytest
+from eth_account import Account
 from sqlalchemy import select
 
 from backend.chain.models import ChainRequest
@@ -104,8 +106,8 @@ def _finished(session, *, stake: str, n: int) -> str:
     return match_id
 
 
-def test_pending_matches_are_planned_once_and_bad_rows_rejected(pg_url):
-    engine = create_db_engine(pg_url)
+def test_pending_matches_are_planned_once_and_bad_rows_rejected(db_url):
+    engine = create_db_engine(db_url)
     sessions = make_session_factory(engine)
     settings = Settings()
     with sessions.begin() as session:
@@ -164,30 +166,55 @@ def test_pending_matches_are_planned_once_and_bad_rows_rejected(pg_url):
     engine.dispose()
 
 
-def test_economy_cycle_takes_a_server_match_to_a_reconciled_payment(
-    deployment, pg_url, monkeypatch
-):
+@pytest.fixture
+def own_chain(tmp_path):
+    """A chain of this test's own: reconciliation reads the whole chain, so a chain shared
+    with another database would (rightly) show that database's payments as differences."""
+    from web3 import Web3
+
+    from backend.chain.anvil import Anvil
+    from backend.chain.contracts import Contracts, save_manifest
+    from backend.chain.deploy import deploy_all
+    from tests.fixtures.anvil import Deployment
+
+    with Anvil() as node:
+        w3 = Web3(Web3.HTTPProvider(node.rpc_url))
+        deployer, operator, *players = node.keys
+        manifest = deploy_all(w3, deployer, operator=Account.from_key(operator).address)
+        path = save_manifest(manifest, tmp_path / "deployment.json")
+        yield Deployment(
+            anvil=node,
+            w3=w3,
+            manifest=manifest,
+            manifest_path=path,
+            contracts=Contracts(w3, manifest),
+            deployer_key=deployer,
+            operator_key=operator,
+            player_keys=tuple(players),
+        )
+
+
+def test_economy_cycle_takes_a_server_match_to_a_reconciled_payment(own_chain, db_url, monkeypatch):
     """The worker's periodic pass, wired from settings alone: outbox row -> plan -> chain
     (the real TX engine) -> ledger booked after confirmations -> reconciliation."""
-    from eth_account import Account
-
+    deployment = own_chain
     from backend.chain.calls import ContractCalls
     from backend.chain.engine import Engine
     from backend.chain.rpc import Rpc
     from backend.config import ChainSettings, get_settings
 
-    monkeypatch.setenv("DEW_DB_URL", pg_url)
+    monkeypatch.setenv("DEW_DB_URL", db_url)
     monkeypatch.setenv("DEW_CHAIN_RPC_URL", deployment.anvil.rpc_url)
     monkeypatch.setenv("DEW_CHAIN_MANIFEST_PATH", str(deployment.manifest_path))
     monkeypatch.setenv("DEW_ECONOMY_CONFIRMATIONS", "2")
     get_settings.cache_clear()
     jobs._process_wiring.cache_clear()
     try:
-        engine = create_db_engine(pg_url)
+        engine = create_db_engine(db_url)
         sessions = make_session_factory(engine)
         player = Account.create().address
         with sessions.begin() as session:
-            match_id = _finished(session, stake="0", n=90)
+            match_id = _finished(session, stake="0", n=uuid.uuid4().int)
             row = session.scalars(
                 select(SettlementRequest).where(SettlementRequest.match_id == match_id)
             ).one()
