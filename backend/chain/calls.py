@@ -141,6 +141,12 @@ class ContractCalls:
 
     def encode(self, kind: RequestKind, payloads: Sequence[dict[str, Any]]) -> bytes:
         if kind == RequestKind.SETTLE:
+            if all("packed" in p for p in payloads):
+                # Each match was packed by pack_settle_batch when it was queued (outbox.py);
+                # a batch is their concatenation.
+                batch = b"".join(bytes.fromhex(p["packed"][2:]) for p in payloads)
+                data = self.contracts.settlement.encode_abi("settle", args=[batch])
+                return bytes.fromhex(data.removeprefix("0x"))
             return encode_settle(self.contracts, [settlement_match(p) for p in payloads])
         recipients = [to_checksum_address(r) for p in payloads for r in p["recipients"]]
         data = self.contracts.avatar.encode_abi("mintBatch", args=[recipients])

@@ -56,8 +56,10 @@ from backend.db.base import utcnow
 logger = logging.getLogger(__name__)
 
 FILLER_GAS = 21_000
-# How many queued requests one send round looks at.
-QUEUE_WINDOW = 5_000
+# How many queued requests one send round looks at, and how long it may sign before the
+# tracker runs again (confirmations must not wait behind a long queue).
+QUEUE_WINDOW = 1_000
+SEND_SLICE_S = 0.5
 
 
 class CallBuilder(Protocol):
@@ -158,6 +160,8 @@ class Engine:
         self.settings = settings
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.wallet_id = self._ensure_wallet()
+        # Receipts of mined, not yet confirmed txs: read once, applied at the depth.
+        self._receipt_cache: dict[int, dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ wallet and lease
     def _ensure_wallet(self) -> int:
@@ -312,47 +316,35 @@ class Engine:
             batch.append(request)
         return batch
 
-    def _estimate(self, kind: RequestKind, data: bytes) -> tuple[int, str | None]:
-        """(gas limit with margin, None), or (0, revert reason) if the call would revert now."""
-        try:
-            estimate = self.rpc.call(
-                "eth_estimateGas",
-                {"from": self.address, "to": self.calls.to_address(kind), "data": _hex(data)},
-            )
-        except RpcError as exc:
-            if exc.data is None and "revert" not in exc.message.lower():
-                raise
-            return 0, self.calls.decode_error(exc.data) if exc.data else exc.message
-        # Earlier txs of ours still pending may change storage; the margin absorbs that.
-        return int(int(estimate, 16) * 1.25) + 20_000, None
-
     def send(self, view: ChainView, report: PumpReport) -> None:
-        sent_this_round = 0
-        while sent_this_round < self.settings.max_in_flight:
-            with self.sessions() as session:
-                in_flight = session.scalar(
-                    select(func.count(func.distinct(ChainTx.nonce))).where(self._open_tx())
-                )
-                if in_flight >= self.settings.max_in_flight:
-                    return
-                queued = list(
-                    session.scalars(
-                        select(ChainRequest)
-                        .where(
-                            ChainRequest.chain_id == self.chain_id,
-                            ChainRequest.status == RequestStatus.QUEUED,
-                        )
-                        .order_by(ChainRequest.id)
-                        .limit(QUEUE_WINDOW)
+        """Sign and broadcast batches for a short slice of time, then let tracking run again."""
+        slice_ends = time.monotonic() + SEND_SLICE_S
+        with self.sessions() as session:
+            in_flight = session.scalar(
+                select(func.count(func.distinct(ChainTx.nonce))).where(self._open_tx())
+            )
+            queued = list(
+                session.scalars(
+                    select(ChainRequest)
+                    .where(
+                        ChainRequest.chain_id == self.chain_id,
+                        ChainRequest.status == RequestStatus.QUEUED,
                     )
+                    .order_by(ChainRequest.id)
+                    .limit(QUEUE_WINDOW)
                 )
-            if not queued:
+            )
+        while queued and in_flight < self.settings.max_in_flight:
+            if time.monotonic() > slice_ends:
                 return
             batch = self._pick(queued)
+            picked = {r.id for r in batch}
+            queued = [r for r in queued if r.id not in picked]
             kind = RequestKind(batch[0].kind)
             payloads = [r.payload for r in batch]
             data = self.calls.encode(kind, payloads)
-            gas, reason = self._estimate(kind, data)
+            gas = self.calls.base_gas(kind) + sum(self.calls.gas_for(kind, p) for p in payloads)
+            reason = self._simulate(kind, data, gas)
             if reason is not None:
                 if len(batch) == 1:
                     self._fail_queued(batch[0].id, reason)
@@ -360,14 +352,38 @@ class Engine:
                 else:
                     # One of them makes the batch revert: send each alone to find which.
                     self._isolate([r.id for r in batch], reason)
+                    return
                 continue
             tx = self._claim(batch, kind, data, gas, view)
             if tx is None:
-                continue  # lost a race for the nonce or the requests: look again
+                return  # lost a race for the nonce or the requests: look again next round
             crash_point("after_sign", self.settings.crash_at)
             self._broadcast(tx.id, tx.raw)
-            sent_this_round += 1
+            in_flight += 1
             report.sent += 1
+
+    def _simulate(self, kind: RequestKind, data: bytes, gas: int) -> str | None:
+        """The revert reason if this call would revert at the latest block, else None.
+
+        One ``eth_call`` (not ``eth_estimateGas``'s search): the gas limit is the
+        CallBuilder's planning figure, an upper bound by construction.
+        """
+        try:
+            self.rpc.call(
+                "eth_call",
+                {
+                    "from": self.address,
+                    "to": self.calls.to_address(kind),
+                    "data": _hex(data),
+                    "gas": hex(gas),
+                },
+                "latest",
+            )
+        except RpcError as exc:
+            if exc.data is None and "revert" not in exc.message.lower():
+                raise
+            return self.calls.decode_error(exc.data) if exc.data else exc.message
+        return None
 
     def _isolate(self, request_ids: list[int], reason: str) -> None:
         with self.sessions.begin() as session:
@@ -532,31 +548,49 @@ class Engine:
         slots: dict[int, list[ChainTx]] = defaultdict(list)
         for tx in open_txs:
             slots[tx.nonce].append(tx)
-        # Receipts: every tx of a spent nonce not yet known mined, and every mined one (reorgs).
+        # Receipts of every tx of a spent nonce not yet known mined. Mined ones are watched
+        # through their block's hash (small); their receipt is read again only if it moved.
         wanted = [
             tx
             for nonce, txs in slots.items()
             for tx in txs
-            if nonce < view.nonce or tx.status == TxStatus.MINED
+            if nonce < view.nonce and tx.status != TxStatus.MINED
         ]
-        receipts: dict[int, dict[str, Any] | None] = {}
-        for start in range(0, len(wanted), 100):
-            chunk = wanted[start : start + 100]
-            results = self.rpc.batch([("eth_getTransactionReceipt", [tx.tx_hash]) for tx in chunk])
-            for tx, result in zip(chunk, results, strict=True):
-                if isinstance(result, RpcError):
-                    raise result
-                receipts[tx.id] = result
+        receipts = self._receipts_of(wanted)
+        mined_blocks = sorted({tx.block_number for tx in open_txs if tx.status == TxStatus.MINED})
+        canonical: dict[int, str | None] = {}
+        for start in range(0, len(mined_blocks), 100):
+            chunk = mined_blocks[start : start + 100]
+            results = self.rpc.batch([("eth_getBlockByNumber", [hex(n), False]) for n in chunk])
+            for number, block in zip(chunk, results, strict=True):
+                if isinstance(block, RpcError):
+                    raise block
+                canonical[number] = block["hash"] if block else None
         confirmed_nonce: int | None = None
         for nonce in sorted(slots):
             txs = slots[nonce]
-            mined = [(tx, receipts[tx.id]) for tx in txs if receipts.get(tx.id)]
-            if mined:
-                tx, receipt = mined[0]
+            found = [(tx, receipts[tx.id]) for tx in txs if receipts.get(tx.id)]
+            if found:
+                tx, receipt = found[0]
                 self._on_receipt(tx, txs, receipt, view, report)
                 continue
-            if any(tx.status == TxStatus.MINED for tx in txs):
-                self._on_reorg(txs)
+            mined = [tx for tx in txs if tx.status == TxStatus.MINED]
+            if mined:
+                tx = mined[0]
+                if canonical.get(tx.block_number) == tx.block_hash:
+                    if view.head - tx.block_number + 1 >= self.settings.confirmations:
+                        receipt = self._receipt_cache.pop(tx.id, None)
+                        if receipt is None or receipt["blockHash"] != tx.block_hash:
+                            receipt = self._receipts_of([tx]).get(tx.id)
+                        if receipt is not None:
+                            self._on_receipt(tx, txs, receipt, view, report)
+                    continue
+                # Its block is no longer canonical: re-mined elsewhere, or back in the pool.
+                receipt = self._receipts_of([tx]).get(tx.id)
+                if receipt is not None:
+                    self._on_receipt(tx, txs, receipt, view, report)
+                else:
+                    self._on_reorg(txs)
                 continue
             if nonce < view.nonce:
                 # Spent, but none of our receipts: wait until the spend is final, then give up.
@@ -568,6 +602,17 @@ class Engine:
                 continue
             self._keep_pending(nonce, txs, view)
         self._fill_gaps(view, slots)
+
+    def _receipts_of(self, txs: Sequence[ChainTx]) -> dict[int, dict[str, Any] | None]:
+        receipts: dict[int, dict[str, Any] | None] = {}
+        for start in range(0, len(txs), 100):
+            chunk = txs[start : start + 100]
+            results = self.rpc.batch([("eth_getTransactionReceipt", [tx.tx_hash]) for tx in chunk])
+            for tx, result in zip(chunk, results, strict=True):
+                if isinstance(result, RpcError):
+                    raise result
+                receipts[tx.id] = result
+        return receipts
 
     def _on_receipt(
         self,
@@ -604,7 +649,10 @@ class Engine:
             crash_point("after_receipt", self.settings.crash_at)
             tx.block_number, tx.block_hash = block_number, block_hash
         if view.head - block_number + 1 >= self.settings.confirmations:
+            self._receipt_cache.pop(tx.id, None)
             self._confirm(tx.id, slot, receipt, report)
+        else:
+            self._receipt_cache[tx.id] = receipt
 
     def _revert_reason(self, tx: ChainTx, block_number: int) -> str:
         """The custom error a mined tx reverted with: from a call trace, else by replaying it."""

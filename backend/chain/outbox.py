@@ -22,6 +22,12 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from backend.chain.contracts import (
+    SettlementEncodingError,
+    SettlementMatch,
+    SettlementPayout,
+    pack_settle_batch,
+)
 from backend.chain.exceptions import ChainValueError, IdempotencyConflict, RequestNotFound
 from backend.chain.models import ChainRequest, RequestKind, RequestStatus
 from backend.config import get_settings
@@ -61,16 +67,32 @@ def _address(value: str, what: str) -> str:
     return to_checksum_address(value)
 
 
-def _payout_json(payout: Payout) -> dict[str, Any]:
+def _settlement_payout(payout: Payout) -> SettlementPayout:
     if not isinstance(payout.amount, int) or isinstance(payout.amount, bool) or payout.amount <= 0:
         raise ChainValueError(f"payout amount must be a positive integer, got {payout.amount!r}")
     if (payout.avatar_id is None) == (payout.account is None):
         raise ChainValueError(f"a payout goes to exactly one avatar or account: {payout!r}")
+    if payout.avatar_id is not None and (
+        not isinstance(payout.avatar_id, int) or payout.avatar_id <= 0
+    ):
+        raise ChainValueError(f"avatar id must be a positive integer: {payout.avatar_id!r}")
+    if payout.account is not None and (
+        not isinstance(payout.account, str) or not is_address(payout.account)
+    ):
+        raise ChainValueError(f"payout account is not an address: {payout.account!r}")
+    try:
+        # The contracts' own dataclass: the same limits as the encoder (88-bit amounts ...).
+        return SettlementPayout(
+            amount=payout.amount, account=payout.account, avatar_id=payout.avatar_id
+        )
+    except SettlementEncodingError as exc:
+        raise ChainValueError(str(exc)) from exc
+
+
+def _payout_json(payout: SettlementPayout) -> dict[str, Any]:
     if payout.avatar_id is not None:
-        if not isinstance(payout.avatar_id, int) or payout.avatar_id <= 0:
-            raise ChainValueError(f"avatar id must be a positive integer: {payout.avatar_id!r}")
         return {"avatar_id": payout.avatar_id, "amount": str(payout.amount)}
-    return {"account": _address(payout.account, "payout account"), "amount": str(payout.amount)}
+    return {"account": payout.account, "amount": str(payout.amount)}
 
 
 def _digest(kind: str, payload: dict[str, Any]) -> str:
@@ -108,46 +130,112 @@ def _notify_after_commit(session: Session) -> None:
     event.listen(session, "after_soft_rollback", _after_rollback, once=True)
 
 
-def _put(
-    session: Session, *, kind: RequestKind, key: str, payload: dict[str, Any], chain_id: int
-) -> ChainRequest:
-    if not key or len(key) > 200:
-        raise ChainValueError(f"idempotency key must be 1..200 characters, got {key!r}")
-    digest = _digest(kind, payload)
-    values = {
-        "idempotency_key": key,
-        "kind": str(kind),
-        "chain_id": chain_id,
-        "payload": payload,
-        "payload_digest": digest,
-        "status": str(RequestStatus.QUEUED),
-        "attempts": 0,
-        "alone": False,
-        "created_at": utcnow(),
-        "updated_at": utcnow(),
-    }
+def _put_many(
+    session: Session, items: Sequence[tuple[RequestKind, str, dict[str, Any], int]]
+) -> list[ChainRequest]:
+    """Insert-if-absent by idempotency key, then read every row back: atomic per key."""
+    now = utcnow()
+    rows = []
+    for kind, key, payload, chain_id in items:
+        if not key or len(key) > 200:
+            raise ChainValueError(f"idempotency key must be 1..200 characters, got {key!r}")
+        rows.append(
+            {
+                "idempotency_key": key,
+                "kind": str(kind),
+                "chain_id": chain_id,
+                "payload": payload,
+                "payload_digest": _digest(kind, payload),
+                "status": str(RequestStatus.QUEUED),
+                "attempts": 0,
+                "alone": False,
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
+    if not rows:
+        return []
     dialect = session.get_bind().dialect.name
     insert = pg_insert if dialect == "postgresql" else sqlite_insert
     # Make pending ORM changes visible first; then the insert races only other transactions.
     session.flush()
-    stmt = (
-        insert(ChainRequest)
-        .values(**values)
-        .on_conflict_do_nothing(index_elements=["idempotency_key"])
+    # A concurrent transaction inserting the same key makes this wait for its outcome, then
+    # either skip (it committed: we read its row below) or insert (it rolled back).
+    session.execute(
+        insert(ChainRequest).values(rows).on_conflict_do_nothing(index_elements=["idempotency_key"])
     )
-    session.execute(stmt)
-    request = session.scalars(
-        select(ChainRequest)
-        .where(ChainRequest.idempotency_key == key)
-        .execution_options(populate_existing=True)
-    ).one()
-    if request.payload_digest != digest or request.kind != kind or request.chain_id != chain_id:
-        raise IdempotencyConflict(
-            f"idempotency key {key!r} was already used for a different {request.kind} request "
-            f"(id {request.id})"
+    keys = [row["idempotency_key"] for row in rows]
+    found = {
+        r.idempotency_key: r
+        for r in session.scalars(
+            select(ChainRequest)
+            .where(ChainRequest.idempotency_key.in_(set(keys)))
+            .execution_options(populate_existing=True)
         )
+    }
+    requests = []
+    for row in rows:
+        request = found[row["idempotency_key"]]
+        if (
+            request.payload_digest != row["payload_digest"]
+            or request.kind != row["kind"]
+            or request.chain_id != row["chain_id"]
+        ):
+            raise IdempotencyConflict(
+                f"idempotency key {row['idempotency_key']!r} was already used for a different "
+                f"{request.kind} request (id {request.id})"
+            )
+        requests.append(request)
     _notify_after_commit(session)
-    return request
+    return requests
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """One match to settle; ``idempotency_key`` defaults to ``settle:<chain>:<match_id>``."""
+
+    match_id: bytes | str
+    result_hash: bytes | str
+    payouts: Sequence[Payout]
+    idempotency_key: str | None = None
+
+
+def _settlement_payload(settlement: Settlement) -> dict[str, Any]:
+    match_hex = _bytes32_hex(settlement.match_id, "match id")
+    result_hex = _bytes32_hex(settlement.result_hash, "result hash")
+    payouts = settlement.payouts
+    if not payouts:
+        raise ChainValueError(f"match {match_hex} has no payouts")
+    if len(payouts) > MAX_PAYOUTS_PER_MATCH:
+        raise ChainValueError(
+            f"match {match_hex} has {len(payouts)} payouts; at most {MAX_PAYOUTS_PER_MATCH}"
+        )
+    checked = [_settlement_payout(p) for p in payouts]
+    try:
+        match = SettlementMatch(match_hex, result_hex, checked)
+    except SettlementEncodingError as exc:
+        raise ChainValueError(f"match {match_hex} cannot be settled: {exc}") from exc
+    return {
+        "match_id": match_hex,
+        "result_hash": result_hex,
+        "payouts": [_payout_json(p) for p in checked],
+        # Packed now, once, by the contracts' own encoder: the sender only concatenates packed
+        # matches (the batch layout is ``match+``), which keeps sending fast.
+        "packed": "0x" + pack_settle_batch([match]).hex(),
+    }
+
+
+def request_settlements(
+    *, session: Session, settlements: Sequence[Settlement], chain_id: int | None = None
+) -> list[ChainRequest]:
+    """Queue several match settlements in one statement (same guarantees as one by one)."""
+    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
+    items = []
+    for settlement in settlements:
+        payload = _settlement_payload(settlement)
+        key = settlement.idempotency_key or f"settle:{chain}:{payload['match_id']}"
+        items.append((RequestKind.SETTLE, key, payload, chain))
+    return _put_many(session, items)
 
 
 def request_settlement(
@@ -160,22 +248,8 @@ def request_settlement(
     chain_id: int | None = None,
 ) -> ChainRequest:
     """Queue the on-chain settlement of one match; the key defaults to ``settle:<match_id>``."""
-    match_hex = _bytes32_hex(match_id, "match id")
-    result_hex = _bytes32_hex(result_hash, "result hash")
-    if not payouts:
-        raise ChainValueError(f"match {match_hex} has no payouts")
-    if len(payouts) > MAX_PAYOUTS_PER_MATCH:
-        raise ChainValueError(
-            f"match {match_hex} has {len(payouts)} payouts; at most {MAX_PAYOUTS_PER_MATCH}"
-        )
-    payload = {
-        "match_id": match_hex,
-        "result_hash": result_hex,
-        "payouts": [_payout_json(p) for p in payouts],
-    }
-    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
-    key = idempotency_key or f"settle:{chain}:{match_hex}"
-    return _put(session, kind=RequestKind.SETTLE, key=key, payload=payload, chain_id=chain)
+    settlement = Settlement(match_id, result_hash, payouts, idempotency_key)
+    return request_settlements(session=session, settlements=[settlement], chain_id=chain_id)[0]
 
 
 def request_mint(
@@ -194,9 +268,7 @@ def request_mint(
         )
     payload = {"recipients": [_address(r, "mint recipient") for r in recipients]}
     chain = chain_id if chain_id is not None else get_settings().chain.chain_id
-    return _put(
-        session, kind=RequestKind.MINT, key=idempotency_key, payload=payload, chain_id=chain
-    )
+    return _put_many(session, [(RequestKind.MINT, idempotency_key, payload, chain)])[0]
 
 
 def get_request(*, session: Session, request_id: int) -> ChainRequest:
