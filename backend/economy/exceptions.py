@@ -39,3 +39,9 @@ class Conflict(EconomyError):
 
 class InsufficientBudget(Conflict):
     code = "insufficient_budget"
+
+
+class Unavailable(EconomyError):
+    """The chain node or the deployment manifest cannot be reached; try again later."""
+
+    code = "chain_unavailable"

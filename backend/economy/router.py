@@ -30,6 +30,7 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (exc.Refused, 409),
     (exc.Conflict, 409),
     (exc.EconomyValueError, 422),
+    (exc.Unavailable, 503),
     (exc.EconomyError, 400),
 ]
 
@@ -58,9 +59,13 @@ def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
     """One builder per app, bound to the deployment in settings (or set by the app/tests)."""
     builder = getattr(request.app.state, "economy_tx_builder", None)
     if builder is None:
+        from backend.chain.exceptions import ChainError
         from backend.economy.jobs import chain_reader
 
-        reader = chain_reader(request.app.state.settings)
+        try:
+            reader = chain_reader(request.app.state.settings)
+        except (ChainError, OSError) as error:
+            raise exc.Unavailable(f"no deployment to build transactions for: {error}") from error
         builder = ScholarshipTxBuilder(reader.contracts)
         request.app.state.economy_tx_builder = builder
     return builder
@@ -69,7 +74,7 @@ def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
 SessionDep = Annotated[Session, Depends(get_session)]
 BuilderDep = Annotated[ScholarshipTxBuilder, Depends(get_tx_builder)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"description": "error: {error: {code, message, detail}}"} for s in (404, 409, 422)
+    s: {"description": "error: {error: {code, message, detail}}"} for s in (404, 409, 422, 503)
 }
 
 

@@ -595,10 +595,13 @@ def avatar_report(
     for leg in legs:
         if leg.status != LegStatus.FAILED and leg.party in shares:
             shares[leg.party] += int(leg.amount)
+    # The active agreement if any (a newer open offer must not hide it), else the latest.
     latest = session.scalars(
         select(AgreementMirror)
         .where(AgreementMirror.avatar_id == avatar_id)
-        .order_by(AgreementMirror.id.desc())
+        .order_by(
+            (AgreementMirror.status == AgreementStatus.ACTIVE).desc(), AgreementMirror.id.desc()
+        )
     ).first()
     gross = sum(
         int(r.amount)

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_utils import is_address, to_checksum_address
-from web3.exceptions import ContractCustomError, ContractLogicError
+from web3.exceptions import ContractCustomError, ContractLogicError, Web3Exception
 
 from backend.chain.calls import _error_table, decode_revert
 from backend.chain.contracts import SCREENER_ROLE, Contracts
-from backend.economy.exceptions import EconomyValueError, Refused
+from backend.economy.exceptions import EconomyValueError, Refused, Unavailable
 from backend.economy.policy import BPS, Party, Terms
 
 ZERO_ADDRESS = "0x" + "00" * 20
@@ -137,6 +137,8 @@ class ScholarshipTxBuilder:
             gas = self.w3.eth.estimate_gas({"from": sender, "to": tx.to, "data": tx.data})
         except (ContractCustomError, ContractLogicError) as exc:
             raise Refused(f"{description}: {decode_revert(exc.data, self._errors)}") from exc
+        except (Web3Exception, OSError) as exc:
+            raise Unavailable(f"{description}: the chain node did not answer: {exc}") from exc
         return UnsignedTx(**{**tx.__dict__, "gas": gas})
 
     def screen_owner(self, *, screener: str, owner: str, approved: bool = True) -> UnsignedTx:

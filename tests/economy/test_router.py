@@ -174,3 +174,20 @@ def test_reports_and_seasons(api):
     assert stake["balance"] == "0"
     assert client.get("/economy/matches/unknown").status_code == 404
     assert client.get("/economy/agreements/424242").status_code == 404
+
+
+def test_without_a_deployment_the_write_routes_answer_503(pg_url, tmp_path):
+    from backend.config import ChainSettings
+
+    engine = create_db_engine(pg_url)
+    app = FastAPI()
+    app.state.settings = Settings(chain=ChainSettings(manifest_path=tmp_path / "missing.json"))
+    app.state.session_factory = make_session_factory(engine)
+    app.include_router(router)
+    install_error_handler(app)
+    with TestClient(app) as client:
+        response = client.post("/economy/agreements/1/accept", json={"scholar": "0x" + "ab" * 20})
+        assert response.status_code == 503
+        assert response.json()["error"]["code"] == "chain_unavailable"
+        assert client.get("/economy/seasons").status_code == 200  # reads need no chain
+    engine.dispose()
