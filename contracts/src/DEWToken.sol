@@ -159,8 +159,8 @@ contract DEWToken is IDEWToken, EIP712, Nonces, AccessControl {
         emit Transfer(from, to, value);
     }
 
+    /// @dev `owner` is never zero: it is msg.sender, or a permit signer that ECDSA recovered.
     function _approve(address owner, address spender, uint256 value) private {
-        if (owner == address(0)) revert ERC20InvalidApprover(address(0));
         if (spender == address(0)) revert ERC20InvalidSpender(address(0));
         _allowances[owner][spender] = value;
         emit Approval(owner, spender, value);

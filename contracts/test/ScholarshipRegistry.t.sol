@@ -279,6 +279,15 @@ contract ScholarshipRegistryTest is Fixture {
         vm.assertEq(registry.claimRent(id), 0);
     }
 
+    function test_vestedRent_isZeroUntilAccepted() public {
+        uint256 id = _offer(scholar, _fixedRent(10 days, 1000));
+        vm.warp(START + 5 days);
+        vm.assertEq(registry.vestedRent(id), 0);
+        vm.prank(owner);
+        registry.cancelOffer(id);
+        vm.assertEq(registry.vestedRent(id), 0);
+    }
+
     function test_claimRent_revertsWhenNotActive() public {
         uint256 id = _offer(scholar, _fixedRent(10 days, 1000));
         vm.expectRevert(abi.encodeWithSelector(IR.AgreementWrongStatus.selector, id, IR.Status.Offered));
