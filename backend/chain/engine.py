@@ -795,10 +795,10 @@ class Engine:
 
     def _keep_pending(self, nonce: int, slot: list[ChainTx], view: ChainView) -> None:
         current = max(slot, key=lambda tx: tx.id)
-        if current.status == TxStatus.SIGNED:
-            outcome = self._broadcast(current.id, current.raw)
-        elif _age_s(current.last_broadcast_at) >= self.settings.rebroadcast_after_s:
-            # Covers dropped txs and a node restarted without its pool: same bytes, same hash.
+        if _age_s(current.last_broadcast_at) >= self.settings.rebroadcast_after_s:
+            # Never-broadcast bytes (a crash after signing) go at once; pending ones again after
+            # a while: that covers dropped txs, a node restarted without its pool, and a wallet
+            # that could not pay for gas until it was refilled. Same bytes, same hash.
             outcome = self._broadcast(current.id, current.raw)
         else:
             outcome = None

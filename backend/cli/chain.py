@@ -41,13 +41,16 @@ def beat_command(loglevel: str = typer.Option("INFO")) -> None:
 @app.command("outbox")
 def outbox_command() -> None:
     """Counts of chain requests and transactions by state, and the open transactions."""
+    from eth_account import Account
     from sqlalchemy import func, select
 
     from backend.chain.models import ChainRequest, ChainTx, TxStatus
     from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
 
-    sessions = make_session_factory(create_db_engine(get_settings().db.url))
+    settings = get_settings()
+    sessions = make_session_factory(create_db_engine(settings.db.url))
+    typer.echo(f"operator wallet: {Account.from_key(settings.chain.operator_key).address}")
     with sessions() as session:
         for model in (ChainRequest, ChainTx):
             rows = session.execute(select(model.status, func.count()).group_by(model.status)).all()

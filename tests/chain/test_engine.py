@@ -403,3 +403,32 @@ def test_missing_role_fails_settlements_but_not_mints(deployment, make_engine, f
         assert deployment.contracts.avatar.functions.balanceOf(owner).call() == 1
     finally:
         _admin(deployment, settlement.functions.grantRole(SETTLER_ROLE, operator))
+
+
+def test_unfunded_operator_waits_for_a_refill_then_sends_the_same_bytes(
+    deployment, make_engine, fresh_db
+):
+    engine = make_engine(fresh_db, rebroadcast_after_s=0.2)
+    operator = Account.from_key(deployment.operator_key).address
+    funds = engine.rpc.call("eth_getBalance", operator, "latest")
+    player = Account.create().address
+    _queue_matches(fresh_db, [player], 2)
+    engine.rpc.call("anvil_setBalance", operator, "0x0")
+    try:
+
+        def refused_twice():
+            with fresh_db() as session:
+                txs = session.scalars(select(ChainTx)).all()
+            return txs[0] if txs and txs[0].broadcasts >= 2 else None
+
+        tx = pump_until(engine, refused_twice, timeout_s=10, what="two refused broadcasts")
+        assert tx.status == TxStatus.SIGNED
+        assert statuses(fresh_db) == {"submitted": 2}  # waiting, not failed
+    finally:
+        engine.rpc.call("anvil_setBalance", operator, funds)  # the refill
+    pump_until(engine, lambda: _all_final(fresh_db), timeout_s=20, what="confirmation")
+    with fresh_db() as session:
+        txs = session.scalars(select(ChainTx)).all()
+    assert [t.tx_hash for t in txs] == [tx.tx_hash]
+    assert statuses(fresh_db) == {"confirmed": 2}
+    assert _balances(deployment, [player]) == [6 * DEW]

@@ -130,3 +130,26 @@ def test_concurrent_identical_requests_create_one_row(session_factory):
         key = f"settle:31337:0x{_match(404).hex()}"
         rows = session.scalars(select(ChainRequest).where(ChainRequest.idempotency_key == key))
         assert [r.id for r in rows] == ids[:1]
+
+
+def test_bulk_settlements_are_idempotent_per_key(session_factory):
+    from backend.chain.outbox import Settlement, request_settlements
+
+    with session_factory.begin() as session:
+        (first,) = request_settlements(
+            session=session,
+            settlements=[Settlement(_match(501), b"\x51" * 32, [Payout(amount=1, account=BOB)])],
+        )
+        first_id = first.id
+    with session_factory.begin() as session:
+        again, fresh, dup = request_settlements(
+            session=session,
+            settlements=[
+                Settlement(_match(501), b"\x51" * 32, [Payout(amount=1, account=BOB)]),
+                Settlement(_match(502), b"\x52" * 32, [Payout(amount=2, avatar_id=9)]),
+                Settlement(_match(502), b"\x52" * 32, [Payout(amount=2, avatar_id=9)]),
+            ],
+        )
+    assert again.id == first_id
+    assert fresh.id == dup.id != first_id
+    assert fresh.payload["packed"].startswith("0x" + _match(502).hex())
