@@ -158,7 +158,29 @@ def economy_cycle() -> dict[str, int]:
     }
 
 
-def reconcile_economy() -> service.LedgerReconciliation:
-    """The ledger-versus-chain proof for a worker task; logs every difference."""
-    _settings, sessions, reader = _process_wiring()
-    return reconcile(session_factory=sessions, reader=reader)
+def reconcile_economy(*, with_requests: bool = True) -> service.LedgerReconciliation:
+    """The books-versus-chain proof for a worker task or the demo; logs every difference.
+
+    Two checks at the same confirmed head: the TX engine's (every confirmed request has
+    exactly its ``MatchSettled``/mint events and no event lacks a request) and the ledger's
+    (per match, avatar and wallet, see ``service.reconcile_ledger``)."""
+    settings, sessions, reader = _process_wiring()
+    report = reconcile(session_factory=sessions, reader=reader)
+    if with_requests:
+        from backend.chain.calls import ContractCalls
+        from backend.chain.reconcile import reconcile as reconcile_requests
+        from backend.chain.rpc import Rpc
+
+        rpc = Rpc(settings.chain.rpc_url, timeout_s=settings.chain.rpc_timeout_s)
+        try:
+            requests = reconcile_requests(
+                session_factory=sessions,
+                rpc=rpc,
+                calls=ContractCalls(reader.contracts),
+                chain_id=settings.chain.chain_id,
+                confirmations=settings.economy.confirmations,
+            )
+        finally:
+            rpc.close()
+        report.differences += [f"chain requests: {d}" for d in requests.differences]
+    return report

@@ -30,7 +30,7 @@ def _cases() -> list[tuple[int, Terms | None, int, int, Party]]:
         (5 * DEW + 3, Terms.FIXED_RENT, 0, 0, Party.SCHOLAR),
         (9 * DEW + 1, None, BPS, 0, Party.OWNER),
     ]
-    for _ in range(8):
+    for _ in range(30):
         owner_bps = rng.randrange(BPS + 1)
         manager_bps = rng.choice([0, rng.randrange(BPS - owner_bps + 1)])
         dust = rng.choice([Party.OWNER, Party.SCHOLAR] + ([Party.MANAGER] if manager_bps else []))
@@ -133,7 +133,7 @@ class _Raw:
         self.to, self.data = to, data
 
     def build_transaction(self, fields):
-        return {**fields, "to": self.to, "data": "0x" + self.data.hex(), "gas": 3_000_000}
+        return {**fields, "to": self.to, "data": "0x" + self.data.hex(), "gas": 12_000_000}
 
 
 def test_builders_refuse_what_the_chain_would_refuse(deployment):
