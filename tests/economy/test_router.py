@@ -97,6 +97,34 @@ def test_screen_offer_list_accept_through_the_api(deployment, api):
     assert (agreement["status"], agreement["scholar"]) == ("active", scholar)
     assert deployment.contracts.avatar.functions.userOf(avatar).call() == scholar
 
+    # A direct offer the owner withdraws before anyone accepts it.
+    [spare] = mint_avatars(deployment, [owner])
+    _sign_all(
+        deployment,
+        owner_key,
+        client.post(
+            "/economy/offers",
+            json={
+                "owner": owner,
+                "avatar_id": spare,
+                "scholar": scholar,
+                "terms": "fixed_rent",
+                "duration_s": 60,
+                "rent": str(10**18),
+            },
+        ),
+    )
+    index_registry(session_factory=sessions, reader=reader)
+    [offer] = client.get("/economy/agreements", params={"avatar_id": spare}).json()
+    assert (offer["scholar"], offer["terms"], offer["rent"]) == (scholar, "fixed_rent", str(10**18))
+    _sign_all(
+        deployment,
+        owner_key,
+        client.post(f"/economy/agreements/{offer['id']}/cancel", json={"owner": owner}),
+    )
+    index_registry(session_factory=sessions, reader=reader)
+    assert client.get(f"/economy/agreements/{offer['id']}").json()["status"] == "cancelled"
+
     # Accepting again is refused before any wallet is asked to sign.
     again = client.post(f"/economy/agreements/{listing['id']}/accept", json={"scholar": scholar})
     assert again.status_code == 409

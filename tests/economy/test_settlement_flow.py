@@ -20,6 +20,7 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import service, stakes
 from backend.economy.chain_reader import ChainReader
+from backend.economy.exceptions import Refused
 from backend.economy.indexer import index_registry
 from backend.economy.models import AgreementMirror, LedgerLeg, PlannedSettlement, ScreenedOwner
 from backend.economy.policy import (
@@ -309,6 +310,23 @@ def test_rental_that_expired_pays_the_owner_on_the_next_match(deployment, world)
     row = view[world["avatar_a"]]
     assert (row["matches"], row["wins"], row["agreement_status"]) == (2, 2, "expired")
     assert row["owner_share"] + row["scholar_share"] == row["gross"]
+    # Anyone may close the expired agreement; the mirror then shows how it ended.
+    closer = world["keys"]["vip"]
+    send(
+        deployment.w3,
+        closer,
+        world["builder"].close(sender=address(closer), agreement_id=world["rd_id"]),
+    )
+    index_registry(session_factory=world["sessions"], reader=world["reader"])
+    with world["sessions"]() as session:
+        rd = session.get(AgreementMirror, world["rd_id"])
+        assert (rd.status, rd.ended_by) == ("ended", "expired")
+        assert (
+            service.avatar_report(session=session, avatar_id=world["avatar_a"])["agreement_status"]
+            == "expired"
+        )
+    with pytest.raises(Refused, match="AgreementWrongStatus"):
+        world["builder"].close(sender=address(closer), agreement_id=world["rd_id"])
 
 
 def test_early_termination_refunds_rent_pro_rata(deployment, world):
