@@ -270,6 +270,19 @@ def wallet(address: str, session: SessionDep) -> schemas.WalletOut:
     )
 
 
+@router.get(
+    "/wallets/{address}/statement",
+    response_model=list[schemas.StatementLineOut],
+    responses=_ERRORS,
+)
+def statement(
+    address: str, session: SessionDep, limit: Annotated[int, Query(ge=1, le=1000)] = 200
+) -> list[schemas.StatementLineOut]:
+    """Every ledger line of a wallet: per match, its role, amount, status and tx hash."""
+    rows = service.wallet_statement(session=session, address=address, limit=limit)
+    return [schemas.StatementLineOut(**_wei(r, "amount")) for r in rows]
+
+
 @router.get("/stakes/{address}", response_model=schemas.StakeBalanceOut, responses=_ERRORS)
 def stake(address: str, session: SessionDep) -> schemas.StakeBalanceOut:
     """DEW the wallet deposited into the vault and has not staked (or withdrawn) yet."""

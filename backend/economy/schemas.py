@@ -173,3 +173,14 @@ class SettlementOut(BaseModel):
 class StakeBalanceOut(BaseModel):
     address: Address
     balance: Wei
+
+
+class StatementLineOut(BaseModel):
+    match_id: str
+    role: str
+    avatar_id: int | None
+    agreement_id: int | None
+    amount: Wei
+    status: str
+    tx_hash: str | None
+    finished_at: datetime

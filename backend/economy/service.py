@@ -571,6 +571,33 @@ def wallet_summary(*, session: Session, address: str) -> dict[str, object]:
     }
 
 
+def wallet_statement(
+    *, session: Session, address: str, limit: int = 200
+) -> list[dict[str, object]]:
+    """A wallet's ledger lines, newest first: match, role, avatar, amount, status, tx hash."""
+    address = checksum(address)
+    rows = session.execute(
+        select(LedgerLeg, PlannedSettlement.tx_hash, PlannedSettlement.finished_at)
+        .join(PlannedSettlement, PlannedSettlement.match_id == LedgerLeg.match_id)
+        .where(LedgerLeg.address == address)
+        .order_by(PlannedSettlement.finished_at.desc(), LedgerLeg.id.desc())
+        .limit(limit)
+    ).all()
+    return [
+        {
+            "match_id": leg.match_id,
+            "role": leg.party,
+            "avatar_id": leg.avatar_id,
+            "agreement_id": leg.agreement_id,
+            "amount": int(leg.amount),
+            "status": leg.status,
+            "tx_hash": tx_hash,
+            "finished_at": _aware(finished_at),
+        }
+        for leg, tx_hash, finished_at in rows
+    ]
+
+
 def agreement_status(agreement: AgreementMirror | None, now_s: int | None = None) -> str:
     """The mirror's status, with a term that ran out shown as ``expired`` before ``close``."""
     if agreement is None:

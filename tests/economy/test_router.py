@@ -198,6 +198,7 @@ def test_reports_and_seasons(api):
     wallet = client.get("/economy/wallets/" + "0x" + "ab" * 20).json()
     assert (wallet["earned"], wallet["paid"]) == ("0", "0")
     assert client.get("/economy/wallets/nope").status_code == 422
+    assert client.get("/economy/wallets/" + "0x" + "ab" * 20 + "/statement").json() == []
     stake = client.get("/economy/stakes/" + "0x" + "ab" * 20).json()
     assert stake["balance"] == "0"
     assert client.get("/economy/matches/unknown").status_code == 404

@@ -259,8 +259,16 @@ def test_staked_match_is_paid_split_and_reconciled(deployment, world):
             summary = service.wallet_summary(session=session, address=wallet)
             assert (summary["paid"], summary["pending"]) == (amount, 0), wallet
         report = service.reconcile_ledger(session=session, reader=world["reader"])
+        [line] = service.wallet_statement(session=session, address=a["owner_a"])
     assert report.ok, report.differences
     assert report.matches_checked == 1
+    assert (line["role"], line["amount"], line["status"], line["avatar_id"]) == (
+        "owner",
+        rd.owner,
+        "paid",
+        world["avatar_a"],
+    )
+    assert line["tx_hash"] == settled.tx_hash and settled.tx_hash.startswith("0x")
 
 
 def test_planning_twice_returns_the_first_plan(world):
