@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {IAvatarNFT} from "./interfaces/IAvatarNFT.sol";
@@ -77,6 +78,22 @@ contract ScholarshipRegistry is AccessControl, ReentrancyGuard, IScholarshipRegi
 
     /// @inheritdoc IScholarshipRegistry
     function accept(uint256 agreementId) external nonReentrant {
+        _accept(agreementId);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function acceptWithPermit(uint256 agreementId, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
+        external
+        nonReentrant
+    {
+        uint256 rent = _existing(agreementId).rent;
+        // A permit anyone saw in the mempool can be submitted first; then the allowance is
+        // already there and `_accept` goes ahead (or fails on it with a clear ERC-20 error).
+        try IERC20Permit(address(token)).permit(msg.sender, address(this), rent, deadline, v, r, s) {} catch {}
+        _accept(agreementId);
+    }
+
+    function _accept(uint256 agreementId) private {
         Agreement storage a = _existing(agreementId);
         if (a.status != Status.Offered) revert AgreementWrongStatus(agreementId, a.status);
         if (a.scholar != address(0) && a.scholar != msg.sender) {

@@ -252,6 +252,55 @@ contract ScholarshipRegistryTest is Fixture {
         registry.accept(id);
     }
 
+    function _permit(uint256 key, uint256 value, uint256 deadline) internal view returns (uint8, bytes32, bytes32) {
+        address holder = vm.addr(key);
+        bytes32 structHash = keccak256(
+            abi.encode(
+                keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)"),
+                holder,
+                address(registry),
+                value,
+                token.nonces(holder),
+                deadline
+            )
+        );
+        return vm.sign(key, keccak256(abi.encodePacked("\x19\x01", token.DOMAIN_SEPARATOR(), structHash)));
+    }
+
+    function test_acceptWithPermit_escrowsInOneTransaction() public {
+        uint256 key = 0x5C01A2;
+        address signer = vm.addr(key);
+        _giveDew(signer, 500);
+        uint256 id = _offer(signer, _fixedRent(10 days, 500));
+        (uint8 v, bytes32 r, bytes32 s) = _permit(key, 500, START + 1 hours);
+        vm.prank(signer);
+        registry.acceptWithPermit(id, START + 1 hours, v, r, s);
+        vm.assertEq(token.balanceOf(address(registry)), 500);
+        vm.assertEq(avatar.userOf(avatarId), signer);
+    }
+
+    function test_acceptWithPermit_survivesAFrontRunPermit() public {
+        uint256 key = 0x5C01A2;
+        address signer = vm.addr(key);
+        _giveDew(signer, 500);
+        uint256 id = _offer(signer, _fixedRent(10 days, 500));
+        (uint8 v, bytes32 r, bytes32 s) = _permit(key, 500, START + 1 hours);
+        token.permit(signer, address(registry), 500, START + 1 hours, v, r, s);
+        vm.prank(signer);
+        registry.acceptWithPermit(id, START + 1 hours, v, r, s);
+        vm.assertEq(token.balanceOf(address(registry)), 500);
+    }
+
+    function test_acceptWithPermit_revertsWithoutAValidPermit() public {
+        uint256 id = _offer(scholar, _fixedRent(10 days, 500));
+        vm.expectRevert(
+            abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(registry), 0, 500)
+        );
+        vm.prank(scholar);
+        registry.acceptWithPermit(id, START + 1 hours, 27, bytes32(uint256(1)), bytes32(uint256(2)));
+        vm.assertEq(uint256(registry.agreementOf(id).status), uint256(IR.Status.Offered));
+    }
+
     // --- Fixed Rent ---
 
     function test_fixedRent_escrowsAtAcceptance() public {

@@ -154,6 +154,11 @@ interface IScholarshipRegistry {
     ///         makes the caller the avatar's user for the term.
     function accept(uint256 agreementId) external;
 
+    /// @notice `accept` in one transaction: first applies the scholar's ERC-2612 permit for the
+    ///         rent (if a permit for it was already used, e.g. front-run, the allowance is
+    ///         simply used as it stands).
+    function acceptWithPermit(uint256 agreementId, uint256 deadline, uint8 v, bytes32 r, bytes32 s) external;
+
     /// @notice Pays the owner the Fixed Rent vested so far. Anyone may call; pays the owner.
     function claimRent(uint256 agreementId) external returns (uint256 paid);
 
