@@ -58,8 +58,10 @@ def chain_match_id(match_id: str) -> str:
     return "0x" + match_id.rjust(64, "0")
 
 
-def get_table(*, session: Session, table_id: str) -> Table:
-    table = session.get(Table, table_id)
+def get_table(*, session: Session, table_id: str, lock: bool = False) -> Table:
+    """The table, or TableNotFound. ``lock`` takes its row lock (PostgreSQL) so that joins
+    and starts at one table are serialized: the join that fills the last seat starts it."""
+    table = session.get(Table, table_id, with_for_update=lock or None)
     if table is None:
         raise exc.TableNotFound(f"no table {table_id!r}")
     return table
@@ -226,7 +228,7 @@ def join_table(
     invite_code: str | None = None,
 ) -> Table:
     """Sit ``address`` at a table; the join that fills the last seat starts the match."""
-    table = get_table(session=session, table_id=table_id)
+    table = get_table(session=session, table_id=table_id, lock=True)
     if table.status != "open":
         raise exc.TableNotOpen(f"table {table_id!r} is {table.status}, not open")
     if table.visibility == "private" and invite_code != table.invite_code:
@@ -260,13 +262,11 @@ def join_table(
 
 def start_with_bots(*, session: Session, table_id: str, by: str) -> Table:
     """The creator fills the empty seats with bots and starts now."""
-    table = get_table(session=session, table_id=table_id)
+    table = get_table(session=session, table_id=table_id, lock=True)
     if table.creator != by:
         raise exc.Forbidden("only the table's creator can start it")
     if table.status != "open":
         raise exc.TableNotOpen(f"table {table_id!r} is {table.status}, not open")
-    # Lock the table row so a concurrent join cannot take a seat we fill.
-    session.execute(update(Table).where(Table.id == table_id).values(status="open"))
     _fill_with_bots(session, table, table.bot_level)
     _start_match(session, table)
     session.commit()
@@ -274,7 +274,7 @@ def start_with_bots(*, session: Session, table_id: str, by: str) -> Table:
 
 
 def leave_table(*, session: Session, table_id: str, address: str) -> None:
-    table = get_table(session=session, table_id=table_id)
+    table = get_table(session=session, table_id=table_id, lock=True)
     if table.status != "open":
         raise exc.TableNotOpen("a match in play cannot be left; the turn timer plays for you")
     seat = session.scalar(
