@@ -125,6 +125,9 @@ class SeatResult:
     points: int = 0
     won: bool = False
     forfeited: bool = False
+    # The server's gating re-check at the match end: False when the wallet no longer holds
+    # what admitted it (e.g. the rental ran out mid-match). Unreadable counts as eligible.
+    eligible: bool = True
 
     @property
     def is_bot(self) -> bool:
@@ -149,6 +152,7 @@ class SeatResult:
                 points=int(data.get("points", 0)),
                 won=bool(data.get("won", False)),
                 forfeited=bool(data.get("forfeited", False)),
+                eligible=data.get("still_eligible") is not False,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise PolicyError(f"malformed seat result {dict(data)!r}: {exc}") from exc
@@ -246,7 +250,12 @@ def default_policies(
 
 @dataclass(frozen=True)
 class SeatPayout:
-    """What one seat receives: its share of the stake pot and of the emission."""
+    """What one seat receives: its share of the stake pot and of the emission.
+
+    The stake share is the player's own money (their stake back plus what they won from the
+    others): it is paid to the wallet. The emission share is the match reward: it is paid to
+    the avatar when the seat played one, and split on chain by the avatar's agreement.
+    """
 
     seat: int
     address: str | None
@@ -260,8 +269,8 @@ class SeatPayout:
 
     @property
     def to_avatar(self) -> bool:
-        """Paid to the avatar (split on chain by its agreement) rather than to the wallet."""
-        return self.avatar_id is not None
+        """The emission share is paid to the avatar (split on chain by its agreement)."""
+        return self.avatar_id is not None and self.emission_share > 0
 
 
 @dataclass(frozen=True)
@@ -365,12 +374,19 @@ def plan_rewards(
     if emission_available is not None:
         emission = max(0, min(emission, emission_available))
     weights = _seat_weights(seats, policy.bps_for(len({s.side for s in seats})))
-    eligible = [s for s in humans if not s.forfeited]
+    # A seat no longer eligible at the end takes no part: its stake comes back whole, fee-free,
+    # and its placement share is treated as a bot's.
+    players = [s for s in humans if s.eligible]
+    for s in humans:
+        if not s.eligible and stake_pot:
+            stake[s.seat] = match.stake
+    eligible = [s for s in players if not s.forfeited]
     # Best placed first: the dust goes to the first eligible seat with a share.
     ranked = sorted(eligible, key=lambda s: (s.placement, s.seat))
 
-    fee = stake_pot * policy.fee_bps // BPS
-    net = stake_pot - fee
+    in_play = match.stake * len(players) if stake_pot else 0
+    fee = in_play * policy.fee_bps // BPS
+    net = in_play - fee
     if net:
         if sum((weights[s.seat] for s in eligible), Fraction(0)) > 0:
             shares, dust = _divide(
@@ -380,7 +396,7 @@ def plan_rewards(
         else:
             # No eligible seat placed in the money (or none is left): stakes are players'
             # money, so the net pot goes back in equal parts rather than to the house.
-            back = eligible or humans
+            back = eligible or players
             shares = {s.seat: net // len(back) for s in back}
             dust = net - sum(shares.values())
             receiver = min(back, key=lambda s: (s.placement, s.seat)).seat

@@ -281,27 +281,32 @@ def plan_settlement(
         if p is None:
             continue
         assert p.address is not None  # plan_rewards never pays a bot
-        if p.avatar_id is not None:
-            chain_payouts.append(outbox.Payout(amount=p.amount, avatar_id=p.avatar_id))
+        # The emission share of an avatar seat goes to the avatar (split on chain); the stake
+        # share (the player's own money) and any VIP seat's payout go to the wallet.
+        to_wallet = p.amount
+        if p.to_avatar:
+            assert p.avatar_id is not None
+            to_wallet = p.stake_share
+            chain_payouts.append(outbox.Payout(amount=p.emission_share, avatar_id=p.avatar_id))
             legs += _predicted_avatar_legs(
                 session,
                 match_id=match.match_id,
                 seat=s.seat,
                 avatar_id=p.avatar_id,
-                amount=p.amount,
+                amount=p.emission_share,
                 player=p.address,
                 admitted_as=s.admitted_as,
                 now_s=int(time.time()) if now_s is None else now_s,
             )
-        else:
-            chain_payouts.append(outbox.Payout(amount=p.amount, account=p.address))
+        if to_wallet:
+            chain_payouts.append(outbox.Payout(amount=to_wallet, account=p.address))
             legs.append(
                 LedgerLeg(
                     match_id=match.match_id,
                     seat=s.seat,
                     party="wallet",
                     address=to_checksum_address(p.address),
-                    amount=str(p.amount),
+                    amount=str(to_wallet),
                     status=LegStatus.PENDING,
                 )
             )
@@ -631,7 +636,7 @@ def avatar_report(
         )
     ).first()
     gross = sum(
-        int(r.amount)
+        int(r.emission_share)
         for r in records
         if r.to_avatar and _settlement_status(session, r.match_id) != SettlementStatus.FAILED
     )

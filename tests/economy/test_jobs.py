@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 from eth_account import Account
+from eth_utils import to_checksum_address
 from sqlalchemy import select
 
 from backend.chain.models import ChainRequest
@@ -21,6 +22,8 @@ from backend.tables.models import Match, SettlementRequest, Table
 
 ALICE = "0x" + "a1" * 20
 BOB = "0x" + "b2" * 20
+ALICE_CHECKSUM = to_checksum_address(ALICE)
+BOB_CHECKSUM = to_checksum_address(BOB)
 
 
 def _finished(session, *, stake: str, n: int) -> str:
@@ -150,11 +153,13 @@ def test_pending_matches_are_planned_once_and_bad_rows_rejected(db_url):
         assert (planned.economy, planned.status) == ("staked", "submitted")
         request = session.get(ChainRequest, planned.chain_request_id)
         payouts = request.payload["payouts"]
-        # Alice is paid through her avatar, Bob to his wallet, the fee to the treasury.
-        assert [("avatar_id" in p, "account" in p) for p in payouts] == [
-            (True, False),
-            (False, True),
-            (False, True),
+        # Alice's emission share goes through her avatar and her stake share to her wallet;
+        # Bob (VIP) is paid to his wallet; the fee goes to the treasury.
+        assert [p.get("account", p.get("avatar_id")) for p in payouts] == [
+            3,
+            ALICE_CHECKSUM,
+            BOB_CHECKSUM,
+            settings.economy.treasury,
         ]
         fee = settings.economy.fee_bps * 2 * 10**18 // 10_000
         assert payouts[-1] == {"account": settings.economy.treasury, "amount": str(fee)}

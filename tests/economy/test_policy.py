@@ -138,6 +138,36 @@ def test_forfeit_against_bots_only_refunds_the_stake_net_of_fee():
     assert (plan.fee, plan.returned) == (5, 10)
 
 
+def test_seat_no_longer_eligible_at_the_end_gets_its_stake_back_and_no_reward():
+    plan = plan_rewards(
+        match(
+            seat(0, ALICE, 1, won=True, eligible=False, avatar_id=4, admitted_as="avatar_user"),
+            seat(1, BOB, 2),
+            seat(2, CAROL, 3),
+            stake=100,
+        ),
+        RewardPolicy(fee_bps=1000, emission_per_seat=10),
+    )
+    # Alice's 100 comes back fee-free; Bob and Carol play for 200 - 20 fee = 180 at 30:0,
+    # and Bob's emission is his 30% of 30; Alice's 70% (21) returns to the budget.
+    assert by_seat(plan) == {0: (100, 0), 1: (180, 9)}
+    assert (plan.fee, plan.returned) == (20, 21)
+    assert not plan.payouts[0].to_avatar, "a refund never goes through the avatar"
+
+
+def test_stake_winnings_go_to_the_wallet_and_the_reward_to_the_avatar():
+    plan = plan_rewards(
+        match(
+            seat(0, ALICE, 1, won=True, avatar_id=4, admitted_as="avatar_user"),
+            seat(1, BOB, 2, avatar_id=5, admitted_as="avatar_user"),
+            stake=100,
+        ),
+        RewardPolicy(fee_bps=0, emission_per_seat=10),
+    )
+    [winner] = plan.payouts
+    assert (winner.stake_share, winner.emission_share, winner.to_avatar) == (200, 20, True)
+
+
 def test_aborted_match_refunds_every_stake_without_fee_or_emission():
     plan = plan_rewards(
         match(seat(0, ALICE, 1), seat(1, BOB, 1), seat(2, None, 1), stake=30, aborted=True),
@@ -264,6 +294,7 @@ def finished_matches(draw):
                 team=sides[i] if team_game else None,
                 placement=placement[sides[i]],
                 forfeited=sides[i] == forfeit_side,
+                eligible=draw(st.booleans()) or not human,
             )
         )
     return FinishedMatch(
@@ -300,6 +331,12 @@ def test_every_unit_of_the_pool_is_paid_charged_or_returned(finished, policy, bu
         assert plan.stake_pot == finished.stake * len(humans)
     forfeited = {s.seat for s in finished.seats if s.forfeited}
     assert all(p.emission_share == 0 for p in plan.payouts if p.seat in forfeited)
+    # A seat no longer eligible gets exactly its own stake back (if staked) and no reward.
+    refunded = {s.seat for s in humans if not s.eligible}
+    for p in plan.payouts:
+        if p.seat in refunded:
+            assert (p.stake_share, p.emission_share) == (finished.stake, 0)
+    assert all(p.emission_share == 0 or p.seat not in refunded for p in plan.payouts)
 
 
 # --- the split ----------------------------------------------------------------------------

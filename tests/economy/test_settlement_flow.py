@@ -243,10 +243,13 @@ def test_staked_match_is_paid_split_and_reconciled(deployment, world):
     assert settled.status == "paid" and int(settled.paid) == plan.paid + plan.fee
 
     by_seat = {p.seat: p.amount for p in plan.payouts}
-    rd = split_payout(by_seat[0], owner_bps=3000, dust_to=Party.OWNER)
+    emission = {p.seat: p.emission_share for p in plan.payouts}
+    stake_back = {p.seat: p.stake_share for p in plan.payouts}
+    # The reward (emission) is split by the agreement; the stake share is the player's own.
+    rd = split_payout(emission[0], owner_bps=3000, dust_to=Party.OWNER)
     expected = {
         a["owner_a"]: rd.owner,
-        a["scholar_rd"]: rd.scholar,
+        a["scholar_rd"]: rd.scholar + stake_back[0],
         a["scholar_fr"]: by_seat[1],  # Fixed Rent: the scholar keeps everything
         a["vip"]: by_seat[2],
         a["treasury"]: plan.fee,
