@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_utils import is_address, to_checksum_address
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -110,24 +110,29 @@ def add_after_commit_listener(listener: Callable[[], None]) -> None:
 
 
 def _notify_after_commit(session: Session) -> None:
-    if not _after_commit_listeners or session.info.get("dew_chain_notify"):
+    """Call the listeners once after this session's transaction commits; never on rollback."""
+    if not _after_commit_listeners:
         return
-    session.info["dew_chain_notify"] = True
-    from sqlalchemy import event
+    session.info["dew_chain_pending"] = True
+    if "dew_chain_hooks" in session.info:
+        return
+    session.info["dew_chain_hooks"] = True
 
+    # Installed once per session and left in place (removing a hook during dispatch is not
+    # allowed); the "pending" flag says whether this transaction wrote a request.
+    @event.listens_for(session, "after_commit")
     def _after_commit(_session: Session) -> None:
-        _session.info.pop("dew_chain_notify", None)
+        if not _session.info.pop("dew_chain_pending", False):
+            return
         for listener in list(_after_commit_listeners):
             try:
                 listener()
             except Exception:  # the periodic pump picks the request up anyway
                 logger.exception("outbox listener failed; beat will pick the request up")
 
-    def _after_rollback(_session: Session) -> None:
-        _session.info.pop("dew_chain_notify", None)
-
-    event.listen(session, "after_commit", _after_commit, once=True)
-    event.listen(session, "after_soft_rollback", _after_rollback, once=True)
+    @event.listens_for(session, "after_soft_rollback")
+    def _after_rollback(_session: Session, _previous: object) -> None:
+        _session.info.pop("dew_chain_pending", None)
 
 
 def _put_many(

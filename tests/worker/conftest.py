@@ -19,36 +19,26 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 class WorkerProcess:
-    """``celery worker`` in its own process (solo pool: the crash hook kills the whole worker)."""
+    """``celery worker`` (solo pool: the crash hook kills the whole worker) or ``celery beat``."""
 
-    def __init__(self, env: dict[str, str], log_path: Path):
+    def __init__(self, env: dict[str, str], log_path: Path, *, beat: bool = False):
         self.env = env
         self.log_path = log_path
+        self.beat = beat
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> WorkerProcess:
         queues = f"{self.env['DEW_BROKER_PAYOUTS_QUEUE']},{self.env['DEW_BROKER_DEFAULT_QUEUE']}"
+        if self.beat:  # celery beat, the scheduler, in its own process
+            schedule = str(self.log_path.with_suffix(".schedule"))
+            command = ["beat", "--loglevel", "INFO", "-s", schedule]
+        else:
+            name = f"test-{uuid.uuid4().hex[:8]}@%h"
+            command = ["worker", "--pool", "solo", "-Q", queues, "--loglevel", "INFO"]
+            command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-n", name]
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "worker.celery_app",
-                "worker",
-                "--pool",
-                "solo",
-                "-Q",
-                queues,
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"test-{uuid.uuid4().hex[:8]}@%h",
-            ],
+            [sys.executable, "-m", "celery", "-A", "worker.celery_app", *command],
             cwd=REPO,
             env={**os.environ, **self.env},
             stdout=log,
@@ -99,8 +89,9 @@ def workers(tmp_path):
     """Start workers with ``workers(env)``; every one is stopped after the test."""
     started: list[WorkerProcess] = []
 
-    def start(env: dict[str, str]) -> WorkerProcess:
-        worker = WorkerProcess(env, tmp_path / f"worker-{len(started)}.log").start()
+    def start(env: dict[str, str], *, beat: bool = False) -> WorkerProcess:
+        log = tmp_path / f"worker-{len(started)}.log"
+        worker = WorkerProcess(env, log, beat=beat).start()
         started.append(worker)
         return worker
 

@@ -56,3 +56,30 @@ def test_same_settlement_asked_concurrently_pays_once(pg_url, deployment, interv
     events = settled_events(interval_mining, deployment.contracts.settlement.address)
     assert events["0x" + match_id.hex()] == 1
     engine.dispose()
+
+
+def test_beat_pumps_requests_nobody_announced(deployment, interval_mining, workers, tmp_path):
+    from backend.db import migrate
+
+    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
+    migrate(url)
+    sessions = make_session_factory(create_db_engine(url))
+    env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
+    env["DEW_BROKER_PUMP_EVERY_S"] = "1"
+    worker = workers(env)
+    # The worker's own start-up pump has come and gone before the request exists.
+    wait_for(lambda: "succeeded" in worker.log(), timeout_s=30, what="the start-up pump")
+    beat = workers(env, beat=True)
+    wait_for(lambda: "beat: Starting" in beat.log(), timeout_s=30, what="beat to start")
+    player = Account.create().address
+    with sessions.begin() as session:  # no notifier installed: only beat can find it
+        request_settlement(
+            session=session,
+            match_id=secrets.token_bytes(32),
+            result_hash=b"\x06" * 32,
+            payouts=[Payout(amount=2 * DEW, account=player)],
+        )
+    wait_for(
+        lambda: request_counts(sessions) == {"confirmed": 1}, timeout_s=60, what="confirmation"
+    )
+    assert deployment.contracts.token.functions.balanceOf(player).call() == 2 * DEW
