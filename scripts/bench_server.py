@@ -133,6 +133,11 @@ class Server:
                 "--no-access-log",
                 "--backlog",
                 "8192",
+                # Moves are ~1 KB of JSON: compressing them costs more CPU than it saves.
+                "--ws-per-message-deflate",
+                "false",
+                "--timeout-graceful-shutdown",
+                "20",
                 *(["--workers", str(workers)] if workers > 1 else []),
             ],
             cwd=REPO,
@@ -160,7 +165,7 @@ class Server:
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGTERM)
         try:
-            self.proc.wait(15)
+            self.proc.wait(60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
 
@@ -255,7 +260,10 @@ async def bot_client(
 ) -> None:
     try:
         ws = await connect(
-            f"{ws_url}/ws/tables/{table_id}?token={token}", max_size=2**22, open_timeout=60
+            f"{ws_url}/ws/tables/{table_id}?token={token}",
+            max_size=2**22,
+            open_timeout=60,
+            compression=None,
         )
     except Exception as error:
         stats.error(f"connect: {error!r}")

@@ -48,4 +48,8 @@ def serve(
         log_level=log_level,
         # The protocol refuses big messages itself; this only caps what is buffered.
         ws_max_size=max(settings.server.ws_max_message_bytes * 4, 65536),
+        # Moves are ~1 KB of JSON: compressing them costs more CPU and memory than it saves.
+        ws_per_message_deflate=False,
+        # Sockets are closed (clients reconnect elsewhere and resync); do not wait forever.
+        timeout_graceful_shutdown=10,
     )
