@@ -116,6 +116,15 @@ class ScholarshipTxBuilder:
         self.chain_id = contracts.manifest.chain_id
         self._errors = _error_table()
 
+    def _read(self, call: Any) -> Any:
+        """A view call; an unreachable node becomes :class:`Unavailable`."""
+        try:
+            return call.call()
+        except (ContractCustomError, ContractLogicError) as exc:
+            raise Refused(decode_revert(exc.data, self._errors)) from exc
+        except (Web3Exception, OSError) as exc:
+            raise Unavailable(f"the chain node did not answer: {exc}") from exc
+
     def _unsigned(
         self, sender: str, contract: Any, fn: str, args: list[Any], description: str
     ) -> UnsignedTx:
@@ -144,7 +153,7 @@ class ScholarshipTxBuilder:
     def screen_owner(self, *, screener: str, owner: str, approved: bool = True) -> UnsignedTx:
         screener, owner = _address(screener, "screener"), _address(owner, "owner")
         registry = self.contracts.registry
-        if not registry.functions.hasRole(SCREENER_ROLE, screener).call():
+        if not self._read(registry.functions.hasRole(SCREENER_ROLE, screener)):
             raise Refused(f"{screener} does not hold the screener role")
         verb = "approve" if approved else "withdraw"
         return self._build(
@@ -158,7 +167,7 @@ class ScholarshipTxBuilder:
         owner = _address(owner, "owner")
         target = _address(scholar, "scholar") if scholar else ZERO_ADDRESS
         registry = self.contracts.registry
-        if not registry.functions.isScreened(owner).call():
+        if not self._read(registry.functions.isScreened(owner)):
             raise Refused(f"owner {owner} has not been approved by a screener")
         if target == owner:
             raise EconomyValueError("an owner cannot offer an avatar to themselves")
@@ -182,17 +191,14 @@ class ScholarshipTxBuilder:
         """The scholar's transactions: a DEW ``approve`` for Fixed Rent first, then ``accept``."""
         scholar = _address(scholar, "scholar")
         registry = self.contracts.registry
-        agreement = registry.functions.agreementOf(agreement_id).call
         try:
-            rent = int(agreement()[12])
-        except (ContractCustomError, ContractLogicError) as exc:
-            raise Refused(
-                f"accept {agreement_id}: {decode_revert(exc.data, self._errors)}"
-            ) from exc
+            rent = int(self._read(registry.functions.agreementOf(agreement_id))[12])
+        except Refused as exc:
+            raise Refused(f"accept {agreement_id}: {exc}") from exc
         txs: list[UnsignedTx] = []
         token = self.contracts.token
-        if rent and token.functions.allowance(scholar, registry.address).call() < rent:
-            if token.functions.balanceOf(scholar).call() < rent:
+        if rent and self._read(token.functions.allowance(scholar, registry.address)) < rent:
+            if self._read(token.functions.balanceOf(scholar)) < rent:
                 raise Refused(f"{scholar} holds less than the rent of {rent} DEW wei")
             txs.append(
                 self._build(

@@ -220,3 +220,17 @@ def test_without_a_deployment_the_write_routes_answer_503(pg_url, tmp_path):
         assert response.json()["error"]["code"] == "chain_unavailable"
         assert client.get("/economy/seasons").status_code == 200  # reads need no chain
     engine.dispose()
+
+
+def test_an_unreachable_node_is_unavailable_not_a_crash(deployment):
+    from web3 import Web3
+
+    from backend.chain.contracts import Contracts
+    from backend.economy.exceptions import Unavailable
+
+    dead = Web3(Web3.HTTPProvider("http://127.0.0.1:9", request_kwargs={"timeout": 2}))
+    builder = ScholarshipTxBuilder(Contracts(dead, deployment.manifest, check_chain=False))
+    with pytest.raises(Unavailable):
+        builder.accept(scholar=deployment.operator, agreement_id=1)
+    with pytest.raises(Unavailable):
+        builder.screen_owner(screener=deployment.operator, owner=deployment.operator)
