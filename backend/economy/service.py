@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from eth_utils import is_address, to_checksum_address
 from sqlalchemy import delete, select
@@ -82,6 +82,32 @@ def create_season(
     session.add(season)
     session.flush()
     return season
+
+
+def schedule_seasons(
+    *,
+    session: Session,
+    first_starts_at: datetime,
+    count: int,
+    length: timedelta,
+    emission_budget: int,
+    name_prefix: str = "Season",
+) -> list[Season]:
+    """Back-to-back seasons ``<prefix> 1..count``, each ``length`` long with its own budget."""
+    if not 1 <= count <= 100:
+        raise EconomyValueError(f"count must be 1..100, got {count!r}")
+    if length <= timedelta(0):
+        raise EconomyValueError(f"season length must be positive, got {length!r}")
+    return [
+        create_season(
+            session=session,
+            name=f"{name_prefix} {i + 1}",
+            starts_at=first_starts_at + i * length,
+            ends_at=first_starts_at + (i + 1) * length,
+            emission_budget=emission_budget,
+        )
+        for i in range(count)
+    ]
 
 
 def season_at(*, session: Session, when: datetime, lock: bool = False) -> Season | None:
