@@ -597,7 +597,7 @@ class Engine:
                 if confirmed_nonce is None:
                     depth_block = max(view.head - self.settings.confirmations + 1, 0)
                     confirmed_nonce = self.rpc.nonce(self.address, depth_block)
-                if nonce < confirmed_nonce:
+                if nonce < confirmed_nonce and not self._any_known_mined(txs):
                     self._on_foreign_spend(nonce, txs, report)
                 continue
             self._keep_pending(nonce, txs, view)
@@ -769,6 +769,20 @@ class Engine:
                 row.block_number = row.block_hash = row.receipt_status = row.gas_used = None
                 self._set_status(session, row, TxStatus.SENT, detail)
             self._broadcast(tx.id, tx.raw)
+
+    def _any_known_mined(self, txs: Sequence[ChainTx]) -> bool:
+        """Does the node know one of these txs in a block, receipt or not? Then it is ours.
+
+        A node that lost receipts (pruned, restored) must not make us re-send a mint.
+        """
+        results = self.rpc.batch([("eth_getTransactionByHash", [tx.tx_hash]) for tx in txs])
+        for tx, result in zip(txs, results, strict=True):
+            if isinstance(result, RpcError):
+                raise result
+            if result and result.get("blockNumber"):
+                logger.error("tx %s is in a block but its receipt is missing; waiting", tx.tx_hash)
+                return True
+        return False
 
     def _on_foreign_spend(self, nonce: int, slot: list[ChainTx], report: PumpReport) -> None:
         """Our nonce was spent, finally, by a transaction we did not sign: free its requests."""
