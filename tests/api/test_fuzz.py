@@ -12,7 +12,7 @@ from tests.tables.harness import ServerProcess, sign_in
 
 pytestmark = pytest.mark.timeout(300)
 
-EXAMPLES_PER_OPERATION = 12
+EXAMPLES_PER_OPERATION = 8
 
 
 @pytest.fixture(scope="module")
