@@ -184,3 +184,35 @@ def reconcile_economy(*, with_requests: bool = True) -> service.LedgerReconcilia
             rpc.close()
         report.differences += [f"chain requests: {d}" for d in requests.differences]
     return report
+
+
+def wallet_rows(
+    *, session: Session, reader: ChainReader, addresses: list[str]
+) -> list[dict[str, object]]:
+    """One row per wallet for the demo's final table: roles, what the ledger says it earned
+    (in total and per role), the settlement transactions that paid it, and its DEW balance
+    read from the token (independently of the ledger)."""
+    rows = []
+    token = reader.contracts.token
+    for address in addresses:
+        summary = service.wallet_summary(session=session, address=address)
+        lines = service.wallet_statement(session=session, address=address, limit=10_000)
+        by_role = summary["by_role"]
+        assert isinstance(by_role, dict)
+        rows.append(
+            {
+                "address": summary["address"],
+                "roles": sorted(by_role),
+                "earned": summary["earned"],
+                "paid": summary["paid"],
+                "pending": summary["pending"],
+                **{
+                    f"as_{role}": by_role.get(role, {}).get("paid", 0)
+                    + by_role.get(role, {}).get("pending", 0)
+                    for role in ("owner", "manager", "scholar", "wallet")
+                },
+                "tx_hashes": sorted({str(x["tx_hash"]) for x in lines if x["tx_hash"]}),
+                "dew_balance": token.functions.balanceOf(summary["address"]).call(),
+            }
+        )
+    return rows

@@ -18,7 +18,7 @@ from backend.chain.rpc import Rpc
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import service, stakes
+from backend.economy import jobs, service, stakes
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import Refused
 from backend.economy.indexer import index_registry
@@ -272,6 +272,16 @@ def test_staked_match_is_paid_split_and_reconciled(deployment, world):
         world["avatar_a"],
     )
     assert line["tx_hash"] == settled.tx_hash and settled.tx_hash.startswith("0x")
+    with world["sessions"]() as session:
+        table = jobs.wallet_rows(
+            session=session, reader=world["reader"], addresses=[a["owner_a"], a["scholar_rd"]]
+        )
+    owner_row, scholar_row = table
+    assert (owner_row["roles"], owner_row["as_owner"]) == (["owner"], rd.owner)
+    assert scholar_row["roles"] == ["scholar", "wallet"]
+    assert scholar_row["as_scholar"] + scholar_row["as_wallet"] == scholar_row["paid"]
+    assert owner_row["tx_hashes"] == [settled.tx_hash]
+    assert owner_row["dew_balance"] == after[a["owner_a"]]
 
 
 def test_planning_twice_returns_the_first_plan(world):
