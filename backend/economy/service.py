@@ -399,6 +399,13 @@ def sync_settlements(*, session: Session, reader: ChainReader, limit: int = 200)
             if settlement.chain_request_id
             else None
         )
+        if request is not None and request.status not in (
+            RequestStatus.CONFIRMED,
+            RequestStatus.FAILED,
+        ):
+            # Still queued or in flight: nothing on chain to read yet (saves a log search).
+            report.waiting += 1
+            continue
         hint = _mined_block(session, request)
         event = reader.settled_match(settlement.chain_match_id, block_hint=hint)
         if event is not None:
