@@ -93,7 +93,7 @@ class ServerProcess:
             except httpx.HTTPError:
                 return False
 
-        wait_for(up, timeout=30, what="server start")
+        wait_for(up, timeout=90, what="server start")
         return self
 
     def kill(self) -> None:
