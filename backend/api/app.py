@@ -13,6 +13,8 @@ from backend.api.errors import install_error_handlers
 from backend.api.routers import auth, tables
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
+from backend.economy.router import install_error_handler as install_economy_error_handler
+from backend.economy.router import router as economy_router
 from backend.tables.gating import ClosedGate, Gate
 from backend.tables.live import MatchHub
 
@@ -62,6 +64,12 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.include_router(auth.router)
     app.include_router(tables.router)
     app.include_router(ws.router)
+    if settings.chain.manifest_path.exists():
+        # Scholarship transactions to sign, the mirror, reports and seasons (docs/economy.md).
+        # Only with a deployment, like the on-chain gate: without one every write route
+        # could only answer 503 chain_unavailable.
+        app.include_router(economy_router)
+        install_economy_error_handler(app)
 
     @app.get("/health", tags=["meta"])
     def health() -> dict[str, str]:
