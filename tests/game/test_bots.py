@@ -111,3 +111,11 @@ def test_a_new_bot_registers_by_name():
 def test_an_unknown_bot_is_refused_with_the_known_names():
     with pytest.raises(UnknownBotError, match=r"'grandmaster'.*easy"):
         make_bot("grandmaster")
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_a_bot_asked_out_of_turn_says_so(name):
+    match = start_match(rules_for("doscientos"), 4, "out-of-turn")
+    idle = (match.turn + 1) % 4
+    with pytest.raises(ValueError, match=f"seat {idle} has no legal move"):
+        make_bot(name).choose(view(match, idle))

@@ -71,6 +71,10 @@ class HeuristicBot:
         legal = view["legal_moves"]
         if len(legal) == 1:
             return legal[0]
+        if not legal:
+            raise ValueError(
+                f"seat {view['seat']} has no legal move: it is not its turn or the match is over"
+            )
         moves = [parse_move(text) for text in legal]
         hand = [parse_tile(text) for text in view["hand"]]
         scored = [
