@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -72,6 +72,11 @@ def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+# Ids are stored as 64-bit integers; a bigger one is a bad request, not a database error.
+MAX_ID = 2**63 - 1
+AgreementId = Annotated[int, Path(ge=1, le=MAX_ID)]
+AvatarId = Annotated[int, Path(ge=1, le=MAX_ID)]
+SeasonId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 BuilderDep = Annotated[ScholarshipTxBuilder, Depends(get_tx_builder)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
     s: {"description": "error: {error: {code, message, detail}}"} for s in (404, 409, 422, 503)
@@ -116,7 +121,7 @@ def offer(body: schemas.OfferIn, builder: BuilderDep) -> schemas.TransactionsOut
     "/agreements/{agreement_id}/accept", response_model=schemas.TransactionsOut, responses=_ERRORS
 )
 def accept(
-    agreement_id: int, body: schemas.ScholarIn, builder: BuilderDep
+    agreement_id: AgreementId, body: schemas.ScholarIn, builder: BuilderDep
 ) -> schemas.TransactionsOut:
     """The scholar accepts with their own wallet (a DEW approval first under Fixed Rent)."""
     return _txs(*builder.accept(scholar=body.scholar, agreement_id=agreement_id))
@@ -128,7 +133,7 @@ def accept(
     responses=_ERRORS,
 )
 def terminate(
-    agreement_id: int, body: schemas.ScholarIn, builder: BuilderDep
+    agreement_id: AgreementId, body: schemas.ScholarIn, builder: BuilderDep
 ) -> schemas.TransactionsOut:
     """The scholar ends the agreement early; unused Fixed Rent is refunded pro rata."""
     return _txs(builder.terminate(scholar=body.scholar, agreement_id=agreement_id))
@@ -138,7 +143,7 @@ def terminate(
     "/agreements/{agreement_id}/cancel", response_model=schemas.TransactionsOut, responses=_ERRORS
 )
 def cancel(
-    agreement_id: int, body: schemas.OwnerIn, builder: BuilderDep
+    agreement_id: AgreementId, body: schemas.OwnerIn, builder: BuilderDep
 ) -> schemas.TransactionsOut:
     """The owner withdraws an offer nobody accepted."""
     return _txs(builder.cancel_offer(owner=body.owner, agreement_id=agreement_id))
@@ -148,7 +153,7 @@ def cancel(
     "/agreements/{agreement_id}/close", response_model=schemas.TransactionsOut, responses=_ERRORS
 )
 def close(
-    agreement_id: int, body: schemas.SenderIn, builder: BuilderDep
+    agreement_id: AgreementId, body: schemas.SenderIn, builder: BuilderDep
 ) -> schemas.TransactionsOut:
     """Anyone closes an agreement whose term ended (pays the owner the remaining rent)."""
     return _txs(builder.close(sender=body.sender, agreement_id=agreement_id))
@@ -182,7 +187,7 @@ def _agreement_out(a: AgreementMirror) -> schemas.AgreementOut:
 @router.get("/agreements", response_model=list[schemas.AgreementOut])
 def list_agreements(
     session: SessionDep,
-    avatar_id: int | None = None,
+    avatar_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     owner: str | None = None,
     scholar: str | None = None,
     open_listings: Annotated[bool, Query(description="only offers any scholar may take")] = False,
@@ -202,7 +207,7 @@ def list_agreements(
 
 
 @router.get("/agreements/{agreement_id}", response_model=schemas.AgreementOut, responses=_ERRORS)
-def get_agreement(agreement_id: int, session: SessionDep) -> schemas.AgreementOut:
+def get_agreement(agreement_id: AgreementId, session: SessionDep) -> schemas.AgreementOut:
     agreement = session.get(AgreementMirror, agreement_id)
     if agreement is None:
         raise exc.AgreementNotFound(f"no agreement {agreement_id!r} (yet) in the mirror")
@@ -229,7 +234,7 @@ def owner_avatars(address: str, session: SessionDep) -> list[schemas.AvatarRepor
 
 
 @router.get("/avatars/{avatar_id}", response_model=schemas.AvatarReportOut)
-def avatar(avatar_id: int, session: SessionDep) -> schemas.AvatarReportOut:
+def avatar(avatar_id: AvatarId, session: SessionDep) -> schemas.AvatarReportOut:
     row = service.avatar_report(session=session, avatar_id=avatar_id)
     return schemas.AvatarReportOut(**_wei(row, *AVATAR_WEI))
 
@@ -324,7 +329,7 @@ def seasons(session: SessionDep) -> list[schemas.SeasonOut]:
     responses=_ERRORS,
 )
 def leaderboard(
-    season_id: int, session: SessionDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
+    season_id: SeasonId, session: SessionDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> list[schemas.LeaderboardRowOut]:
     """Players of a season by wins, then game points."""
     rows = service.season_leaderboard(session=session, season_id=season_id, limit=limit)

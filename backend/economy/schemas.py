@@ -40,12 +40,12 @@ class ScreeningIn(BaseModel):
 
 class OfferIn(BaseModel):
     owner: Address
-    avatar_id: int = Field(gt=0)
+    avatar_id: int = Field(gt=0, le=2**63 - 1)
     scholar: Address | None = Field(
         default=None, description="the scholar of a direct offer; omit for an open listing"
     )
     terms: Literal["fixed_rent", "rewards_division"]
-    duration_s: int = Field(gt=0, description="the term, counted from acceptance")
+    duration_s: int = Field(gt=0, le=365 * 24 * 3600, description="the term, from acceptance")
     rent: Wei = Field(default="0", pattern=r"^[0-9]{1,39}$", description="Fixed Rent only")
     owner_bps: int = Field(default=0, ge=0, le=10_000)
     manager_bps: int = Field(default=0, ge=0, le=10_000)

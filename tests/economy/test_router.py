@@ -203,6 +203,20 @@ def test_reports_and_seasons(api):
     assert stake["balance"] == "0"
     assert client.get("/economy/matches/unknown").status_code == 404
     assert client.get("/economy/agreements/424242").status_code == 404
+    huge = str(2**80)
+    for path in (
+        f"/economy/agreements/{huge}",
+        f"/economy/avatars/{huge}",
+        f"/economy/seasons/{huge}/leaderboard",
+        f"/economy/agreements?avatar_id={huge}",
+    ):
+        assert client.get(path).status_code == 422, path
+    assert (
+        client.post(
+            f"/economy/agreements/{huge}/accept", json={"scholar": "0x" + "ab" * 20}
+        ).status_code
+        == 422
+    )
 
 
 def test_without_a_deployment_the_write_routes_answer_503(pg_url, tmp_path):
