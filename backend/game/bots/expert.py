@@ -1,0 +1,656 @@
+"""The expert bot: determinized Monte Carlo search over the seat's view, and nothing else.
+
+For each decision the bot
+
+1. reads the public history of the hand (``SeatView["history"]``) to learn what each other seat
+   cannot hold: a seat that passed, or drew, while the ends showed ``a`` and ``b`` held neither
+   number at that moment (tiles it draws afterwards are free again);
+2. samples ``worlds``: deals of the unseen tiles to the other seats and to the boneyard that are
+   consistent with those facts and with every seat's tile count (a boneyard order is part of a
+   world);
+3. plays every candidate move in every world, then finishes the hand with a fast playout policy
+   (common random numbers: each world uses the same playout seed for every candidate), and scores
+   the finished hand with the preset's own ``Rules.score_hand``;
+4. plays the candidate with the best mean value: the side's points minus the opponents' points,
+   plus a bonus for winning the hand.
+
+The budget is a fixed number of simulated moves per decision (no clock), so for a given view and
+``random.Random`` state the choice is always the same. The bot never sees a hidden hand: its only
+input is the view; the worlds it plays out are its own guesses.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from math import exp, log
+
+from backend.game.bots import Bot, register_bot
+from backend.game.moves import LEFT, Move, parse_move
+from backend.game.rules import (
+    DRAW_ONE_THEN_PASS,
+    NO_DRAWING,
+    HandEnd,
+    Rules,
+    rules_for,
+)
+from backend.game.tiles import (
+    ALL_TILES_MASK,
+    BIT,
+    DOUBLE_SIX,
+    EITHER_SUIT,
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    OTHER_HALF,
+    PIPS,
+    parse_tile,
+    tiles_of,
+)
+from backend.game.view import SeatView
+
+# Pips on each tile as a 7-bit mask: a tile is excluded by a "lacks" fact if they intersect.
+_PIP_MASK: tuple[int, ...] = tuple((1 << HIGH[t]) | (1 << LOW[t]) for t in range(28))
+# Playout policy: heavier tiles and doubles go first (what a sensible player unloads).
+_PLAYOUT_WEIGHT: tuple[int, ...] = tuple(PIPS[t] + (8 if IS_DOUBLE[t] else 0) for t in range(28))
+
+
+@dataclass(frozen=True)
+class ExpertSettings:
+    """The search budget and the value of a hand. Fixed numbers, so play is deterministic."""
+
+    step_budget: int = 8000
+    """Simulated moves per decision, shared by all candidates and worlds."""
+    min_worlds: int = 6
+    max_worlds: int = 200
+    win_bonus: float = 10.0
+    """Value of winning the hand, on top of the points (points per hand alone ignore who won)."""
+    explore: float = 0.25
+    """Chance that a playout move is a random legal play instead of the heaviest tile."""
+    pool_factor: int = 4
+    """Worlds sampled per world played out: the pool is resampled by how well each world
+    explains the other seats' past choices."""
+    temperature: float = 0.5
+    """Softness of the model of other players: they prefer heavy tiles and doubles."""
+    model_noise: float = 0.05
+    """Share of the player model that is uniform over the legal plays (nobody is predictable)."""
+
+
+@dataclass(slots=True)
+class _Group:
+    """Unseen tiles in one place that share what they cannot show: ``count`` tiles of another
+    seat's hand (``seat >= 0``) or of the boneyard (``seat == -1``) whose pips avoid ``lacking``."""
+
+    seat: int
+    lacking: int
+    count: int
+
+
+@dataclass(slots=True)
+class _Position:
+    """What the seat knows now, read from its view once per decision."""
+
+    rules: Rules
+    seats: int
+    me: int
+    sides: tuple[int, ...]
+    my_hand: int
+    unseen: int
+    groups: list[_Group]
+    observations: list[tuple[int, int, int, int, int]]
+    """Other seats' free choices: (seat, left, right, tile played, tiles it played from then on);
+    ``left == -1`` for a lead. Only choices after the seat's last draw, so that its hand then
+    is exactly its hand now plus the tiles it played since."""
+    left: int
+    right: int
+    left_value: int
+    right_value: int
+    passes: int
+    last_player: int
+    starter: int
+    draw_mode: int
+
+
+_RULES_CACHE: dict[tuple[str, tuple[tuple[str, int | str | bool], ...]], Rules] = {}
+
+
+def _rules_of(view: SeatView) -> Rules:
+    key = (view["preset"], tuple(sorted(view["options"].items())))
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        rules = _RULES_CACHE[key] = rules_for(view["preset"], view["options"])
+    return rules
+
+
+def read_position(view: SeatView) -> _Position:
+    """Everything the search needs, derived from the view alone."""
+    rules = _rules_of(view)
+    me = view["seat"]
+    counts = view["tile_counts"]
+    seats = len(counts)
+    my_hand = 0
+    for text in view["hand"]:
+        my_hand |= BIT[parse_tile(text)]
+    in_line = 0
+    for text in view["line"]:
+        in_line |= BIT[parse_tile(text)]
+    unseen = ALL_TILES_MASK & ~my_hand & ~in_line
+
+    # Replay the public history: each seat's unseen tiles as slots, each slot the mask of pips
+    # that tile cannot show.
+    moves = [(seat, parse_move(text)) for seat, text in view["history"]]
+    played = [0] * seats
+    drew = [0] * seats
+    for seat, move in moves:
+        if move.kind == "play":
+            played[seat] += 1
+        elif move.kind == "draw":
+            drew[seat] += 1
+    slots: list[list[int]] = [
+        [0] * (counts[seat] + played[seat] - drew[seat]) for seat in range(seats)
+    ]
+    left = right = -1
+    passes = 0
+    last_player = -1
+    starter = moves[0][0] if moves else (view["turn"] if view["turn"] is not None else me)
+    choices: list[tuple[int, int, int, int]] = []
+    for seat, move in moves:
+        own = slots[seat]
+        if move.kind == "play":
+            t = move.tile
+            choices.append((seat, left, right, t))
+            if left < 0:
+                left, right = HIGH[t], LOW[t]
+            elif move.side == LEFT:
+                left = OTHER_HALF[t][left]
+            else:
+                right = OTHER_HALF[t][right]
+            _remove_slot(own, _PIP_MASK[t])
+            passes = 0
+            last_player = seat
+        else:
+            if left >= 0:
+                lacking = (1 << left) | (1 << right)
+                for i in range(len(own)):
+                    own[i] |= lacking
+            if move.kind == "draw":
+                own.append(0)  # a drawn tile may be anything
+                choices = [c for c in choices if c[0] != seat]
+            else:
+                passes += 1
+    groups: list[_Group] = []
+    for seat in range(seats):
+        if seat == me or not counts[seat]:
+            continue
+        own = slots[seat][: counts[seat]]
+        own.extend([0] * (counts[seat] - len(own)))  # the shown counts win any mismatch
+        for lacking in sorted(set(own)):
+            groups.append(_Group(seat, lacking, own.count(lacking)))
+    if view["boneyard"]:
+        groups.append(_Group(-1, 0, view["boneyard"]))
+
+    # Which choices tell us something: not ours, not a lead the rules forced.
+    free_lead = view["preset"] != "draw" and (
+        view["hand_number"] > 0 or view["options"].get("first_hand") == "random"
+    )
+    observations: list[tuple[int, int, int, int, int]] = []
+    later = [0] * seats
+    for seat, before_left, before_right, t in reversed(choices):
+        later[seat] |= BIT[t]
+        if seat != me and (before_left >= 0 or (free_lead and t != DOUBLE_SIX)):
+            observations.append((seat, before_left, before_right, t, later[seat]))
+    left_value = right_value = 0
+    line = view["line"]
+    if line:
+        first, last = line[0].split(":"), line[-1].split(":")
+        left_value = int(first[0]) * (2 if first[0] == first[1] else 1)
+        right_value = int(last[1]) * (2 if last[0] == last[1] else 1)
+    return _Position(
+        rules=rules,
+        seats=seats,
+        me=me,
+        sides=tuple(view["sides"]),
+        my_hand=my_hand,
+        unseen=unseen,
+        groups=groups,
+        observations=observations,
+        left=left,
+        right=right,
+        left_value=left_value,
+        right_value=right_value,
+        passes=passes,
+        last_player=last_player,
+        starter=starter,
+        draw_mode=rules.draw_mode(seats),
+    )
+
+
+def _remove_slot(slots: list[int], tile_pips: int) -> None:
+    """A seat played a tile: drop the slot it most likely came from.
+
+    Facts only accumulate, so the slots' masks are nested; dropping the most constrained slot that
+    could hold the tile keeps every deal that is still possible.
+    """
+    best = -1
+    best_size = -1
+    for i, forbidden in enumerate(slots):
+        if not forbidden & tile_pips:
+            size = forbidden.bit_count()
+            if size > best_size:
+                best, best_size = i, size
+    if best < 0:  # inconsistent with what we inferred: drop the least constrained slot
+        best = min(range(len(slots)), key=lambda i: slots[i].bit_count()) if slots else -1
+    if best >= 0:
+        slots.pop(best)
+
+
+class _Sampler:
+    """Deals the unseen tiles to the groups: most constrained tiles first, each to a random free
+    place that may hold it. After ``attempts`` dead ends the facts are dropped (they can only be
+    wrong if a seat passed while holding a fitting tile, which the rules forbid)."""
+
+    __slots__ = ("counts", "eligible", "me", "my_hand", "order", "seats", "targets")
+
+    def __init__(self, position: _Position) -> None:
+        groups = position.groups
+        self.seats = position.seats
+        self.me = position.me
+        self.my_hand = position.my_hand
+        self.counts = [g.count for g in groups]
+        self.targets = [g.seat for g in groups]
+        tiles = list(tiles_of(position.unseen))
+        self.eligible: dict[int, list[int]] = {
+            t: [k for k, g in enumerate(groups) if not g.lacking & _PIP_MASK[t]] for t in tiles
+        }
+        room = {t: sum(self.counts[k] for k in self.eligible[t]) for t in tiles}
+        self.order = sorted(tiles, key=room.__getitem__)
+
+    def sample(self, rng: random.Random, attempts: int = 12) -> tuple[list[int], list[int]]:
+        """Every seat's hand (ours as it is) and a boneyard order."""
+        counts, eligible, targets = self.counts, self.eligible, self.targets
+        randrange = rng.randrange
+        for attempt in range(attempts + 1):
+            relaxed = attempt == attempts
+            room = counts[:]
+            hands = [0] * self.seats
+            boneyard: list[int] = []
+            order = self.order
+            if attempt:
+                order = order[:]
+                rng.shuffle(order)
+            ok = True
+            for t in order:
+                places = range(len(room)) if relaxed else eligible[t]
+                total = 0
+                for k in places:
+                    total += room[k]
+                if not total:
+                    ok = False
+                    break
+                pick = randrange(total)
+                for k in places:
+                    pick -= room[k]
+                    if pick < 0:
+                        break
+                room[k] -= 1
+                seat = targets[k]
+                if seat < 0:
+                    boneyard.append(t)
+                else:
+                    hands[seat] |= BIT[t]
+            if ok:
+                hands[self.me] = self.my_hand
+                rng.shuffle(boneyard)
+                return hands, boneyard
+        raise AssertionError("a relaxed deal always fits")  # pragma: no cover
+
+
+def _or_all(masks: Iterable[int]) -> int:
+    total = 0
+    for mask in masks:
+        total |= mask
+    return total
+
+
+# Pips present in every 7-bit slice of a hand mask, so "how many numbers does this hand hold"
+# is four lookups.
+_PIPSET_BY_SLICE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        _or_all(_PIP_MASK[7 * part + i] for i in range(7) if chunk >> i & 1) for chunk in range(128)
+    )
+    for part in range(4)
+)
+
+
+def _numbers_held(mask: int) -> int:
+    """How many different numbers (0-6) the tiles of a hand show."""
+    a, b, c, d = _PIPSET_BY_SLICE
+    return (a[mask & 127] | b[mask >> 7 & 127] | c[mask >> 14 & 127] | d[mask >> 21]).bit_count()
+
+
+def _model_value(rest: int, t: int, left: int, right: int) -> float:
+    """The player model's liking for playing ``t`` (``rest``: the hand after it), in the spirit of
+    seed 004's advice: unload heavy tiles and doubles, keep many numbers, keep tiles that follow."""
+    if left < 0:
+        follow = (rest & EITHER_SUIT[HIGH[t]][LOW[t]]).bit_count()
+    else:
+        follow = -1
+        new_left = OTHER_HALF[t][left]
+        if new_left >= 0:
+            follow = (rest & EITHER_SUIT[new_left][right]).bit_count()
+        new_right = OTHER_HALF[t][right]
+        if new_right >= 0:
+            follow = max(follow, (rest & EITHER_SUIT[left][new_right]).bit_count())
+    return PIPS[t] + 6.0 * IS_DOUBLE[t] + 2.0 * _numbers_held(rest) + 2.5 * follow
+
+
+class _Likelihood:
+    """How well a world explains the other seats' past choices under the player model.
+
+    A seat's share depends only on that seat's hand, so it is computed once per hand seen."""
+
+    __slots__ = ("by_seat", "cache", "noise", "temperature")
+
+    def __init__(self, position: _Position, temperature: float, noise: float) -> None:
+        self.temperature = temperature
+        self.noise = noise
+        self.by_seat: dict[int, list[tuple[int, int, int, int]]] = {}
+        for seat, left, right, t, since in position.observations:
+            self.by_seat.setdefault(seat, []).append((left, right, t, since))
+        self.cache: dict[tuple[int, int], float] = {}
+
+    def __call__(self, hands: list[int]) -> float:
+        total = 0.0
+        cache = self.cache
+        for seat, observations in self.by_seat.items():
+            key = (seat, hands[seat])
+            part = cache.get(key)
+            if part is None:
+                part = cache[key] = self._seat(hands[seat], observations)
+            total += part
+        return total
+
+    def _seat(self, now: int, observations: list[tuple[int, int, int, int]]) -> float:
+        temperature, noise = self.temperature, self.noise
+        total = 0.0
+        for left, right, t, since in observations:
+            hand = now | since
+            legal = hand if left < 0 else hand & EITHER_SUIT[left][right]
+            if legal & (legal - 1) == 0:
+                continue  # a single option says nothing
+            chosen = _model_value(hand ^ BIT[t], t, left, right)
+            mass = 0.0
+            options = 0
+            m = legal
+            while m:
+                bit = m & -m
+                m ^= bit
+                value = _model_value(hand ^ bit, bit.bit_length() - 1, left, right)
+                mass += exp((value - chosen) / temperature)
+                options += 1
+            total += log((1.0 - noise) / mass + noise / options)
+        return total
+
+
+class _Playout:
+    """A stripped-down hand simulator for one world: bitmasks, the preset's draw mode, and the
+    preset's own hand scoring. It starts right after our candidate move."""
+
+    __slots__ = ("block_on_passes", "position", "rules", "score_ends", "seats", "sides")
+
+    def __init__(self, position: _Position) -> None:
+        self.position = position
+        self.rules = position.rules
+        self.score_ends = position.rules.scores_open_ends
+        self.block_on_passes = position.rules.blocks_when_all_pass
+        self.seats = position.seats
+        self.sides = position.sides
+
+    def run(
+        self,
+        hands: list[int],
+        boneyard: Sequence[int],
+        first: Move,
+        noise: list[float],
+        explore: float,
+    ) -> tuple[list[int], int | None]:
+        """Play ``first`` for us, then finish the hand; points per side and the hand's winner."""
+        p = self.position
+        seats = self.seats
+        sides = self.sides
+        score_ends = self.score_ends
+        draw_mode = p.draw_mode
+        points = [0] * (max(sides) + 1)
+        left, right = p.left, p.right
+        left_value, right_value = p.left_value, p.right_value
+        passes = p.passes
+        last_player = p.last_player
+        drawn = 0
+        bone_count = len(boneyard)
+        held = 0
+        for mask in hands:
+            held |= mask
+        seat = p.me
+        drawn_tile = -1
+        move: Move | None = first
+        draw = 0
+        weight = _PLAYOUT_WEIGHT
+        steps = 0
+        while True:
+            steps += 1
+            hand = hands[seat]
+            t = -1
+            side = LEFT
+            if move is not None:  # our candidate, already known to be legal
+                kind = move.kind
+                if kind == "play":
+                    t, side = move.tile, move.side
+                move = None
+            else:
+                if drawn_tile >= 0:
+                    playable = hand & BIT[drawn_tile] & EITHER_SUIT[left][right]
+                elif left < 0:
+                    playable = hand
+                else:
+                    playable = hand & EITHER_SUIT[left][right]
+                if playable:
+                    kind = "play"
+                    chance = noise[draw]
+                    draw += 1
+                    if chance < explore:
+                        options = list(tiles_of(playable))
+                        t = options[int(chance / explore * len(options))]
+                    else:
+                        best = -1
+                        m = playable
+                        while m:
+                            bit = m & -m
+                            m ^= bit
+                            tile = bit.bit_length() - 1
+                            if weight[tile] > best:
+                                best, t = weight[tile], tile
+                    if left >= 0:
+                        fits_left = OTHER_HALF[t][left] >= 0
+                        fits_right = OTHER_HALF[t][right] >= 0
+                        if fits_left and fits_right:
+                            side = LEFT if noise[draw] < 0.5 else 1
+                            draw += 1
+                        else:
+                            side = LEFT if fits_left else 1
+                elif (
+                    draw_mode != NO_DRAWING
+                    and drawn < bone_count
+                    and not (draw_mode == DRAW_ONE_THEN_PASS and drawn_tile >= 0)
+                    and left >= 0
+                ):
+                    kind = "draw"
+                else:
+                    kind = "pass"
+            if kind == "play":
+                bit = BIT[t]
+                total = 0
+                if left < 0:
+                    left, right = HIGH[t], LOW[t]
+                    if score_ends:
+                        if IS_DOUBLE[t]:  # a lone opening double shows its full value once
+                            left_value = right_value = total = 2 * HIGH[t]
+                        else:
+                            left_value, right_value = HIGH[t], LOW[t]
+                            total = left_value + right_value
+                elif side == LEFT:
+                    left = OTHER_HALF[t][left]
+                    if score_ends:
+                        left_value = 2 * left if IS_DOUBLE[t] else left
+                        total = left_value + right_value
+                else:
+                    right = OTHER_HALF[t][right]
+                    if score_ends:
+                        right_value = 2 * right if IS_DOUBLE[t] else right
+                        total = left_value + right_value
+                if score_ends and total % 5 == 0 and total:
+                    points[sides[seat]] += total
+                hand ^= bit
+                hands[seat] = hand
+                held ^= bit
+                drawn_tile = -1
+                passes = 0
+                last_player = seat
+                if not hand:
+                    return self._finish("domino", seat, hands, points)
+                if not held & EITHER_SUIT[left][right] and (
+                    draw_mode == NO_DRAWING or drawn >= bone_count
+                ):
+                    return self._finish("blocked", last_player, hands, points)
+                seat = seat + 1 if seat + 1 < seats else 0
+            elif kind == "draw":
+                t = boneyard[drawn]
+                drawn += 1
+                hands[seat] = hand | BIT[t]
+                held |= BIT[t]
+                if draw_mode == DRAW_ONE_THEN_PASS:
+                    drawn_tile = t
+                if drawn >= bone_count and not held & EITHER_SUIT[left][right]:
+                    return self._finish("blocked", last_player, hands, points)
+                # the same seat moves again (play the drawn tile, draw again, or pass)
+            else:
+                drawn_tile = -1
+                passes += 1
+                if self.block_on_passes and passes >= seats:
+                    return self._finish("blocked", last_player, hands, points)
+                seat = seat + 1 if seat + 1 < seats else 0
+            if steps > 400:  # pragma: no cover - a hand has at most ~80 moves
+                return self._finish("blocked", last_player, hands, points)
+
+    def _finish(
+        self, reason: str, last_seat: int, hands: list[int], points: list[int]
+    ) -> tuple[list[int], int | None]:
+        end = HandEnd(reason, last_seat, self.position.starter, tuple(hands))  # type: ignore[arg-type]
+        score = self.rules.score_hand(end, self.seats)
+        for side, gained in enumerate(score.points):
+            points[side] += gained
+        return points, score.winner
+
+
+class ExpertBot:
+    """Determinized Monte Carlo search over the seat's view (see the module docstring)."""
+
+    def __init__(self, rng: random.Random, settings: ExpertSettings | None = None) -> None:
+        self.name = "expert"
+        self.rng = rng
+        self.settings = settings or ExpertSettings()
+
+    def choose(self, view: SeatView) -> str:
+        legal = view["legal_moves"]
+        if len(legal) <= 1:
+            return legal[0]
+        scores = self.evaluate(view)
+        best = max(scores.values())
+        return next(text for text in legal if scores[text] == best)
+
+    def evaluate(self, view: SeatView) -> dict[str, float]:
+        """Mean value of each distinct legal move over the sampled worlds."""
+        settings = self.settings
+        position = read_position(view)
+        candidates = _distinct_moves(view, position)
+        texts = list(candidates)
+        moves = [candidates[text] for text in texts]
+        remaining = position.unseen.bit_count() + position.my_hand.bit_count()
+        per_world = max(1, len(moves) * max(4, remaining))
+        count = settings.step_budget // per_world
+        worlds = max(settings.min_worlds, min(settings.max_worlds, count))
+        rng = self.rng
+        sampler = _Sampler(position)
+        pool = [sampler.sample(rng) for _ in range(worlds * settings.pool_factor)]
+        if position.observations and settings.pool_factor > 1:
+            likelihood = _Likelihood(position, settings.temperature, settings.model_noise)
+            weights = [likelihood(hands) for hands, _ in pool]
+            top = max(weights)
+            chosen = _resample([exp(w - top) for w in weights], worlds, rng)
+        else:
+            chosen = list(range(worlds))
+        playout = _Playout(position)
+        random_ = rng.random
+        chances = 2 * (remaining + position.seats * 2 + 4)  # two per move at most
+        my_side = position.sides[position.me]
+        sides = max(position.sides) + 1
+        totals = [0.0] * len(moves)
+        for index in chosen:
+            hands, boneyard = pool[index]
+            # The same chances for every candidate (common random numbers).
+            noise = [random_() for _ in range(chances)]
+            for k, move in enumerate(moves):
+                points, winner = playout.run(hands[:], boneyard, move, noise, settings.explore)
+                ours = points[my_side]
+                theirs = (sum(points) - ours) / (sides - 1)
+                value = ours - theirs
+                if winner is not None:
+                    value += settings.win_bonus if winner == my_side else -settings.win_bonus
+                totals[k] += value
+        scores = {text: total / worlds for text, total in zip(texts, totals, strict=True)}
+        for text in view["legal_moves"]:
+            if text not in scores:
+                scores[text] = scores[_twin(text)]
+        return scores
+
+
+def _resample(weights: list[float], count: int, rng: random.Random) -> list[int]:
+    """Systematic resampling: ``count`` indices drawn in proportion to ``weights``."""
+    total = sum(weights)
+    step = total / count
+    point = rng.random() * step
+    chosen: list[int] = []
+    running = 0.0
+    index = 0
+    for _ in range(count):
+        while running + weights[index] < point and index < len(weights) - 1:
+            running += weights[index]
+            index += 1
+        chosen.append(index)
+        point += step
+    return chosen
+
+
+def _twin(text: str) -> str:
+    """The same tile on the other end."""
+    return text[:-1] + ("R" if text.endswith("L") else "L")
+
+
+def _distinct_moves(view: SeatView, position: _Position) -> dict[str, Move]:
+    """Legal moves, dropping a play whose twin on the other end leads to the same position."""
+    distinct: dict[str, Move] = {}
+    same_ends = position.left == position.right and (
+        not position.rules.scores_open_ends or position.left_value == position.right_value
+    )
+    for text in view["legal_moves"]:
+        move = parse_move(text)
+        if same_ends and move.kind == "play" and _twin(text) in distinct:
+            continue
+        distinct[text] = move
+    return distinct
+
+
+@register_bot("expert")
+def expert(rng: random.Random) -> Bot:
+    """Search bot: samples hidden tiles consistent with the public history and plays out."""
+    return ExpertBot(rng)
