@@ -157,7 +157,7 @@ def run_pairing(
             # Estimate the deals still needed from the hands per deal so far.
             per_deal = tally.hands / next_deal if next_deal else 0.0
             need = math.ceil((min_hands - tally.hands) / per_deal) if per_deal else workers
-            batch = max(workers, need)
+            batch = max(workers, min(need, 8 * workers))  # small batches: progress shows
             seeds = [
                 f"{seed}/{preset}/{bot_a}-{bot_b}/{i}" for i in range(next_deal, next_deal + batch)
             ]
@@ -165,6 +165,13 @@ def run_pairing(
             chunks = [(preset, bot_a, bot_b, seeds[w::workers]) for w in range(workers)]
             for part in pool.map(_play_chunk, chunks):
                 tally.merge(part)
+            print(
+                f"{preset} {bot_a}-{bot_b}: {tally.hands} hands, won {tally.won}, tied "
+                f"{tally.tied}, {statistics.fmean(tally.margins):+.2f} pts/hand, "
+                f"{time.perf_counter() - started:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     elapsed = time.perf_counter() - started
     margin, margin_ci = mean_ci(tally.margins)
     a_points, a_points_ci = mean_ci(tally.a_points)
