@@ -91,6 +91,7 @@ class ChainView:
     head: int
     nonce: int  # the wallet's transaction count at ``latest``
     base_fee: int
+    gas_limit: int = 30_000_000  # of the latest block: no tx of ours may need more
 
 
 @dataclass
@@ -282,7 +283,12 @@ class Engine:
             if isinstance(r, RpcError):
                 raise r
         base_fee = int(block_r.get("baseFeePerGas") or "0x0", 16)
-        return ChainView(head=int(head_r, 16), nonce=int(nonce_r, 16), base_fee=base_fee)
+        return ChainView(
+            head=int(head_r, 16),
+            nonce=int(nonce_r, 16),
+            base_fee=base_fee,
+            gas_limit=int(block_r.get("gasLimit") or hex(30_000_000), 16),
+        )
 
     def step(self, report: PumpReport | None = None) -> None:
         report = report if report is not None else PumpReport()
@@ -298,8 +304,8 @@ class Engine:
             priority, self.settings.max_fee_cap_wei
         )
 
-    def _pick(self, queued: Sequence[ChainRequest]) -> list[ChainRequest]:
-        """The next batch: one lone request, or as many same-kind requests as fit the gas limit."""
+    def _pick(self, queued: Sequence[ChainRequest], budget: int) -> list[ChainRequest]:
+        """The next batch: one lone request, or as many same-kind requests as fit ``budget``."""
         first = queued[0]
         if first.alone:
             return [first]
@@ -310,7 +316,7 @@ class Engine:
             if request.kind != first.kind or request.alone:
                 continue
             need = self.calls.gas_for(kind, request.payload)
-            if batch and gas + need > self.settings.max_gas_per_tx:
+            if batch and gas + need > budget:
                 break
             gas += need
             batch.append(request)
@@ -337,17 +343,23 @@ class Engine:
         while queued and in_flight < self.settings.max_in_flight:
             if time.monotonic() > slice_ends:
                 return
-            batch = self._pick(queued)
+            # A tx must fit in a block; leave room for other senders' transactions.
+            budget = min(self.settings.max_gas_per_tx, view.gas_limit * 9 // 10)
+            batch = self._pick(queued, budget)
             picked = {r.id for r in batch}
             queued = [r for r in queued if r.id not in picked]
             kind = RequestKind(batch[0].kind)
             payloads = [r.payload for r in batch]
-            data = self.calls.encode(kind, payloads)
             gas = self.calls.base_gas(kind) + sum(self.calls.gas_for(kind, p) for p in payloads)
+            if gas > budget:  # one request alone is too big for any block: it can never go
+                self._fail_queued(batch[0].id, f"needs {gas} gas; a transaction may use {budget}")
+                report.failed += 1
+                continue
+            data = self.calls.encode(kind, payloads)
             reason = self._simulate(kind, data, gas)
             if reason is not None:
                 if len(batch) == 1:
-                    self._fail_queued(batch[0].id, reason)
+                    self._fail_queued(batch[0].id, f"would revert: {reason}")
                     report.failed += 1
                 else:
                     # One of them makes the batch revert: send each alone to find which.
@@ -404,12 +416,12 @@ class Engine:
                 .where(ChainRequest.id == request_id, ChainRequest.status == RequestStatus.QUEUED)
                 .values(
                     status=RequestStatus.FAILED,
-                    failure_reason=f"would revert: {reason}",
+                    failure_reason=reason,
                     failed_at=now,
                     updated_at=now,
                 )
             )
-        logger.warning("request %s failed before sending: %s", request_id, reason)
+        logger.warning("request %s failed before sending (%s)", request_id, reason)
 
     def _sign(self, *, nonce: int, to: str, data: bytes, gas: int, max_fee: int, tip: int) -> Any:
         return self.account.sign_transaction(
@@ -709,8 +721,27 @@ class Engine:
             )
             if tx.kind == TxKind.FILLER:
                 self._set_status(session, tx, TxStatus.CONFIRMED, "filler")
+                refused = session.scalars(
+                    select(ChainTx.failure_reason)
+                    .where(
+                        ChainTx.wallet_id == self.wallet_id,
+                        ChainTx.nonce == tx.nonce,
+                        ChainTx.status == TxStatus.FAILED,
+                    )
+                    .order_by(ChainTx.id.desc())
+                    .limit(1)
+                ).first()
                 for request in requests:
-                    self._requeue(request, now, alone=request.alone)
+                    # Cancelled (operator) or refused by the node: try again, a few times.
+                    request.attempts += 1
+                    if refused and request.attempts >= self.settings.max_attempts:
+                        request.status = RequestStatus.FAILED
+                        request.failure_reason = refused
+                        request.failed_at = now
+                        request.updated_at = now
+                        report.failed += 1
+                    else:
+                        self._requeue(request, now, alone=request.alone)
             elif succeeded:
                 self._set_status(session, tx, TxStatus.CONFIRMED)
                 results = self.calls.effects(

@@ -7,6 +7,7 @@ cannot know). A seeded RNG makes a run reproducible.
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -25,6 +26,7 @@ class FlakyRpcProxy:
         delay_share: float = 0.2,
         delay_s: float = 0.3,
         seed: int = 7,
+        refuse_sends: int = 0,
     ):
         self.upstream = upstream
         self.fail_before = fail_before
@@ -32,8 +34,16 @@ class FlakyRpcProxy:
         self.delay_share = delay_share
         self.delay_s = delay_s
         self.random = random.Random(seed)
+        # The first ``refuse_sends`` eth_sendRawTransaction calls get a node-style refusal.
+        self.refuse_sends = refuse_sends
         self.lock = threading.Lock()
-        self.counts = {"forwarded": 0, "failed_before": 0, "failed_after": 0, "delayed": 0}
+        self.counts = {
+            "forwarded": 0,
+            "failed_before": 0,
+            "failed_after": 0,
+            "delayed": 0,
+            "refused": 0,
+        }
         self._server: ThreadingHTTPServer | None = None
 
     def _roll(self) -> float:
@@ -43,6 +53,20 @@ class FlakyRpcProxy:
     def _count(self, what: str) -> None:
         with self.lock:
             self.counts[what] += 1
+
+    def _refusal(self, body: bytes) -> bytes | None:
+        try:
+            request = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(request, dict) or request.get("method") != "eth_sendRawTransaction":
+            return None
+        with self.lock:
+            if self.counts["refused"] >= self.refuse_sends:
+                return None
+            self.counts["refused"] += 1
+        error = {"code": -32003, "message": "transaction rejected: sender policy"}
+        return json.dumps({"jsonrpc": "2.0", "id": request.get("id"), "error": error}).encode()
 
     def start(self) -> FlakyRpcProxy:
         proxy = self
@@ -54,6 +78,14 @@ class FlakyRpcProxy:
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                refusal = proxy._refusal(body)
+                if refusal is not None:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(refusal)))
+                    self.end_headers()
+                    self.wfile.write(refusal)
+                    return
                 if proxy._roll() < proxy.fail_before:
                     proxy._count("failed_before")
                     self.send_error(502, "proxy: dropped before the node")

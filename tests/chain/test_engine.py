@@ -432,3 +432,18 @@ def test_unfunded_operator_waits_for_a_refill_then_sends_the_same_bytes(
     assert [t.tx_hash for t in txs] == [tx.tx_hash]
     assert statuses(fresh_db) == {"confirmed": 2}
     assert _balances(deployment, [player]) == [6 * DEW]
+
+
+def test_request_too_big_for_any_block_fails_clearly(deployment, make_engine, fresh_db):
+    engine = make_engine(fresh_db, max_gas_per_tx=10**9)
+    owners = [Account.create().address for _ in range(500)]  # 500 new holders: > 27M gas
+    with fresh_db.begin() as session:
+        big = request_mint(session=session, recipients=owners, idempotency_key="mint:big").id
+        small = request_mint(session=session, recipients=owners[:1], idempotency_key="m:s").id
+    pump_until(engine, lambda: _all_final(fresh_db), timeout_s=30, what="both final")
+    with fresh_db() as session:
+        assert session.get(ChainRequest, small).status == RequestStatus.CONFIRMED
+        request = session.get(ChainRequest, big)
+    assert request.status == RequestStatus.FAILED
+    assert re.match(r"needs \d+ gas; a transaction may use \d+", request.failure_reason)
+    assert deployment.contracts.avatar.functions.balanceOf(owners[1]).call() == 0

@@ -7,12 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 from eth_account import Account
+from sqlalchemy import select
 from web3 import Web3
 
 from backend.chain.anvil import Anvil
 from backend.chain.calls import ContractCalls
 from backend.chain.contracts import Contracts
 from backend.chain.engine import Engine
+from backend.chain.models import ChainTx, TxStatus
 from backend.chain.outbox import Payout, request_settlement
 from backend.chain.rpc import Rpc
 from tests.chain.conftest import (
@@ -69,6 +71,38 @@ def test_flaky_rpc_loses_and_duplicates_nothing(deployment, make_engine, fresh_d
     assert [token.functions.balanceOf(p).call() for p in players] == [12 * DEW] * 4
     events = settled_events(Rpc(deployment.anvil.rpc_url), deployment.contracts.settlement.address)
     assert [events["0x" + m.hex()] for m in ids] == [1] * 24
+
+
+def test_nonce_gap_from_a_refused_transaction_is_filled(deployment, make_engine, fresh_db):
+    """The node refuses one tx outright; later nonces wait behind the gap until a filler."""
+    players = [Account.create().address for _ in range(2)]
+    ids = _queue(fresh_db, players, 2)
+    with FlakyRpcProxy(
+        deployment.anvil.rpc_url, fail_before=0, fail_after=0, delay_share=0, refuse_sends=1
+    ) as proxy:
+        # One match per tx: nonce n is refused, nonce n+1 is accepted but held behind the gap.
+        engine = make_engine(fresh_db, rpc_url=proxy.url, max_gas_per_tx=200_000)
+        engine.step()
+        pump_until(engine, lambda: _final(fresh_db), timeout_s=30, what="all confirmed")
+    assert proxy.counts["refused"] == 1
+    with fresh_db() as session:
+        txs = session.scalars(select(ChainTx).order_by(ChainTx.id)).all()
+    refused = txs[0]
+    assert refused.status == TxStatus.FAILED and "rejected" in refused.failure_reason
+    n = refused.nonce
+    # Whether the tracker filled the gap before or after nonce n+1 was signed depends on
+    # timing; what each nonce ended up holding does not.
+    by_nonce = {(t.nonce - n, t.kind, t.status) for t in txs[1:]}
+    assert by_nonce == {
+        (0, "filler", "confirmed"),
+        (1, "settle", "confirmed"),
+        (2, "settle", "confirmed"),
+    }
+    assert statuses(fresh_db) == {"confirmed": 2}
+    token = deployment.contracts.token
+    assert [token.functions.balanceOf(p).call() for p in players] == [2 * DEW, 2 * DEW]
+    events = settled_events(Rpc(deployment.anvil.rpc_url), deployment.contracts.settlement.address)
+    assert [events["0x" + m.hex()] for m in ids] == [1, 1]
 
 
 def test_anvil_restarted_from_its_dump_mid_run(deployment, fresh_db, interval_mining):
