@@ -1,0 +1,152 @@
+"""The demo's season as an integration test, on the embedded defaults and on PostgreSQL +
+Redis: real anvil, ``dew serve``, Celery worker and beat, clients over HTTP and WebSocket.
+
+Each run checks the chain independently of the ledger: the expected DEW per wallet is
+computed here from the match results the server published and the agreements' terms (the
+placement table of docs/economy.md, written out again below, not imported), then compared
+with the balances read from the token at the block before the first match and now.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from backend.cli.demo import RD_OWNER_BPS, DemoConfig, DemoContext, run_demo
+
+pytestmark = pytest.mark.timeout(360)
+
+REDIS = "redis://127.0.0.1:6379/0"
+
+# docs/economy.md, "Distribution by placement": a side's share of the pot by number of sides.
+PLACEMENT_BPS = {1: [10_000], 2: [10_000, 0], 3: [7_000, 3_000, 0], 4: [6_000, 3_000, 1_000, 0]}
+
+
+def side_shares(result: dict[str, Any], pot: int) -> dict[int, int]:
+    """Per seat: its share of ``pot`` by its side's placement (tied sides share their places)."""
+    side_of = {
+        s["seat"]: (s["team"] if s["team"] is not None else s["seat"]) for s in result["seats"]
+    }
+    placement = {side_of[s["seat"]]: s["placement"] for s in result["seats"]}
+    bps = PLACEMENT_BPS[len(placement)]
+    shares: dict[int, int] = {}
+    for side, place in placement.items():
+        tied = [s for s, p in placement.items() if p == place]
+        side_bps = sum(bps[place - 1 : place - 1 + len(tied)])
+        side_amount = pot * side_bps // (10_000 * len(tied))
+        members = [seat for seat, s in side_of.items() if s == side]
+        for seat in members:
+            shares[seat] = side_amount // len(members)
+    return shares
+
+
+def expected_payouts(ctx: DemoContext) -> dict[str, int]:
+    """DEW each wallet should have received, from results and agreements alone."""
+    emission_per_seat = ctx.settings.economy.emission_per_seat
+    by_address = {w.address: name for name, w in ctx.wallets.items()}
+    agreements = {a["avatar_id"]: a for a in ctx.agreements.values()}
+    expected: dict[str, int] = defaultdict(int)
+    for played in ctx.matches:
+        match = ctx.http.get(f"/matches/{played['over']['match_id']}").json()
+        assert match["status"] == "finished"
+        seats = match["seats"]
+        shares = side_shares(match["result"], emission_per_seat * len(seats))
+        for seat in seats:
+            amount = shares[seat["seat"]]
+            if seat["address"] is None or amount == 0:  # bots earn nothing
+                continue
+            avatar = seat["avatar_id"]
+            if avatar is None:  # admitted with a VIP pass: paid to the wallet
+                expected[by_address[seat["address"]]] += amount
+                continue
+            owner = ctx.contracts.avatar.functions.ownerOf(avatar).call()
+            agreement = agreements.get(avatar)
+            if agreement is None:  # an owner playing their own avatar keeps it all
+                expected[by_address[owner]] += amount
+            elif agreement["terms"] == "fixed_rent":  # the rent paid the owner already
+                expected[by_address[agreement["scholar"]]] += amount
+            else:
+                owner_share = amount * RD_OWNER_BPS // 10_000
+                scholar_share = amount * (10_000 - RD_OWNER_BPS) // 10_000
+                dust = amount - owner_share - scholar_share  # to the owner (dust_to)
+                expected[by_address[owner]] += owner_share + dust
+                expected[by_address[agreement["scholar"]]] += scholar_share
+    return dict(expected)
+
+
+def check_chain_against_results(ctx: DemoContext) -> None:
+    token = ctx.contracts.token.functions
+    expected = expected_payouts(ctx)
+    assert sum(expected.values()) > 0, "nobody earned anything: the season proves nothing"
+
+    def delta(address: str) -> int:
+        now = token.balanceOf(address).call()
+        return now - token.balanceOf(address).call(block_identifier=ctx.season_block)
+
+    for name, wallet in ctx.wallets.items():
+        assert delta(wallet.address) == expected.get(name, 0), name
+        assert int(ctx.statements[name]["summary"]["paid"]) == expected.get(name, 0), name
+        assert int(ctx.statements[name]["summary"]["pending"]) == 0, name
+    assert delta(ctx.treasury) == 0  # emission tables: no fee
+    assert -delta(ctx.vault) == sum(expected.values())
+
+    # One MatchSettled per paid match, none for a match nobody earned in.
+    settlement = ctx.contracts.settlement
+    events = settlement.events.MatchSettled.get_logs(from_block=ctx.season_block)
+    paid = [m for m in ctx.matches if m["settlement"]["status"] == "paid"]
+    assert sorted(e["args"]["matchId"].hex() for e in events) == sorted(
+        m["settlement"]["chain_match_id"].removeprefix("0x") for m in paid
+    )
+    for played in ctx.matches:
+        chain_id = bytes.fromhex(played["settlement"]["chain_match_id"].removeprefix("0x"))
+        assert settlement.functions.isSettled(chain_id).call() == (played in paid)
+
+    # The mints went to the owners the operator asked for; each rented avatar's user is its
+    # scholar, each agreement is the one its scholar accepted.
+    avatar = ctx.contracts.avatar.functions
+    for name, agreement in ctx.agreements.items():
+        assert avatar.userOf(agreement["avatar_id"]).call() == ctx.wallets[name].address
+        assert avatar.ownerOf(agreement["avatar_id"]).call() == agreement["owner"]
+    assert ctx.reconciliation.ok, ctx.reconciliation.differences
+
+
+def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
+    checked: list[bool] = []
+
+    def check(ctx: DemoContext) -> None:
+        assert ctx.settings.db.url.startswith("sqlite")
+        assert ctx.settings.broker.url.startswith("sqla+sqlite")
+        check_chain_against_results(ctx)
+        checked.append(True)
+
+    result = run_demo(DemoConfig(workdir=tmp_path), check=check)
+    assert checked == [True]
+    assert result.ok, result.problems
+    printed = capsys.readouterr().out
+    assert "reconciliation OK" in printed
+    for name in ("olivia", "oscar", "sam", "rita", "vera", "treasury"):
+        assert name in result.table
+
+
+def test_demo_season_on_postgresql_and_redis(tmp_path, pg_url) -> None:
+    checked: list[bool] = []
+
+    def check(ctx: DemoContext) -> None:
+        assert ctx.settings.db.url == pg_url
+        assert ctx.settings.server.redis_url == REDIS
+        check_chain_against_results(ctx)
+        checked.append(True)
+
+    config = DemoConfig(
+        workdir=tmp_path,
+        db_url=pg_url,
+        broker_url=REDIS,
+        redis_url=REDIS,
+        redis_prefix=f"e2e-{uuid.uuid4().hex[:8]}",
+    )
+    result = run_demo(config, check=check)
+    assert checked == [True]
+    assert result.ok, result.problems
