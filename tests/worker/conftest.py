@@ -51,11 +51,13 @@ class WorkerProcess:
         return self.process is not None and self.process.poll() is None
 
     def stop(self) -> None:
+        """SIGTERM, and SIGKILL after 3 s: a warm shutdown would wait for a running pump, and
+        the engine is built to be killed anywhere."""
         if self.alive():
             assert self.process is not None
             self.process.send_signal(signal.SIGTERM)
             try:
-                self.process.wait(timeout=10)
+                self.process.wait(timeout=3)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
