@@ -37,7 +37,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from backend.chain.crash import crash_point
-from backend.chain.exceptions import ChainError, RpcError
+from backend.chain.exceptions import ChainError, ChainValueError, RpcError
 from backend.chain.models import (
     OPEN_TX_STATUSES,
     ChainRequest,
@@ -980,5 +980,13 @@ class Engine:
     def cancel_tx(self, tx_hash: str) -> ChainTx | None:
         """Replace a pending tx with a filler at its nonce; its requests go back to the queue."""
         with self.sessions() as session:
-            tx = session.scalars(select(ChainTx).where(ChainTx.tx_hash == tx_hash)).one()
+            tx = session.scalars(
+                select(ChainTx).where(
+                    ChainTx.tx_hash == tx_hash.lower(), ChainTx.wallet_id == self.wallet_id
+                )
+            ).one_or_none()
+        if tx is None:
+            raise ChainValueError(f"no transaction of this wallet with hash {tx_hash!r}")
+        if tx.status not in (TxStatus.SIGNED, TxStatus.SENT, TxStatus.REPLACED):
+            raise ChainValueError(f"transaction {tx_hash!r} is {tx.status}; only pending ones")
         return self._replace(tx, self.view(), reason="cancelled by operator", filler=True)

@@ -70,9 +70,14 @@ def outbox_command() -> None:
 @app.command("reconcile")
 def reconcile_command() -> None:
     """Compare confirmed requests with the contracts' events; exit 1 on any difference."""
+    from backend.chain.exceptions import ChainError
     from backend.chain.service import reconcile_operator_wallet
 
-    report = reconcile_operator_wallet()
+    try:
+        report = reconcile_operator_wallet()
+    except ChainError as exc:
+        typer.echo(f"cannot reconcile: {exc}", err=True)
+        raise typer.Exit(2) from exc
     typer.echo(
         f"checked {report.checked} confirmed requests against {report.settled_events} "
         f"MatchSettled and {report.minted_events} mint events"
@@ -85,9 +90,14 @@ def reconcile_command() -> None:
 @app.command("cancel-tx")
 def cancel_tx_command(tx_hash: str) -> None:
     """Cancel a stuck transaction: a filler at its nonce; its requests go back to the queue."""
+    from backend.chain.exceptions import ChainError
     from backend.chain.service import operator_engine
 
-    filler = operator_engine().cancel_tx(tx_hash)
+    try:
+        filler = operator_engine().cancel_tx(tx_hash)
+    except ChainError as exc:
+        typer.echo(f"cannot cancel: {exc}", err=True)
+        raise typer.Exit(2) from exc
     if filler is None:
         typer.echo("not replaced (already mined, already replaced, or fees at the cap)")
         raise typer.Exit(1)
