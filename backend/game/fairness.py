@@ -39,14 +39,14 @@ def shuffled_tiles(server_seed: str, label: str) -> list[int]:
     # step sizes) but makes the 27 divisions work on a 98-bit number instead of a 256-bit one.
     x = _number(server_seed, label) % _ORDERINGS
     order = list(range(TILE_COUNT))
-    for size in _SIZES:
-        x, j = divmod(x, size)
-        i = size - 1
+    for size, i in _STEPS:  # % and // are cheaper than calling divmod and unpacking its tuple
+        j = x % size
+        x //= size
         order[i], order[j] = order[j], order[i]
     return order
 
 
-_SIZES = tuple(range(TILE_COUNT, 1, -1))  # i + 1 for i = 27 .. 1
+_STEPS = tuple((size, size - 1) for size in range(TILE_COUNT, 1, -1))  # (i + 1, i), i = 27 .. 1
 _ORDERINGS = math.factorial(TILE_COUNT)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from backend.game import fairness
-from backend.game.moves import DRAW, FITTING, LEFT, PASS, PLAYS, IllegalMoveError, Move
+from backend.game.moves import DRAW, FITTING, LEFT, PASS, PLAYS, IllegalMoveError, Move, leads
 from backend.game.rules import (
     DRAW_ONE_THEN_PASS,
     Award,
@@ -35,7 +35,6 @@ from backend.game.tiles import (
     TILE_COUNT,
     mask_of,
     parse_tile,
-    tiles_of,
 )
 
 _ONLY_DRAW = (DRAW,)
@@ -95,13 +94,17 @@ def seeded_deal(
     """The deal of hand ``hand_index`` from the seed (after any redeals), how many redeals it
     took, and each seat's tiles as a mask."""
     size = rules.hand_size
+    dealt = seats * size
+    starts = range(0, dealt, size)
     for attempt in range(REDEAL_LIMIT):
         order = fairness.shuffled_tiles(server_seed, f"hand/{hand_index}/deal/{attempt}")
-        deal = Deal.from_order(order, seats, size)
+        # Deal.from_order, inlined: this runs once per hand.
+        hands = tuple([tuple(order[i : i + size]) for i in starts])
         # Tiles in a hand are distinct, so summing their bits is OR-ing them (and runs in C).
-        masks = [sum(map(BIT.__getitem__, hand)) for hand in deal.hands]
+        bits = list(map(BIT.__getitem__, order))
+        masks = [sum(bits[i : i + size]) for i in starts]
         if not rules.needs_redeal(masks):
-            return deal, attempt, masks
+            return Deal(hands, tuple(order[dealt:])), attempt, masks
     raise RulesError(f"no acceptable deal in {REDEAL_LIMIT} attempts")  # pragma: no cover
 
 
@@ -192,6 +195,7 @@ class Match:
         "_bonus",
         "_draw_mode",
         "_hooks",
+        "_legal",
         "_next",
         "_score_ends",
         "boneyard",
@@ -294,10 +298,15 @@ class Match:
         self.log.append(self.hand)
         for tracker in self._bonus:
             tracker.start_hand()
+        self._legal = self._offer()
 
     # -- moves -----------------------------------------------------------------------------
     def legal_moves(self) -> tuple[Move, ...]:
         """The moves the seat to play may make now (empty once the match is over)."""
+        return self._legal
+
+    def _offer(self) -> tuple[Move, ...]:
+        """Work out the legal moves of the seat to play (kept in ``_legal`` after every change)."""
         if self.over:
             return ()
         hand = self.hands[self.turn]
@@ -305,7 +314,7 @@ class Match:
         if left < 0:
             if self.forced_tile >= 0:
                 return (PLAYS[self.forced_tile][LEFT],)
-            return tuple([PLAYS[t][LEFT] for t in tiles_of(hand)])
+            return leads(hand)
         right = self.right
         if self.drawn_tile >= 0:
             hand &= BIT[self.drawn_tile]  # after a single draw only the drawn tile may be played
@@ -321,46 +330,39 @@ class Match:
         if self.over:
             raise IllegalMoveError(move, "the match is over")
         seat = self.turn
-        hands = self.hands
-        hand = hands[seat]
-        left = self.left
-        if move.kind == "play":
+        kind = move.kind
+        if kind == "play":
             t = move.tile
             bit = BIT[t]
-            if not hand & bit:
-                raise IllegalMoveError(move, f"seat {seat} does not hold {NAMES[t]}")
-            drawn_tile = self.drawn_tile
-            if drawn_tile >= 0 and t != drawn_tile:
-                raise IllegalMoveError(
-                    move, f"after drawing, only the drawn tile {NAMES[drawn_tile]} may be played"
-                )
+            left = self.left
             right = self.right
-            # Check everything before the first write, so an illegal move changes nothing.
-            if left < 0:
-                if move.side != LEFT:
-                    raise IllegalMoveError(move, "the opening tile is laid with side 'L'")
-                if self.forced_tile >= 0 and t != self.forced_tile:
-                    raise IllegalMoveError(
-                        move, f"this hand must open with {NAMES[self.forced_tile]}"
-                    )
-                self.left = new_left = HIGH[t]
-                self.right = new_right = LOW[t]
-            elif move.side:
-                new_right = OTHER_HALF[t][right]
-                if new_right < 0:
-                    raise IllegalMoveError(move, f"{NAMES[t]} does not fit the right end ({right})")
-                self.right = new_right
-                new_left = left
+            hands = self.hands
+            hand = hands[seat]
+            # The usual play (a held tile on a live line, no tile just drawn) is checked inline;
+            # the opening and a drawn tile go through _check. Nothing is written before this.
+            if left >= 0 and hand & bit and self.drawn_tile < 0:
+                if move.side:
+                    new_right = OTHER_HALF[t][right]
+                    new_left = left
+                    if new_right < 0:
+                        self._check(move)
+                else:
+                    new_left = OTHER_HALF[t][left]
+                    new_right = right
+                    if new_left < 0:
+                        self._check(move)
             else:
-                new_left = OTHER_HALF[t][left]
-                if new_left < 0:
-                    raise IllegalMoveError(move, f"{NAMES[t]} does not fit the left end ({left})")
-                self.left = new_left
-                new_right = right
-            if drawn_tile >= 0:
-                self.drawn_tile = -1
-            hand ^= bit
-            hands[seat] = hand
+                self._check(move)
+                if left < 0:
+                    new_left, new_right = HIGH[t], LOW[t]
+                elif move.side:
+                    new_left, new_right = left, OTHER_HALF[t][right]
+                else:
+                    new_left, new_right = OTHER_HALF[t][left], right
+            self.left = new_left
+            self.right = new_right
+            self.drawn_tile = -1
+            hands[seat] = hand = hand ^ bit
             self.held = held = self.held ^ bit
             self.history.append((seat, move))
             if self._hooks:  # DEW open ends, bonuses, the draw game's pass count: off the hot path
@@ -373,33 +375,101 @@ class Match:
                     tracker.on_play(self._award_hook, seat, t, left, right, not hand)
             if not hand:
                 self._end_hand("domino", seat)
-            elif held & EITHER_SUIT[new_left][new_right] or (
-                self._draw_mode and self.drawn < len(self.boneyard)
-            ):
+                return
+            fitting = EITHER_SUIT[new_left][new_right]
+            if held & fitting:
+                self.turn = seat = self._next[seat]
+                hand = hands[seat]
+                # What the next seat may do, worked out here while the ends are in locals (this
+                # is _offer's middle case: nobody has drawn a tile this turn).
+                if hand & fitting:
+                    self._legal = (
+                        FITTING[new_left][0][hand & SUIT[new_left]]
+                        + FITTING[new_right][1][hand & SUIT[new_right]]
+                    )
+                elif self._draw_mode and self.drawn < len(self.boneyard):
+                    self._legal = _ONLY_DRAW
+                else:
+                    self._legal = _ONLY_PASS
+            elif self._draw_mode and self.drawn < len(self.boneyard):
                 self.turn = self._next[seat]
+                self._legal = _ONLY_DRAW  # no tile in any hand fits, so the next seat must draw
             else:
                 self._end_hand("blocked", seat)
-        elif move.kind == "draw":
-            if not self._draw_mode:
-                raise IllegalMoveError(move, "there is no drawing in this game")
-            if left < 0:
-                raise IllegalMoveError(move, "the line is empty: the leader must play a tile")
+        elif kind == "draw":
+            # A draw or a pass is legal exactly when it is the seat's only move (see _offer).
+            if self._legal is not _ONLY_DRAW:
+                self._check(move)
+            left = self.left
             right = self.right
-            if hand & EITHER_SUIT[left][right]:
-                raise IllegalMoveError(move, f"seat {seat} holds a tile that fits")
-            if self.drawn >= len(self.boneyard):
-                raise IllegalMoveError(move, "the boneyard is empty")
-            if self.drawn_tile >= 0:
-                raise IllegalMoveError(move, "only one tile may be drawn per turn in this game")
             t = self.boneyard[self.drawn]
             self.drawn += 1
-            self.hands[seat] = hand | BIT[t]
+            self.hands[seat] |= BIT[t]
             self.held |= BIT[t]
             self.history.append((seat, move))
             if self._draw_mode == DRAW_ONE_THEN_PASS:
                 self.drawn_tile = t
             if self.drawn >= len(self.boneyard) and not self.held & EITHER_SUIT[left][right]:
                 self._end_hand("blocked")
+            else:
+                self._legal = self._offer()
+        else:
+            if self._legal is not _ONLY_PASS:
+                self._check(move)  # also refuses an unknown kind of move
+            self.history.append((seat, move))
+            self.drawn_tile = -1
+            self.passes += 1
+            if self._bonus:
+                for tracker in self._bonus:
+                    tracker.on_pass(self._award_hook, seat)
+            if self._blocks_on_passes and self.passes >= self.seats:
+                self._end_hand("blocked")
+                return
+            self.turn = self._next[seat]
+            self._legal = self._offer()
+
+    def _check(self, move: Move) -> None:
+        """Raise ``IllegalMoveError`` saying why ``move`` is not allowed now; return if it is
+        allowed after all (the opening, a drawn tile, or a move equal in effect to a legal one,
+        say ``Move("draw", 5)``), and ``apply`` then makes it."""
+        if self.over:
+            raise IllegalMoveError(move, "the match is over")
+        seat = self.turn
+        hand = self.hands[seat]
+        left = self.left
+        if move.kind == "play":
+            t = move.tile
+            if not hand & BIT[t]:
+                raise IllegalMoveError(move, f"seat {seat} does not hold {NAMES[t]}")
+            drawn_tile = self.drawn_tile
+            if drawn_tile >= 0 and t != drawn_tile:
+                raise IllegalMoveError(
+                    move, f"after drawing, only the drawn tile {NAMES[drawn_tile]} may be played"
+                )
+            right = self.right
+            if left < 0:
+                if move.side != LEFT:
+                    raise IllegalMoveError(move, "the opening tile is laid with side 'L'")
+                if self.forced_tile >= 0 and t != self.forced_tile:
+                    raise IllegalMoveError(
+                        move, f"this hand must open with {NAMES[self.forced_tile]}"
+                    )
+            elif move.side:
+                if OTHER_HALF[t][right] < 0:
+                    raise IllegalMoveError(move, f"{NAMES[t]} does not fit the right end ({right})")
+            elif OTHER_HALF[t][left] < 0:
+                raise IllegalMoveError(move, f"{NAMES[t]} does not fit the left end ({left})")
+        elif move.kind == "draw":
+            if not self._draw_mode:
+                raise IllegalMoveError(move, "there is no drawing in this game")
+            if left < 0:
+                raise IllegalMoveError(move, "the line is empty: the leader must play a tile")
+            if hand & EITHER_SUIT[left][self.right]:
+                raise IllegalMoveError(move, f"seat {seat} holds a tile that fits")
+            if self.drawn >= len(self.boneyard):
+                raise IllegalMoveError(move, "the boneyard is empty")
+            if self.drawn_tile >= 0:
+                raise IllegalMoveError(move, "only one tile may be drawn per turn in this game")
         elif move.kind == "pass":
             if left < 0:
                 raise IllegalMoveError(move, "the line is empty: the leader must play a tile")
@@ -414,16 +484,6 @@ class Match:
                 and not (self._draw_mode == DRAW_ONE_THEN_PASS and self.drawn_tile >= 0)
             ):
                 raise IllegalMoveError(move, "a stuck seat must draw while the boneyard has tiles")
-            self.history.append((seat, move))
-            self.drawn_tile = -1
-            self.passes += 1
-            if self._bonus:
-                for tracker in self._bonus:
-                    tracker.on_pass(self._award_hook, seat)
-            if self._blocks_on_passes and self.passes >= self.seats:
-                self._end_hand("blocked")
-                return
-            self.turn = self._next[seat]
         else:
             raise IllegalMoveError(move, f"unknown move kind {move.kind!r}")
 
@@ -491,6 +551,7 @@ class Match:
 
     def _finish(self, winner: int | None, tie_break: tuple[tuple[int, int], ...]) -> None:
         self.over = True
+        self._legal = ()
         seats = (
             () if winner is None else tuple(s for s in range(self.seats) if self.sides[s] == winner)
         )

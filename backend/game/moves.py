@@ -68,6 +68,20 @@ FITTING: tuple[tuple[FittingTable, FittingTable], ...] = tuple(
 """``FITTING[pip][side][hand & SUIT[pip]]``: the plays of those tiles on that side, so that
 legal-move generation is two dict lookups instead of a loop over the hand."""
 
+_LEADS_BY_SLICE: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(
+        tuple(PLAYS[7 * part + i][LEFT] for i in range(7) if chunk >> i & 1) for chunk in range(128)
+    )
+    for part in range(4)
+)
+
+
+def leads(hand: int) -> tuple[Move, ...]:
+    """Every tile of a hand mask laid as the opening (side L), lowest tile first."""
+    # Four lookups on 7-bit slices of the mask instead of a loop over the hand's tiles.
+    a, b, c, d = _LEADS_BY_SLICE
+    return a[hand & 127] + b[hand >> 7 & 127] + c[hand >> 14 & 127] + d[hand >> 21]
+
 
 def parse_move(text: str) -> Move:
     """Parse ``"6:4L"``, ``"6:4R"``, ``"draw"`` or ``"pass"`` into the canonical move."""
