@@ -167,3 +167,37 @@ def test_matchmaking_fills_with_bots_after_the_wait(server, db) -> None:  # type
     player = asyncio.run(look())
     assert player.seat is not None and player.view is not None
     assert len(player.view["hand"]) > 0
+
+
+def test_concurrent_joins_for_the_last_seats_start_the_match(server) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    _, host = sign_in(server.url)
+    guests = [sign_in(server.url)[1] for _ in range(3)]
+    for _ in range(3):
+        with api(server.url, host) as client:
+            table_id = client.post("/tables", json={"preset": "dew200"}).json()["id"]
+        statuses: list[int] = []
+        barrier = threading.Barrier(len(guests))
+
+        def join(
+            token: str,
+            table_id: str = table_id,
+            barrier: threading.Barrier = barrier,
+            statuses: list[int] = statuses,
+        ) -> None:
+            with api(server.url, token) as client:
+                barrier.wait()
+                statuses.append(client.post(f"/tables/{table_id}/join").status_code)
+
+        threads = [threading.Thread(target=join, args=(t,)) for t in guests]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert statuses == [200, 200, 200]
+        with api(server.url, host) as client:
+            table = client.get(f"/tables/{table_id}").json()
+        # Whichever join filled the last seat started the match.
+        assert table["status"] == "playing" and table["match_id"]
+        assert sorted(s["seat"] for s in table["seats"]) == [0, 1, 2, 3]
