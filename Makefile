@@ -34,3 +34,12 @@ test-py: install
 	$(UV) run pytest
 
 test: lint test-contracts test-py
+
+# Benchmarks print figures against a same-run baseline; they are never part of `make test`.
+BENCH_ARGS ?=
+bench: install
+	$(UV) run python scripts/bench_engine.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_bots.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_gas.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_payouts.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_server.py $(BENCH_ARGS)
