@@ -59,7 +59,7 @@ FILLER_GAS = 21_000
 # How many queued requests one send round looks at, and how long it may sign before the
 # tracker runs again (confirmations must not wait behind a long queue).
 QUEUE_WINDOW = 1_000
-SEND_SLICE_S = 0.5
+SEND_SLICE_S = 0.25
 
 
 class CallBuilder(Protocol):
