@@ -33,6 +33,7 @@ from backend.game.tiles import (
     OTHER_HALF,
     SUIT,
     TILE_COUNT,
+    hand_masks,
     mask_of,
     parse_tile,
 )
@@ -98,11 +99,8 @@ def seeded_deal(
     starts = range(0, dealt, size)
     for attempt in range(REDEAL_LIMIT):
         order = fairness.shuffled_tiles(server_seed, f"hand/{hand_index}/deal/{attempt}")
-        # Deal.from_order, inlined: this runs once per hand.
-        hands = tuple([tuple(order[i : i + size]) for i in starts])
-        # Tiles in a hand are distinct, so summing their bits is OR-ing them (and runs in C).
-        bits = list(map(BIT.__getitem__, order))
-        masks = [sum(bits[i : i + size]) for i in starts]
+        hands = tuple([tuple(order[i : i + size]) for i in starts])  # Deal.from_order, inlined
+        masks = hand_masks(hands)
         if not rules.needs_redeal(masks):
             return Deal(hands, tuple(order[dealt:])), attempt, masks
     raise RulesError(f"no acceptable deal in {REDEAL_LIMIT} attempts")  # pragma: no cover

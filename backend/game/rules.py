@@ -20,6 +20,7 @@ from backend.game.tiles import (
     DOUBLES_MASK,
     IS_DOUBLE,
     PIPS,
+    PIPS_BY_SLICE,
     SUIT,
     pips_of,
     rank,
@@ -75,7 +76,15 @@ class HandEnd(NamedTuple):
     @property
     def pips(self) -> tuple[int, ...]:
         """Each seat's remaining pip total."""
-        return tuple([pips_of(mask) for mask in self.hands])
+        a, b, c, d = PIPS_BY_SLICE  # pips_of, inlined: this runs after every hand
+        return tuple(
+            [a[m & 127] + b[m >> 7 & 127] + c[m >> 14 & 127] + d[m >> 21] for m in self.hands]
+        )
+
+    @property
+    def total_pips(self) -> int:
+        """Pips left in all hands together."""
+        return pips_of(sum(self.hands))  # the hands are disjoint, so their sum is their union
 
 
 class HandScore(NamedTuple):
@@ -144,6 +153,9 @@ class Rules:
                 )
             resolved[name] = value
         self._options = resolved
+        target = resolved.get("target", 0)
+        assert isinstance(target, int)
+        self._target = target  # read after every hand: cached, since rules never change
 
     # -- identity --------------------------------------------------------------------------
     @property
@@ -170,9 +182,7 @@ class Rules:
     @property
     def target(self) -> int:
         """Score that wins the match (0: the match is a single hand)."""
-        value = self._options.get("target", 0)
-        assert isinstance(value, int)
-        return value
+        return self._target
 
     def describe(self) -> dict[str, object]:
         """A JSON-serialisable description: preset, title, seeds, options, premium flags."""
@@ -268,7 +278,7 @@ class Rules:
 
     def match_winner(self, scores: Sequence[int], last_hand: HandScore) -> MatchVerdict:
         """Whether the match is over after a hand (see ``MatchVerdict``)."""
-        target = self.target
+        target = self._target
         if max(scores) < target:  # the usual case, checked first: it runs after every hand
             return "play_on"
         leaders = [side for side, score in enumerate(scores) if score >= target]
@@ -584,11 +594,11 @@ class Doscientos(TeamRules):
     )
 
     def score_hand(self, end: HandEnd, seats: int) -> HandScore:
+        if end.reason == "domino":  # the usual end: no per-seat pips needed
+            team = end.last_seat % 2
+            return HandScore(team, _team_points(team, end.total_pips), "rotate", end.last_seat)
         pips = end.pips
         total = sum(pips)
-        if end.reason == "domino":
-            team = end.last_seat % 2
-            return HandScore(team, _team_points(team, total), "rotate", end.last_seat)
         rule = self.option("blocked")
         if rule == "last_or_right":
             blocker, right = end.last_seat, (end.last_seat + 1) % seats
@@ -613,6 +623,8 @@ class Doscientos(TeamRules):
         return HandScore(None, (0, 0), "double_six", None, "blocked with equal team pips")
 
     def match_winner(self, scores: Sequence[int], last_hand: HandScore) -> MatchVerdict:
+        if max(scores) < self._target:  # the usual case, without the call to the base class
+            return "play_on"
         verdict = super().match_winner(scores, last_hand)
         return "play_on" if verdict == "tie" else verdict  # level teams past the target play on
 
