@@ -44,6 +44,14 @@ def create_app() -> Celery:
                 "task": "worker.tasks.reconcile_task",
                 "schedule": broker.reconcile_every_s,
             },
+            "economy-cycle": {
+                "task": "worker.tasks.economy_cycle_task",
+                "schedule": settings.economy.settle_every_s,
+            },
+            "reconcile-economy": {
+                "task": "worker.tasks.reconcile_economy_task",
+                "schedule": broker.reconcile_every_s,
+            },
         },
     )
     if broker.url.startswith("sqla+sqlite"):

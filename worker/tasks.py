@@ -49,6 +49,25 @@ def reconcile_task() -> dict[str, int]:
     return {"checked": report.checked, "differences": len(report.differences)}
 
 
+@app.task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
+def economy_cycle_task() -> dict[str, int]:
+    """Index the registry and vault deposits, plan finished matches, book confirmed ones."""
+    from backend.economy import jobs  # the economy imports the chain engine, not the reverse
+
+    return jobs.economy_cycle()
+
+
+@app.task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
+def reconcile_economy_task() -> dict[str, int]:
+    """Prove the ledger equals the on-chain events; logs and counts every difference."""
+    from backend.economy import jobs
+
+    report = jobs.reconcile_economy()
+    for difference in report.differences:
+        logger.error("ledger differs from the chain: %s", difference)
+    return {"ok": int(report.ok), "differences": len(report.differences)}
+
+
 def notify_pump() -> None:
     pump_wallet_task.delay()
 
