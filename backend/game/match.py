@@ -12,9 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from backend.game import fairness
-from backend.game.moves import DRAW, FITTING, LEFT, PASS, PLAYS, IllegalMoveError, Move, leads
+from backend.game.moves import (
+    DRAW,
+    FITTING,
+    LEFT,
+    PASS,
+    PLAYS,
+    RIGHT,
+    IllegalMoveError,
+    Move,
+    leads,
+)
 from backend.game.rules import (
     DRAW_ONE_THEN_PASS,
+    PRESETS,
     Award,
     HandEnd,
     HandEndReason,
@@ -40,6 +51,14 @@ from backend.game.tiles import (
 
 _ONLY_DRAW = (DRAW,)
 _ONLY_PASS = (PASS,)
+_FITTING_LEFT = tuple(tables[LEFT] for tables in FITTING)
+_FITTING_RIGHT = tuple(tables[RIGHT] for tables in FITTING)
+_MOST_SEATS = max(max(preset.seat_counts) for preset in PRESETS.values())
+_SEATED_LEFT, _SEATED_RIGHT = (
+    tuple(tuple((seat, PLAYS[t][side]) for t in range(TILE_COUNT)) for seat in range(_MOST_SEATS))
+    for side in (LEFT, RIGHT)
+)
+"""``_SEATED_LEFT[seat][tile]``: the history entry of that play, built once."""
 REDEAL_LIMIT = 100  # a deal with 5+ doubles in one hand is rare; this only guards a bad preset
 
 
@@ -339,16 +358,21 @@ class Match:
             # The usual play (a held tile on a live line, no tile just drawn) is checked inline;
             # the opening and a drawn tile go through _check. Nothing is written before this.
             if left >= 0 and hand & bit and self.drawn_tile < 0:
+                # A shared (seat, move) pair spares an allocation per play (and GC work).
                 if move.side:
                     new_right = OTHER_HALF[t][right]
-                    new_left = left
                     if new_right < 0:
                         self._check(move)
+                    self.right = new_right
+                    new_left = left
+                    self.history.append(_SEATED_RIGHT[seat][t])
                 else:
                     new_left = OTHER_HALF[t][left]
-                    new_right = right
                     if new_left < 0:
                         self._check(move)
+                    self.left = new_left
+                    new_right = right
+                    self.history.append(_SEATED_LEFT[seat][t])
             else:
                 self._check(move)
                 if left < 0:
@@ -357,12 +381,12 @@ class Match:
                     new_left, new_right = left, OTHER_HALF[t][right]
                 else:
                     new_left, new_right = OTHER_HALF[t][left], right
-            self.left = new_left
-            self.right = new_right
-            self.drawn_tile = -1
+                self.left = new_left
+                self.right = new_right
+                self.drawn_tile = -1
+                self.history.append((seat, move))
             hands[seat] = hand = hand ^ bit
             self.held = held = self.held ^ bit
-            self.history.append((seat, move))
             if self._hooks:  # DEW open ends, bonuses, the draw game's pass count: off the hot path
                 self.passes = 0
                 if self._score_ends:
@@ -382,8 +406,8 @@ class Match:
                 # is _offer's middle case: nobody has drawn a tile this turn).
                 if hand & fitting:
                     self._legal = (
-                        FITTING[new_left][0][hand & SUIT[new_left]]
-                        + FITTING[new_right][1][hand & SUIT[new_right]]
+                        _FITTING_LEFT[new_left][hand & SUIT[new_left]]
+                        + _FITTING_RIGHT[new_right][hand & SUIT[new_right]]
                     )
                 elif self._draw_mode and self.drawn < len(self.boneyard):
                     self._legal = _ONLY_DRAW
