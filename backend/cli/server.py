@@ -53,3 +53,26 @@ def serve(
         # Sockets are closed (clients reconnect elsewhere and resync); do not wait forever.
         timeout_graceful_shutdown=10,
     )
+
+
+@app.command("abandon-match")
+def abandon_match(
+    match_id: Annotated[str, typer.Argument(help="The live match to end without a result")],
+    reason: Annotated[str, typer.Option(help="Why (stored with the match)")] = "operator",
+) -> None:
+    """End a live match without a result and give every escrowed stake back."""
+    from backend.config import get_settings
+    from backend.db import create_db_engine, make_session_factory
+    from backend.tables import exceptions as tables_exc
+    from backend.tables import service
+
+    engine = create_db_engine(get_settings().db.url)
+    try:
+        with make_session_factory(engine)() as session:
+            released = service.abandon_match(session=session, match_id=match_id, reason=reason)
+    except tables_exc.TablesError as error:
+        typer.echo(f"error: {error.message}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        engine.dispose()
+    typer.echo(f"match {match_id} abandoned; {released} DEW wei of stakes released")

@@ -67,6 +67,12 @@ class TableNotOpen(Conflict):
     code = "table_not_open"
 
 
+class InsufficientStake(Conflict):
+    """A seated wallet has not deposited the table's stake; the match did not start."""
+
+    code = "insufficient_stake"
+
+
 class InvalidRequest(TablesError):
     code = "invalid_request"
 

@@ -77,7 +77,7 @@ class LiveTable:
     seats: list[dict[str, Any]]
     match_id: str | None = None
     match: EngineMatch | None = None
-    match_status: str = "none"  # none|live|finished
+    match_status: str = "none"  # none|live|finished|abandoned
     seed_commitment: str | None = None
     ply: int = 0
     moves: list[tuple[int, str, str]] = field(default_factory=list)  # (seat, move|"forfeit", actor)
@@ -300,8 +300,8 @@ class MatchHub:
                 continue
             text = self._replay(lt, row)
             self._broadcast_move(lt, row.seat, text, row.actor)
-        if status == "finished" and lt.match_status == "live":
-            await self._reload(lt)
+        if status != "live" and lt.match_status == "live":
+            await self._reload(lt)  # finished elsewhere, or abandoned by an operator
         self._schedule(lt)
 
     async def _reload(self, lt: LiveTable) -> None:
@@ -316,6 +316,9 @@ class MatchHub:
         if lt.final is not None and (was_live or old_match != lt.match_id):
             for conn in self._conns(lt):
                 conn.push(lt.final)
+        elif was_live and lt.match_status == "abandoned":
+            for conn in self._conns(lt):
+                conn.push(self._snapshot(lt, conn.seat))
 
     # -- connections -----------------------------------------------------------------------
     def _conns(self, lt: LiveTable) -> list[Conn]:

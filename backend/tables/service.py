@@ -1,7 +1,9 @@
 """Tables: creation, invitations, the public lobby, joining, matchmaking, match queries.
 
 Services take a keyword-only ``session`` and commit their own unit of work. Starting a
-match (all seats filled) happens in the same transaction as the join that filled it.
+match (all seats filled) happens in the same transaction as the join that filled it, and so
+does escrowing a staked table's entry stakes (``backend.economy.stakes``): a seat short of
+its stake refuses the start (``InsufficientStake``) and nothing is written.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from backend.config import Settings
 from backend.db.base import utcnow
+from backend.economy import stakes
 from backend.tables import exceptions as exc
 from backend.tables import play
 from backend.tables.gating import Gate
@@ -181,6 +184,18 @@ def _start_match(session: Session, table: Table) -> Match:
     session.add(match)
     table.status = "playing"
     table.match_id = match.id
+    stake = int(table.stake)
+    humans = [(s.seat, s.address) for s in seats if s.address is not None]
+    if table.earning and stake > 0 and humans:
+        session.flush()
+        try:
+            stakes.escrow_stakes(session=session, match_id=match.id, seats=humans, stake=stake)
+        except stakes.InsufficientStake as error:
+            # Nothing of the start (nor of the join that triggered it) may remain.
+            session.rollback()
+            raise exc.InsufficientStake(
+                f"the match cannot start: {error}; deposit DEW into the vault first"
+            ) from None
     log.info("match %s started at table %s", match.id, table.id)
     return match
 
@@ -446,6 +461,29 @@ def results_for(
         conditions.append(MatchResult.avatar_id == avatar_id)
     query = query.where(or_(*conditions)).order_by(MatchResult.finished_at.desc()).limit(limit)
     return list(session.scalars(query))
+
+
+def abandon_match(*, session: Session, match_id: str, reason: str) -> int:
+    """End a live match without a result (an operator's decision, e.g. a corrupt position):
+    no record, no results, no settlement request, and every escrowed stake goes back to its
+    wallet in the same transaction. Returns the stake released (DEW wei)."""
+    match = session.get(Match, match_id, with_for_update=True)
+    if match is None:
+        raise exc.MatchNotFound(f"no match {match_id!r}")
+    if match.status != "live":
+        raise exc.MatchNotLive(f"match {match_id!r} is {match.status}, not live")
+    match.status = "abandoned"
+    match.finished_at = utcnow()
+    match.result = {"abandoned": reason}
+    table = session.get(Table, match.table_id, with_for_update=True)
+    if table is not None and table.match_id == match_id:
+        table.status = "abandoned"
+    released = stakes.release_stakes(session=session, match_id=match_id)
+    session.commit()
+    log.warning(
+        "match %s abandoned (%s); %d DEW wei of stakes released", match_id, reason, released
+    )
+    return released
 
 
 def count_live_matches(*, session: Session) -> int:

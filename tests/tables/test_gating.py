@@ -214,3 +214,109 @@ def test_premium_rules_need_a_vip_pass_to_create_but_anyone_may_join(
         headers=_token(client, world.owner),
     )
     assert joined.status_code == 200, joined.text
+
+
+def test_staked_table_escrows_at_start_refuses_without_deposits_and_releases_if_abandoned(
+    world: World, client: TestClient, pg_url: str
+) -> None:
+    """A staked match takes every human seat's stake in the transaction that starts it; a
+    seat short of its deposit refuses the join that would start it (nothing written); an
+    abandoned match gives the stakes back."""
+    from sqlalchemy import func, select
+
+    from backend.db import create_db_engine, make_session_factory
+    from backend.economy import stakes
+    from backend.economy.models import StakeEntry
+    from backend.tables import service
+    from backend.tables.models import Match, Table, TableSeat
+
+    stake = 7 * 10**18
+    vip, renter = world.vip.address, world.renter.address
+    created = client.post(
+        "/tables",
+        json={"preset": "dew200", "seats": 2, "earning": True, "stake": stake},
+        headers=_token(client, world.vip),
+    )
+    assert created.status_code == 201, created.text
+    table_id = created.json()["id"]
+    engine = create_db_engine(pg_url)
+    sessions = make_session_factory(engine)
+
+    def state() -> tuple:  # type: ignore[type-arg]
+        with sessions() as session:
+            table = session.get(Table, table_id)
+            assert table is not None
+            return (
+                table.status,
+                table.match_id,
+                session.scalar(
+                    select(func.count())
+                    .select_from(TableSeat)
+                    .where(TableSeat.table_id == table_id)
+                ),
+                session.scalar(
+                    select(func.count()).select_from(Match).where(Match.table_id == table_id)
+                ),
+                stakes.stake_balance(session=session, address=vip),
+                stakes.stake_balance(session=session, address=renter),
+            )
+
+    def deposit(address: str, amount: int, log_index: int) -> None:
+        with sessions() as session, session.begin():
+            stakes.credit_deposit(
+                session=session,
+                address=address,
+                amount=amount,
+                tx_hash="0x" + table_id.rjust(64, "0"),
+                log_index=log_index,
+            )
+
+    def join() -> dict:  # type: ignore[type-arg]
+        return client.post(
+            f"/tables/{table_id}/join",
+            json={"avatar_id": world.rented},
+            headers=_token(client, world.renter),
+        )
+
+    try:
+        # Nobody has deposited: the join that would start the match is refused, nothing kept.
+        before = state()
+        assert before == ("open", None, 1, 0, 0, 0)
+        refused = join()
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["error"]["code"] == "insufficient_stake"
+        assert "deposit" in refused.json()["error"]["message"]
+        assert state() == before
+        # One seat covered, the other one wei short: still all or nothing.
+        deposit(vip, stake, 0)
+        deposit(renter, stake - 1, 1)
+        refused = join()
+        assert (
+            refused.status_code == 409 and refused.json()["error"]["code"] == "insufficient_stake"
+        )
+        assert state() == ("open", None, 1, 0, stake, stake - 1)
+        # Both covered: the join starts the match and escrows both stakes in its transaction.
+        deposit(renter, 1, 2)
+        joined = join()
+        assert joined.status_code == 200, joined.text
+        status, match_id, seated, matches, vip_left, renter_left = state()
+        assert (status, seated, matches, vip_left, renter_left) == ("playing", 2, 1, 0, 0)
+        with sessions() as session:
+            assert stakes.escrowed(session=session, match_id=match_id) == {0: stake, 1: stake}
+        # Abandoned before its end: both stakes go back, once.
+        with sessions() as session:
+            assert service.abandon_match(session=session, match_id=match_id, reason="test") == (
+                2 * stake
+            )
+        with sessions() as session:
+            assert stakes.escrowed(session=session, match_id=match_id) == {}
+            assert session.get(Match, match_id).status == "abandoned"  # type: ignore[union-attr]
+            kinds = session.scalars(
+                select(StakeEntry.kind).where(StakeEntry.match_id == match_id)
+            ).all()
+            assert sorted(kinds) == ["escrow", "escrow", "release", "release"]
+            with pytest.raises(exc.MatchNotLive):
+                service.abandon_match(session=session, match_id=match_id, reason="again")
+        assert state()[0] == "abandoned" and state()[4:] == (stake, stake)
+    finally:
+        engine.dispose()
