@@ -46,6 +46,7 @@ SEASON_BUDGET = 10_000 * DEW
 FIXED_RENT = 25 * DEW
 RENT_FAUCET = 100 * DEW
 RD_OWNER_BPS = 3_000  # Rewards Division: the owner keeps 30%, the scholar 70%
+THINK_TIME_S = 0.08  # between one client's moves: the server allows 20 messages/s
 
 
 class DemoFailed(RuntimeError):
@@ -275,19 +276,24 @@ def play_seat(ws_url: str, wallet: Wallet, timeout_s: float = 90) -> dict[str, A
     from websockets.sync.client import connect
 
     deadline = time.monotonic() + timeout_s
-    sent_at_ply = -1
+    sent_at_ply, last_sent = -1, 0.0
+    last: dict[str, Any] = {}
     with connect(f"{ws_url}?token={wallet.token}", open_timeout=10) as ws:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise DemoFailed(f"{wallet.name}'s match did not end in {timeout_s:.0f}s")
-            message = json.loads(ws.recv(timeout=remaining))
+                raise DemoFailed(
+                    f"{wallet.name}'s match did not end in {timeout_s:.0f}s; last message: "
+                    f"{json.dumps(last)[:600]}"
+                )
+            message = last = json.loads(ws.recv(timeout=remaining))
             kind = message["type"]
             if kind == "match_over":
                 return message
             if kind == "error":
                 # A move that raced a timer or a resync: look again from a full snapshot.
-                if message["error"]["code"] in ("stale_ply", "not_your_turn"):
+                if message["error"]["code"] in ("stale_ply", "not_your_turn", "rate_limited"):
+                    sent_at_ply = -1  # the snapshot will show whether it is still our turn
                     ws.send(json.dumps({"v": 1, "type": "resync"}))
                     continue
                 raise DemoFailed(f"{wallet.name}: server error {message['error']}")
@@ -299,6 +305,9 @@ def play_seat(ws_url: str, wallet: Wallet, timeout_s: float = 90) -> dict[str, A
             my_turn = view and view.get("turn") == view.get("seat") and view.get("legal_moves")
             if my_turn and ply != sent_at_ply:
                 sent_at_ply = ply
+                # A player's think time: the server allows 20 messages/s per socket.
+                time.sleep(max(0.0, last_sent + THINK_TIME_S - time.monotonic()))
+                last_sent = time.monotonic()
                 ws.send(json.dumps({"v": 1, "type": "move", "move": choose_move(view), "ply": ply}))
 
 
@@ -1019,7 +1028,7 @@ def demo_command(
     try:
         result = run_demo(config)
     except DemoFailed as error:
-        typer.echo(f"DEMO FAILED: {error}", err=True)
+        typer.echo(f"DEMO FAILED: {error}\n(logs in {workdir})", err=True)
         raise typer.Exit(1) from None
     typer.echo(f"done in {result.seconds:.0f}s; state and logs in {workdir}")
     if not keep:
