@@ -257,7 +257,7 @@ class Match:
         self.sides = rules.sides(seats)
         self.server_seed = server_seed
         self.explicit_deals = tuple(deals)
-        self._next = tuple((seat + 1) % seats for seat in range(seats))
+        self._next = (*range(1, seats), 0)  # the seat after each seat
         self._draw_mode = rules.draw_mode(seats)
         self._score_ends = rules.scores_open_ends
         self._blocks_on_passes = rules.blocks_when_all_pass
@@ -608,6 +608,13 @@ class Match:
         return [mask.bit_count() for mask in self.hands]
 
 
+def _default_names(seats: int) -> list[str]:
+    return [f"seat{i}" for i in range(seats)]
+
+
+_DEFAULT_NAMES = [_default_names(seats) for seats in range(_MOST_SEATS + 1)]
+
+
 def start_match(
     rules: Rules,
     seats: Sequence[str] | int,
@@ -616,7 +623,10 @@ def start_match(
 ) -> Match:
     """Start a match: ``seats`` are names (or a count), ``seed`` the server seed that deals every
     hand; ``deals[i]`` optionally fixes hand i's deal explicitly (``None``: from the seed)."""
-    names = [f"seat{i}" for i in range(seats)] if isinstance(seats, int) else list(seats)
+    if isinstance(seats, int):
+        names = _DEFAULT_NAMES[seats] if 0 <= seats < len(_DEFAULT_NAMES) else _default_names(seats)
+    else:
+        names = list(seats)
     return Match(rules, names, seed, deals)
 
 
