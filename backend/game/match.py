@@ -424,17 +424,26 @@ class Match:
                 self._check(move)
             left = self.left
             right = self.right
-            t = self.boneyard[self.drawn]
-            self.drawn += 1
-            self.hands[seat] |= BIT[t]
-            self.held |= BIT[t]
+            boneyard = self.boneyard
+            t = boneyard[self.drawn]
+            self.drawn = drawn = self.drawn + 1
+            hands = self.hands
+            hands[seat] = hand = hands[seat] | BIT[t]
+            self.held = held = self.held | BIT[t]
             self.history.append((seat, move))
-            if self._draw_mode == DRAW_ONE_THEN_PASS:
-                self.drawn_tile = t
-            if self.drawn >= len(self.boneyard) and not self.held & EITHER_SUIT[left][right]:
+            fitting = EITHER_SUIT[left][right]
+            if drawn >= len(boneyard) and not held & fitting:
                 self._end_hand("blocked")
-            else:
+            elif self._draw_mode == DRAW_ONE_THEN_PASS:
+                self.drawn_tile = t
                 self._legal = self._offer()
+            elif hand & fitting:  # _offer, inlined for drawing until a tile fits (DEW)
+                self._legal = (
+                    _FITTING_LEFT[left][hand & SUIT[left]]
+                    + _FITTING_RIGHT[right][hand & SUIT[right]]
+                )
+            else:
+                self._legal = _ONLY_DRAW if drawn < len(boneyard) else _ONLY_PASS
         else:
             if self._legal is not _ONLY_PASS:
                 self._check(move)  # also refuses an unknown kind of move

@@ -474,7 +474,8 @@ class Dew200(Rules):
         return DRAW_UNTIL_PLAYABLE if seats <= 3 else NO_DRAWING
 
     def needs_redeal(self, hands: Sequence[int]) -> bool:
-        return any((mask & DOUBLES_MASK).bit_count() >= 5 for mask in hands)
+        # A list, not any() over a generator (slower for four hands): this runs for every deal.
+        return max([(mask & DOUBLES_MASK).bit_count() for mask in hands]) >= 5
 
     def first_opening(self, hands: Sequence[int], server_seed: str) -> Opening:
         best = highest_double_holder(hands)  # 6:6 if dealt, else the highest double (<=3 seats)
@@ -488,12 +489,12 @@ class Dew200(Rules):
         return Opening(seat, t)
 
     def score_hand(self, end: HandEnd, seats: int) -> HandScore:
-        pips = end.pips
         if end.reason == "domino":
             winner = end.last_seat
             points = [0] * seats
-            points[winner] = round_to_five(sum(pips) - pips[winner])
+            points[winner] = round_to_five(end.total_pips)  # the winner's hand is empty
             return HandScore(winner, tuple(points), "rotate", winner)
+        pips = end.pips
         lowest = min(pips)
         if pips.count(lowest) > 1:
             return HandScore(
