@@ -223,7 +223,6 @@ class Match:
         "hand",
         "hand_index",
         "hands",
-        "held",
         "history",
         "left",
         "left_value",
@@ -299,7 +298,6 @@ class Match:
     ) -> None:
         self.hand_index = index
         self.hands = masks
-        self.held = sum(masks)  # hands are disjoint, so the sum is their union
         self.boneyard = deal.boneyard
         self.drawn = 0
         self.drawn_tile = -1
@@ -386,7 +384,6 @@ class Match:
                 self.drawn_tile = -1
                 self.history.append((seat, move))
             hands[seat] = hand = hand ^ bit
-            self.held = held = self.held ^ bit
             if self._hooks:  # DEW open ends, bonuses, the draw game's pass count: off the hot path
                 self.passes = 0
                 if self._score_ends:
@@ -398,24 +395,24 @@ class Match:
             if not hand:
                 self._end_hand("domino", seat)
                 return
+            # What the next seat may do, worked out here while the ends are in locals (this is
+            # _offer's middle case: nobody has drawn a tile this turn). Only when that seat has
+            # no fitting tile can the hand be blocked, so the other hands are looked at then.
             fitting = EITHER_SUIT[new_left][new_right]
-            if held & fitting:
-                self.turn = seat = self._next[seat]
-                hand = hands[seat]
-                # What the next seat may do, worked out here while the ends are in locals (this
-                # is _offer's middle case: nobody has drawn a tile this turn).
-                if hand & fitting:
-                    self._legal = (
-                        _FITTING_LEFT[new_left][hand & SUIT[new_left]]
-                        + _FITTING_RIGHT[new_right][hand & SUIT[new_right]]
-                    )
-                elif self._draw_mode and self.drawn < len(self.boneyard):
-                    self._legal = _ONLY_DRAW
-                else:
-                    self._legal = _ONLY_PASS
+            following = self._next[seat]
+            hand = hands[following]
+            if hand & fitting:
+                self.turn = following
+                self._legal = (
+                    _FITTING_LEFT[new_left][hand & SUIT[new_left]]
+                    + _FITTING_RIGHT[new_right][hand & SUIT[new_right]]
+                )
             elif self._draw_mode and self.drawn < len(self.boneyard):
-                self.turn = self._next[seat]
-                self._legal = _ONLY_DRAW  # no tile in any hand fits, so the next seat must draw
+                self.turn = following
+                self._legal = _ONLY_DRAW
+            elif sum(hands) & fitting:  # hands are disjoint, so the sum is their union
+                self.turn = following
+                self._legal = _ONLY_PASS
             else:
                 self._end_hand("blocked", seat)
         elif kind == "draw":
@@ -429,10 +426,9 @@ class Match:
             self.drawn = drawn = self.drawn + 1
             hands = self.hands
             hands[seat] = hand = hands[seat] | BIT[t]
-            self.held = held = self.held | BIT[t]
             self.history.append((seat, move))
             fitting = EITHER_SUIT[left][right]
-            if drawn >= len(boneyard) and not held & fitting:
+            if drawn >= len(boneyard) and not sum(hands) & fitting:
                 self._end_hand("blocked")
             elif self._draw_mode == DRAW_ONE_THEN_PASS:
                 self.drawn_tile = t
