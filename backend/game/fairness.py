@@ -39,14 +39,28 @@ def shuffled_tiles(server_seed: str, label: str) -> list[int]:
     # step sizes) but makes the 27 divisions work on a 98-bit number instead of a 256-bit one.
     x = _number(server_seed, label) % _ORDERINGS
     order = list(range(TILE_COUNT))
-    for size, i in _STEPS:  # % and // are cheaper than calling divmod and unpacking its tuple
-        j = x % size
-        x //= size
+    # Two steps at a time (this runs for every hand): for steps i and i - 1 the two digits are
+    # r % (i + 1) and r // (i + 1) of r = x mod (i + 1) * i, read from tables.
+    for product, i, first, second in _STEP_PAIRS:
+        r = x % product
+        x //= product
+        j = first[r]
         order[i], order[j] = order[j], order[i]
+        j = second[r]
+        order[i - 1], order[j] = order[j], order[i - 1]
+    order[1], order[x] = order[x], order[1]  # step 1: x is now below 2
     return order
 
 
-_STEPS = tuple((size, size - 1) for size in range(TILE_COUNT, 1, -1))  # (i + 1, i), i = 27 .. 1
+_STEP_PAIRS = tuple(
+    (
+        size * (size - 1),
+        size - 1,
+        tuple(r % size for r in range(size * (size - 1))),
+        tuple(r // size for r in range(size * (size - 1))),
+    )
+    for size in range(TILE_COUNT, 3, -2)  # steps (27, 26), (25, 24), ... (3, 2)
+)
 _ORDERINGS = math.factorial(TILE_COUNT)
 
 
