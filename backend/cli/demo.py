@@ -90,6 +90,9 @@ class DemoConfig:
     broker_url: str | None = None
     redis_url: str | None = None  # the server's pub/sub between processes
     redis_prefix: str | None = None
+    # Kill the worker (SIGKILL, the TX engine's crash hook) at this step of the first
+    # settlement transaction, then start a fresh one, as a supervisor would.
+    crash_worker_at: str | None = None
     out: Out = print
 
     @property
@@ -105,7 +108,7 @@ class Service:
     """One subprocess (server, worker, beat) with its output in a log file."""
 
     def __init__(self, name: str, args: list[str], env: dict[str, str], log: Path) -> None:
-        self.name, self.log = name, log
+        self.name, self.args, self.env, self.log = name, args, env, log
         self._log_file = log.open("ab")
         self.process = subprocess.Popen(
             args,
@@ -121,6 +124,9 @@ class Service:
         if self.process.poll() is not None:
             tail = self.log.read_text(errors="replace")[-2000:]
             raise DemoFailed(f"{self.name} exited with {self.process.returncode}:\n{tail}")
+
+    def exited(self) -> int | None:
+        return self.process.poll()
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -434,6 +440,7 @@ class DemoContext:
     balances_after: dict[str, int]
     statements: dict[str, dict[str, Any]]
     reconciliation: Any
+    crashes: int  # workers killed by the crash hook and restarted
 
 
 @dataclass
@@ -556,6 +563,7 @@ class Season:
         self.started = time.monotonic()
         self.agreements: dict[str, dict[str, Any]] = {}
         self.matches: list[dict[str, Any]] = []
+        self.crashes = 0
 
     def step(self, text: str) -> None:
         self.out(f"[{time.monotonic() - self.started:5.1f}s] {text}")
@@ -599,7 +607,7 @@ class Season:
         self.sessions = make_session_factory(db)
 
         self.step("starting the API server (dew serve), a Celery worker (dew worker) and beat")
-        services = self.stack.enter_context(_services(self.settings, config, out))
+        self.services = services = self.stack.enter_context(_services(self.settings, config, out))
         self.base = f"http://127.0.0.1:{port}"
         self.http = http = self.stack.enter_context(httpx.Client(base_url=self.base, timeout=30))
 
@@ -767,6 +775,13 @@ class Season:
             name: token.balanceOf(address).call(block_identifier=self.season_block)
             for name, address in self.addresses.items()
         }
+        if self.config.crash_worker_at:
+            worker = next(p for p in self.services if p.name == "worker")
+            self.swap_worker(
+                "worker (crash hook)",
+                {**worker.env, "DEW_CHAIN_CRASH_AT": self.config.crash_worker_at},
+            )
+            self.out(f"  the worker now dies at '{self.config.crash_worker_at}' of its next tx")
         self.step("four wallets play earning matches with bots over the WebSocket")
         rounds = [
             [  # target 50 is a premium option: only a VIP pass holder may create that table
@@ -818,6 +833,7 @@ class Season:
         match_ids = [m["over"]["match_id"] for m in self.matches]
 
         def settled() -> Any:
+            self.supervise_worker()
             rows = []
             for match_id in match_ids:
                 response = http.get(f"/economy/matches/{match_id}")
@@ -893,6 +909,26 @@ class Season:
             )
         return DemoResult(not problems, problems, table, time.monotonic() - self.started)
 
+    def swap_worker(self, name: str, env: dict[str, str]) -> None:
+        """Replace the running worker by one with ``env`` (its log is ``<name>.log``)."""
+        index = next(i for i, p in enumerate(self.services) if p.name.startswith("worker"))
+        old = self.services[index]
+        old.stop()
+        log = self.config.workdir / f"{name.replace(' ', '-')}.log"
+        self.services[index] = Service(name, old.args, env, log)
+
+    def supervise_worker(self) -> None:
+        """A killed worker is restarted without the crash hook (what systemd/k8s would do)."""
+        worker = next(p for p in self.services if p.name.startswith("worker"))
+        if worker.name == "worker (crash hook)" and worker.exited() is not None:
+            self.crashes += 1
+            self.out(
+                f"  worker killed at {self.config.crash_worker_at} (exit {worker.exited()}); "
+                "starting a fresh worker: it resumes the transaction it finds in the database"
+            )
+            env = {k: v for k, v in worker.env.items() if k != "DEW_CHAIN_CRASH_AT"}
+            self.swap_worker("worker restarted", env)
+
     def context(self) -> DemoContext:
         return DemoContext(
             config=self.config,
@@ -911,6 +947,7 @@ class Season:
             balances_after=self.balances_after,
             statements=self.statements,
             reconciliation=self.reconciliation,
+            crashes=self.crashes,
         )
 
 
@@ -1010,10 +1047,18 @@ def demo_command(
     ] = None,
     redis_url: Annotated[str | None, typer.Option(help="Server pub/sub (default: none)")] = None,
     keep: Annotated[bool, typer.Option(help="Keep the state directory afterwards")] = True,
+    crash_worker_at: Annotated[
+        str | None,
+        typer.Option(help="Kill the worker at this step of the first settlement, then restart it"),
+    ] = None,
 ) -> None:
     """Play a short season end to end on a fresh chain and pay it; exit 0 only if it reconciles."""
     import logging
 
+    from backend.chain.crash import STEPS
+
+    if crash_worker_at is not None and crash_worker_at not in STEPS:
+        raise typer.BadParameter(f"--crash-worker-at must be one of {list(STEPS)}")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s %(message)s")
     if workdir is None:
         (REPO_ROOT / "var" / "demo").mkdir(parents=True, exist_ok=True)
@@ -1023,6 +1068,7 @@ def demo_command(
         db_url=db_url,
         broker_url=broker_url,
         redis_url=redis_url,
+        crash_worker_at=crash_worker_at,
         out=lambda text: typer.echo(text),
     )
     try:

@@ -131,12 +131,21 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
         assert name in result.table
 
 
-def test_demo_season_on_postgresql_and_redis(tmp_path, pg_url) -> None:
+def test_demo_season_on_postgresql_and_redis_with_a_worker_killed_mid_settlement(
+    tmp_path, pg_url
+) -> None:
+    """Production-like: PostgreSQL, Redis broker and pub/sub; the worker is SIGKILLed right
+    after broadcasting the first settlement and a fresh one finishes it: paid once."""
     checked: list[bool] = []
 
     def check(ctx: DemoContext) -> None:
         assert ctx.settings.db.url == pg_url
         assert ctx.settings.server.redis_url == REDIS
+        assert ctx.crashes == 1
+        assert (
+            "crash hook: SIGKILL at after_broadcast"
+            in (tmp_path / "worker-(crash-hook).log").read_text()
+        )
         check_chain_against_results(ctx)
         checked.append(True)
 
@@ -146,6 +155,7 @@ def test_demo_season_on_postgresql_and_redis(tmp_path, pg_url) -> None:
         broker_url=REDIS,
         redis_url=REDIS,
         redis_prefix=f"e2e-{uuid.uuid4().hex[:8]}",
+        crash_worker_at="after_broadcast",
     )
     result = run_demo(config, check=check)
     assert checked == [True]
