@@ -7,6 +7,7 @@ one another automatically until the rules say the match is over.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -184,7 +185,9 @@ class _Award(Award):
     """How bonus rules reach the match, without handing them the whole state."""
 
     def __init__(self, match: Match) -> None:
-        self._match = match
+        # A proxy, not the match itself: a match -> hook -> match cycle would leave every
+        # finished match (its whole log) for the cyclic garbage collector to find and free.
+        self._match: Match = weakref.proxy(match)
         self.seats = match.seats
         self.sides = match.sides
         self.target = match.rules.target
@@ -207,6 +210,7 @@ class Match:
     """
 
     __slots__ = (
+        "__weakref__",
         "_award_hook",
         "_blocks_on_passes",
         "_bonus",
