@@ -570,6 +570,7 @@ class Season:
 
     # -- 1. chain, database and services -------------------------------------------------------
     def start(self) -> None:
+        self.step("starting anvil and deploying the contracts")
         import httpx
         from eth_account import Account
         from web3 import Web3
@@ -581,7 +582,6 @@ class Season:
         from backend.economy import jobs
 
         config, out = self.config, self.out
-        self.step("starting anvil and deploying the contracts")
         node = self.stack.enter_context(Anvil())
         self.w3 = w3 = Web3(Web3.HTTPProvider(node.rpc_url, request_kwargs={"timeout": 10}))
         self.deployer_key, self.operator_key, *self.player_keys = node.keys
