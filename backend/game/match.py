@@ -7,7 +7,6 @@ one another automatically until the rules say the match is over.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -185,9 +184,9 @@ class _Award(Award):
     """How bonus rules reach the match, without handing them the whole state."""
 
     def __init__(self, match: Match) -> None:
-        # A proxy, not the match itself: a match -> hook -> match cycle would leave every
-        # finished match (its whole log) for the cyclic garbage collector to find and free.
-        self._match: Match = weakref.proxy(match)
+        # Made for each call, never kept by the match: a match -> hook -> match cycle would
+        # leave every finished match (its whole log) for the cyclic garbage collector.
+        self._match = match
         self.seats = match.seats
         self.sides = match.sides
         self.target = match.rules.target
@@ -210,8 +209,6 @@ class Match:
     """
 
     __slots__ = (
-        "__weakref__",
-        "_award_hook",
         "_blocks_on_passes",
         "_bonus",
         "_draw_mode",
@@ -266,7 +263,6 @@ class Match:
         self._blocks_on_passes = rules.blocks_when_all_pass
         self._bonus = rules.bonus_trackers()
         self._hooks = self._score_ends or bool(self._bonus) or self._blocks_on_passes
-        self._award_hook = _Award(self)
         self.scores = [0] * (max(self.sides) + 1)
         self.log: list[HandLog] = []
         self.over = False
@@ -394,8 +390,10 @@ class Match:
                     self._score_open_ends(seat, t, move.side)
                     if self.over:
                         return
-                for tracker in self._bonus:
-                    tracker.on_play(self._award_hook, seat, t, left, right, not hand)
+                if self._bonus:
+                    award = _Award(self)
+                    for tracker in self._bonus:
+                        tracker.on_play(award, seat, t, left, right, not hand)
             if not hand:
                 self._end_hand("domino", seat)
                 return
@@ -451,8 +449,9 @@ class Match:
             self.drawn_tile = -1
             self.passes += 1
             if self._bonus:
+                award = _Award(self)
                 for tracker in self._bonus:
-                    tracker.on_pass(self._award_hook, seat)
+                    tracker.on_pass(award, seat)
             if self._blocks_on_passes and self.passes >= self.seats:
                 self._end_hand("blocked")
                 return
@@ -564,8 +563,10 @@ class Match:
         hand.end = reason
         hand.winner = score.winner
         hand.note = score.note
-        for tracker in self._bonus:
-            tracker.on_hand_end(self._award_hook, end, score, self.left, self.right)
+        if self._bonus:
+            award = _Award(self)
+            for tracker in self._bonus:
+                tracker.on_hand_end(award, end, score, self.left, self.right)
         for side, points in enumerate(score.points):
             self.scores[side] += points
             hand.points[side] += points
