@@ -455,8 +455,20 @@ class Match:
             if self._blocks_on_passes and self.passes >= self.seats:
                 self._end_hand("blocked")
                 return
-            self.turn = self._next[seat]
-            self._legal = self._offer()
+            self.turn = seat = self._next[seat]
+            # _offer, inlined: the line is open and nobody has a drawn tile to play.
+            left = self.left
+            right = self.right
+            hand = self.hands[seat]
+            if hand & EITHER_SUIT[left][right]:
+                self._legal = (
+                    _FITTING_LEFT[left][hand & SUIT[left]]
+                    + _FITTING_RIGHT[right][hand & SUIT[right]]
+                )
+            elif self._draw_mode and self.drawn < len(self.boneyard):
+                self._legal = _ONLY_DRAW
+            else:
+                self._legal = _ONLY_PASS
 
     def _check(self, move: Move) -> None:
         """Raise ``IllegalMoveError`` saying why ``move`` is not allowed now; return if it is

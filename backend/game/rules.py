@@ -552,9 +552,9 @@ class TeamRules(Rules):
     @staticmethod
     def lowest_of_team(pips: Sequence[int], team: int, after: int) -> int:
         """The team's seat with fewer pips; on equal pips, the one playing first after ``after``."""
-        seats = [(after + step) % 4 for step in range(1, 5)]
-        members = [seat for seat in seats if seat % 2 == team]
-        return min(members, key=lambda seat: pips[seat])
+        first = (after + 1) % 4 if (after + 1) % 2 == team else (after + 2) % 4
+        second = (first + 2) % 4  # the partner, who plays two turns later
+        return second if pips[second] < pips[first] else first
 
 
 _COLLECTIVE = OptionSpec(
