@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from backend.game import fairness
@@ -108,6 +109,10 @@ class Deal(NamedTuple):
         return cls(hands, tuple(order[seats * hand_size :]))
 
 
+_CUTS: dict[tuple[int, int], itemgetter[Any]] = {}
+"""Per (seats, hand size): cuts a shuffled set into each seat's hand and the boneyard."""
+
+
 def seeded_deal(
     rules: Rules, seats: int, server_seed: str, hand_index: int
 ) -> tuple[Deal, int, list[int]]:
@@ -115,13 +120,17 @@ def seeded_deal(
     took, and each seat's tiles as a mask."""
     size = rules.hand_size
     dealt = seats * size
-    starts = range(0, dealt, size)
+    cut = _CUTS.get((seats, size))
+    if cut is None:
+        hand_slices = [slice(i, i + size) for i in range(0, dealt, size)]
+        cut = _CUTS[seats, size] = itemgetter(*hand_slices, slice(dealt, None))
     for attempt in range(REDEAL_LIMIT):
         order = fairness.shuffled_tiles(server_seed, f"hand/{hand_index}/deal/{attempt}")
-        hands = tuple([tuple(order[i : i + size]) for i in starts])  # Deal.from_order, inlined
+        parts = cut(order)  # Deal.from_order with the slicing done in C: this runs every hand
+        hands = tuple(map(tuple, parts[:-1]))
         masks = hand_masks(hands)
         if not rules.needs_redeal(masks):
-            return Deal(hands, tuple(order[dealt:])), attempt, masks
+            return Deal(hands, tuple(parts[-1])), attempt, masks
     raise RulesError(f"no acceptable deal in {REDEAL_LIMIT} attempts")  # pragma: no cover
 
 
