@@ -37,7 +37,8 @@ def shuffled_tiles(server_seed: str, label: str) -> list[int]:
     """
     # Reducing mod 28! first leaves every step's digit unchanged (28! is the product of all the
     # step sizes) but makes the 27 divisions work on a 98-bit number instead of a 256-bit one.
-    x = _number(server_seed, label) % _ORDERINGS
+    digest = hashlib.sha256(f"{server_seed}/{label}".encode()).digest()  # _number, inlined
+    x = int.from_bytes(digest, "big") % _ORDERINGS
     order = _UNSHUFFLED.copy()
     # Two steps at a time (this runs for every hand): for steps i and i - 1 the two digits are
     # r % (i + 1) and r // (i + 1) of r = x mod (i + 1) * i, read from tables.

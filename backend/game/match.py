@@ -322,7 +322,9 @@ class Match:
         self.log.append(self.hand)
         for tracker in self._bonus:
             tracker.start_hand()
-        self._legal = self._offer()
+        # _offer, inlined for the opening: the forced tile, or any tile of the leader's hand.
+        tile = self.forced_tile
+        self._legal = (PLAYS[tile][LEFT],) if tile >= 0 else leads(masks[opening.seat])
 
     # -- moves -----------------------------------------------------------------------------
     def legal_moves(self) -> tuple[Move, ...]:
