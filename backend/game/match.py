@@ -31,7 +31,6 @@ from backend.game.rules import (
     HandEnd,
     HandEndReason,
     HandScore,
-    Opening,
     Rules,
     RulesError,
 )
@@ -281,6 +280,7 @@ class Match:
 
     # -- dealing ---------------------------------------------------------------------------
     def _deal_hand(self, previous: HandScore | None) -> None:
+        """Deal the next hand, find its leader and start it."""
         index = self.hand_index + 1
         explicit = self.explicit_deals[index] if index < len(self.explicit_deals) else None
         if explicit is not None:
@@ -300,11 +300,7 @@ class Match:
             opening = self.rules.next_opening(
                 previous, self.log[-1].starter, masks, self.server_seed, index
             )
-        self._start_hand(index, deal, seeded, redeals, masks, opening)
-
-    def _start_hand(
-        self, index: int, deal: Deal, seeded: bool, redeals: int, masks: list[int], opening: Opening
-    ) -> None:
+        leader, tile = opening
         self.hand_index = index
         self.hands = masks
         self.boneyard = deal.boneyard
@@ -312,19 +308,22 @@ class Match:
         self.drawn_tile = -1
         self.left = self.right = -1
         self.left_value = self.right_value = 0
-        self.turn = opening.seat
-        self.forced_tile = -1 if opening.tile is None else opening.tile
+        self.turn = leader
         self.passes = 0
-        self.hand = HandLog(
-            index, deal, seeded, redeals, opening.seat, opening.tile, points=[0] * len(self.scores)
+        self.hand = hand = HandLog(
+            index, deal, seeded, redeals, leader, tile, points=[0] * len(self.scores)
         )
-        self.history = self.hand.moves
-        self.log.append(self.hand)
+        self.history = hand.moves
+        self.log.append(hand)
         for tracker in self._bonus:
             tracker.start_hand()
         # _offer, inlined for the opening: the forced tile, or any tile of the leader's hand.
-        tile = self.forced_tile
-        self._legal = (PLAYS[tile][LEFT],) if tile >= 0 else leads(masks[opening.seat])
+        if tile is None:
+            self.forced_tile = -1
+            self._legal = leads(masks[leader])
+        else:
+            self.forced_tile = tile
+            self._legal = (PLAYS[tile][LEFT],)
 
     # -- moves -----------------------------------------------------------------------------
     def legal_moves(self) -> tuple[Move, ...]:

@@ -597,7 +597,8 @@ class Doscientos(TeamRules):
     def score_hand(self, end: HandEnd, seats: int) -> HandScore:
         if end.reason == "domino":  # the usual end: no per-seat pips needed
             team = end.last_seat % 2
-            return HandScore(team, _team_points(team, end.total_pips), "rotate", end.last_seat)
+            total = pips_of(sum(end.hands))  # end.total_pips, inlined
+            return HandScore(team, (total, 0) if team == 0 else (0, total), "rotate", end.last_seat)
         pips = end.pips
         total = sum(pips)
         rule = self.option("blocked")
