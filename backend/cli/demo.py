@@ -49,6 +49,9 @@ RD_OWNER_BPS = 3_000  # Rewards Division: the owner keeps 30%, the scholar 70%
 THINK_TIME_S = 0.08  # between one client's moves: the server allows 20 messages/s
 
 
+ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
+
+
 class DemoFailed(RuntimeError):
     """A step of the demo did not reach its expected state in time."""
 
@@ -93,6 +96,9 @@ class DemoConfig:
     # Kill the worker (SIGKILL, the TX engine's crash hook) at this step of the first
     # settlement transaction, then start a fresh one, as a supervisor would.
     crash_worker_at: str | None = None
+    # After the season: early termination (pro rata refund), then an expired rental: its
+    # scholar is refused at join and the owner's next match pays the owner.
+    boundaries: bool = False
     out: Out = print
 
     @property
@@ -441,6 +447,7 @@ class DemoContext:
     statements: dict[str, dict[str, Any]]
     reconciliation: Any
     crashes: int  # workers killed by the crash hook and restarted
+    boundary: dict[str, Any]  # what the boundaries epilogue saw (empty without it)
 
 
 @dataclass
@@ -549,6 +556,8 @@ def run_demo(config: DemoConfig, check: Callable[[DemoContext], None] | None = N
         season.play()
         season.settle()
         result = season.report()
+        if config.boundaries:
+            result = season.boundaries(result)
         if check is not None:
             check(season.context())
         season.step("stopping")
@@ -826,7 +835,6 @@ class Season:
 
     # -- 6. settlement -------------------------------------------------------------------------
     def settle(self) -> None:
-        http = self.http
         self.step(
             "settling: the economy plans payouts, the worker sends settle(), the ledger books"
         )
@@ -834,18 +842,7 @@ class Season:
 
         def settled() -> Any:
             self.supervise_worker()
-            rows = []
-            for match_id in match_ids:
-                response = http.get(f"/economy/matches/{match_id}")
-                if response.status_code == 404:
-                    return None
-                row = ok(response)
-                if row["status"] == "failed":
-                    raise DemoFailed(f"settlement of match {match_id} failed")
-                if row["status"] not in ("paid", "nothing"):
-                    return None
-                rows.append(row)
-            return rows
+            return self._settled(match_ids)
 
         rows = wait_for("every match paid and booked", settled, timeout_s=120, every_s=0.5)
         for match, row in zip(self.matches, rows, strict=True):
@@ -909,6 +906,123 @@ class Season:
             )
         return DemoResult(not problems, problems, table, time.monotonic() - self.started)
 
+    # -- 8. scholarship boundaries (optional) ---------------------------------------------
+    def boundaries(self, result: DemoResult) -> DemoResult:
+        http, chain, out, w3 = self.http, self.chain, self.out, self.w3
+        token = self.contracts.token.functions
+        sam, olivia, rita, oscar = self.sam, self.olivia, self.rita, self.oscar
+        problems = list(result.problems)
+        self.boundary: dict[str, Any] = {}
+
+        self.step("boundary: sam ends his Fixed Rent early; unused rent comes back pro rata")
+        fixed = self.agreements["sam"]
+        before = {w.name: token.balanceOf(w.address).call() for w in (sam, olivia)}
+        terminate = http.post(
+            f"/economy/agreements/{fixed['id']}/terminate", json={"scholar": sam.address}
+        )
+        [tx_hash] = chain.send(sam.key, api_txs(terminate))
+        receipt = w3.eth.get_transaction_receipt(tx_hash)
+        ended_at = w3.eth.get_block(receipt["blockNumber"])["timestamp"]
+        refund = token.balanceOf(sam.address).call() - before["sam"]
+        to_owner = token.balanceOf(olivia.address).call() - before["olivia"]
+        self.boundary["termination"] = {
+            "agreement": fixed,
+            "ended_at": ended_at,
+            "refund": refund,
+            "to_owner": to_owner,
+        }
+        used = ended_at - fixed["starts_at"]
+        out(
+            f"  terminated after {used}s of {fixed['duration_s']}s: sam got "
+            f"{dew_amount(refund)} DEW back, olivia {dew_amount(to_owner)} DEW of rent"
+        )
+        if refund + to_owner != int(fixed["rent"]):
+            problems.append(f"rent {fixed['rent']} != refund {refund} + owner's {to_owner}")
+        if self.contracts.avatar.functions.userOf(fixed["avatar_id"]).call() != ZERO_ADDRESS:
+            problems.append("the terminated rental still has an ERC-4907 user")
+
+        self.step("boundary: rita's Rewards Division term runs out (chain time + 1 hour)")
+        division = self.agreements["rita"]
+        w3.provider.make_request("evm_increaseTime", [division["duration_s"] + 1])
+        w3.provider.make_request("evm_mine", [])
+        oscar.avatar_id = rita.avatar_id
+        before = {w.name: token.balanceOf(w.address).call() for w in (rita, oscar)}
+        wins: list[dict[str, Any]] = []
+        refused = None
+        base_ws = self.base.replace("http://", "ws://")
+        for attempt in range(1, 6):  # a bot may win a hand: play until the owner wins one
+            body = {"preset": "draw", "seats": 2, "earning": True, "kind": "human"}
+            body |= {"bot_level": "easy", "avatar_id": oscar.avatar_id}
+            table = ok(http.post("/tables", json=body, headers=oscar.auth))
+            join = http.post(
+                f"/tables/{table['id']}/join",
+                json={"avatar_id": rita.avatar_id},
+                headers=rita.auth,
+            )
+            if refused is None:
+                refused = join
+                code = join.json().get("error", {}).get("code")
+                out(f"  rita joins with avatar #{rita.avatar_id}: {join.status_code} {code}")
+                if (join.status_code, code) != (403, "not_eligible"):
+                    problems.append(f"rita's expired rental was not refused: {join.text}")
+            if join.is_success:
+                raise DemoFailed(f"rita sat down with an expired rental: {problems[-1]}")
+            ok(http.post(f"/tables/{table['id']}/start", headers=oscar.auth))
+            over = play_seat(f"{base_ws}{table['ws_path']}", oscar)
+            seats = ok(http.get(f"/matches/{over['match_id']}"))
+            played = {
+                "title": f"owner's match {attempt}",
+                "table": table,
+                "over": over,
+                "match": seats,
+            }
+            self.matches.append(played)
+            won = over["result"]["seats"][0]["placement"] == 1
+            outcome = "won" if won else "lost"
+            out(f"  oscar plays avatar #{oscar.avatar_id} himself against a bot: {outcome}")
+            played["after_expiry"] = True
+            if won:
+                wins.append(played)
+                break
+        ids = [m["over"]["match_id"] for m in self.matches[-attempt:]]
+        rows = wait_for(
+            "the owner's matches paid", lambda: self._settled(ids), timeout_s=90, every_s=0.5
+        )
+        for played, row in zip(self.matches[-attempt:], rows, strict=True):
+            played["settlement"] = row
+        gained = {w.name: token.balanceOf(w.address).call() - before[w.name] for w in (rita, oscar)}
+        self.boundary["expiry"] = {"wins": wins, "gained": gained, "refused": refused}
+        out(
+            f"  paid after the term: oscar +{dew_amount(gained['oscar'])} DEW (owner, 100%), "
+            f"rita +{dew_amount(gained['rita'])} DEW"
+        )
+        if gained["rita"] != 0:
+            problems.append(f"rita was paid {gained['rita']} after her rental expired")
+        report = _reconcile(self.settings, self.sessions, self.reader)
+        problems += report.differences
+        self.reconciliation = report
+        out(
+            "boundaries OK: refund pro rata, expired scholar refused, owner paid; ledger still "
+            "reconciles"
+            if not problems
+            else "BOUNDARIES FAILED: " + "; ".join(problems)
+        )
+        return DemoResult(not problems, problems, result.table, time.monotonic() - self.started)
+
+    def _settled(self, match_ids: list[str]) -> list[dict[str, Any]] | None:
+        rows = []
+        for match_id in match_ids:
+            response = self.http.get(f"/economy/matches/{match_id}")
+            if response.status_code == 404:
+                return None
+            row = ok(response)
+            if row["status"] == "failed":
+                raise DemoFailed(f"settlement of match {match_id} failed")
+            if row["status"] not in ("paid", "nothing"):
+                return None
+            rows.append(row)
+        return rows
+
     def swap_worker(self, name: str, env: dict[str, str]) -> None:
         """Replace the running worker by one with ``env`` (its log is ``<name>.log``)."""
         index = next(i for i, p in enumerate(self.services) if p.name.startswith("worker"))
@@ -948,6 +1062,7 @@ class Season:
             statements=self.statements,
             reconciliation=self.reconciliation,
             crashes=self.crashes,
+            boundary=getattr(self, "boundary", {}),
         )
 
 
@@ -1047,6 +1162,10 @@ def demo_command(
     ] = None,
     redis_url: Annotated[str | None, typer.Option(help="Server pub/sub (default: none)")] = None,
     keep: Annotated[bool, typer.Option(help="Keep the state directory afterwards")] = True,
+    boundaries: Annotated[
+        bool,
+        typer.Option(help="Then: early termination refund, an expired rental refused at join"),
+    ] = False,
     crash_worker_at: Annotated[
         str | None,
         typer.Option(help="Kill the worker at this step of the first settlement, then restart it"),
@@ -1069,6 +1188,7 @@ def demo_command(
         broker_url=broker_url,
         redis_url=redis_url,
         crash_worker_at=crash_worker_at,
+        boundaries=boundaries,
         out=lambda text: typer.echo(text),
     )
     try:

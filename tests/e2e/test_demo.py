@@ -63,7 +63,8 @@ def expected_payouts(ctx: DemoContext) -> dict[str, int]:
                 expected[by_address[seat["address"]]] += amount
                 continue
             owner = ctx.contracts.avatar.functions.ownerOf(avatar).call()
-            agreement = agreements.get(avatar)
+            # After its term an agreement pays nothing to the scholar (docs/economy.md, 2.).
+            agreement = None if played.get("after_expiry") else agreements.get(avatar)
             if agreement is None:  # an owner playing their own avatar keeps it all
                 expected[by_address[owner]] += amount
             elif agreement["terms"] == "fixed_rent":  # the rent paid the owner already
@@ -77,19 +78,36 @@ def expected_payouts(ctx: DemoContext) -> dict[str, int]:
     return dict(expected)
 
 
+def rent_flows(ctx: DemoContext) -> dict[str, int]:
+    """DEW that moved for rent after the season started: an early termination's split."""
+    if "termination" not in ctx.boundary:
+        return {}
+    seen = ctx.boundary["termination"]
+    agreement = seen["agreement"]
+    rent, duration = int(agreement["rent"]), agreement["duration_s"]
+    vested = rent * (seen["ended_at"] - agreement["starts_at"]) // duration
+    assert 0 < vested < rent
+    return {"olivia": vested, "sam": rent - vested}
+
+
 def check_chain_against_results(ctx: DemoContext) -> None:
     token = ctx.contracts.token.functions
     expected = expected_payouts(ctx)
+    rent = rent_flows(ctx)
     assert sum(expected.values()) > 0, "nobody earned anything: the season proves nothing"
 
     def delta(address: str) -> int:
         now = token.balanceOf(address).call()
         return now - token.balanceOf(address).call(block_identifier=ctx.season_block)
 
+    statements = {
+        name: ctx.http.get(f"/economy/wallets/{w.address}").json()
+        for name, w in ctx.wallets.items()
+    }
     for name, wallet in ctx.wallets.items():
-        assert delta(wallet.address) == expected.get(name, 0), name
-        assert int(ctx.statements[name]["summary"]["paid"]) == expected.get(name, 0), name
-        assert int(ctx.statements[name]["summary"]["pending"]) == 0, name
+        assert delta(wallet.address) == expected.get(name, 0) + rent.get(name, 0), name
+        assert int(statements[name]["paid"]) == expected.get(name, 0), name
+        assert int(statements[name]["pending"]) == 0, name
     assert delta(ctx.treasury) == 0  # emission tables: no fee
     assert -delta(ctx.vault) == sum(expected.values())
 
@@ -104,11 +122,12 @@ def check_chain_against_results(ctx: DemoContext) -> None:
         chain_id = bytes.fromhex(played["settlement"]["chain_match_id"].removeprefix("0x"))
         assert settlement.functions.isSettled(chain_id).call() == (played in paid)
 
-    # The mints went to the owners the operator asked for; each rented avatar's user is its
-    # scholar, each agreement is the one its scholar accepted.
+    # When the season started, each rented avatar's user was its scholar and its owner the
+    # wallet the operator minted it to.
     avatar = ctx.contracts.avatar.functions
     for name, agreement in ctx.agreements.items():
-        assert avatar.userOf(agreement["avatar_id"]).call() == ctx.wallets[name].address
+        user = avatar.userOf(agreement["avatar_id"]).call(block_identifier=ctx.season_block)
+        assert user == ctx.wallets[name].address
         assert avatar.ownerOf(agreement["avatar_id"]).call() == agreement["owner"]
     assert ctx.reconciliation.ok, ctx.reconciliation.differences
 
@@ -120,9 +139,17 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
         assert ctx.settings.db.url.startswith("sqlite")
         assert ctx.settings.broker.url.startswith("sqla+sqlite")
         check_chain_against_results(ctx)
+        # Boundaries: the expired scholar was refused at join; after the term the owner's
+        # winning match paid the owner (all of it, checked above) and the scholar nothing.
+        refused = ctx.boundary["expiry"]["refused"]
+        assert (refused.status_code, refused.json()["error"]["code"]) == (403, "not_eligible")
+        wins = ctx.boundary["expiry"]["wins"]
+        assert ctx.boundary["expiry"]["gained"]["oscar"] == len(wins) * 2 * 10 * 10**18
+        assert ctx.boundary["expiry"]["gained"]["rita"] == 0
+        assert ctx.boundary["termination"]["refund"] == rent_flows(ctx)["sam"]
         checked.append(True)
 
-    result = run_demo(DemoConfig(workdir=tmp_path), check=check)
+    result = run_demo(DemoConfig(workdir=tmp_path, boundaries=True), check=check)
     assert checked == [True]
     assert result.ok, result.problems
     printed = capsys.readouterr().out
