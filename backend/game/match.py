@@ -59,6 +59,9 @@ _SEATED_LEFT, _SEATED_RIGHT = (
     for side in (LEFT, RIGHT)
 )
 """``_SEATED_LEFT[seat][tile]``: the history entry of that play, built once."""
+_new_tuple = tuple.__new__
+"""Builds a NamedTuple from all its fields in C; its own ``__new__`` is a Python function, which
+costs twice as much on paths that run once per hand."""
 REDEAL_LIMIT = 100  # a deal with 5+ doubles in one hand is rare; this only guards a bad preset
 
 
@@ -129,7 +132,7 @@ def seeded_deal(
         hands = tuple(map(tuple, parts[:-1]))
         masks = hand_masks(hands)
         if not rules.needs_redeal(masks):
-            return Deal(hands, tuple(parts[-1])), attempt, masks
+            return _new_tuple(Deal, (hands, tuple(parts[-1]))), attempt, masks
     raise RulesError(f"no acceptable deal in {REDEAL_LIMIT} attempts")  # pragma: no cover
 
 
@@ -574,12 +577,7 @@ class Match:
     def _end_hand(self, reason: HandEndReason, last_player: int = -1) -> None:
         if last_player < 0:  # ended by a draw or a pass: the blocker is whoever played last
             last_player = next(seat for seat, move in reversed(self.history) if move.kind == "play")
-        end = HandEnd(
-            reason,
-            last_player,
-            self.hand.starter,
-            tuple(self.hands),
-        )
+        end = _new_tuple(HandEnd, (reason, last_player, self.hand.starter, tuple(self.hands)))
         score = self.rules.score_hand(end, self.seats)
         hand = self.hand
         hand.end = reason

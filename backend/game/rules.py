@@ -40,6 +40,11 @@ MatchVerdict = int | None | Literal["tie", "play_on"]
 """After a hand: the winning side, "tie" (the tie-break decides), "play_on", or None (drawn)."""
 
 
+_new_tuple = tuple.__new__
+"""Builds a NamedTuple from all its fields in C (its own ``__new__`` is a Python function):
+for the verdicts that are given after every hand."""
+
+
 class RulesError(ValueError):
     """An unknown preset, an unknown option, or an option value the preset does not offer."""
 
@@ -257,7 +262,7 @@ class Rules:
         seats = len(hands)
         lead = previous.next_lead
         if lead == "rotate":
-            return Opening((previous_starter + 1) % seats, None)
+            return _new_tuple(Opening, ((previous_starter + 1) % seats, None))
         if lead == "repeat":
             return Opening(previous_starter, None)
         if lead == "double_six":
@@ -598,7 +603,8 @@ class Doscientos(TeamRules):
         if end.reason == "domino":  # the usual end: no per-seat pips needed
             team = end.last_seat % 2
             total = pips_of(sum(end.hands))  # end.total_pips, inlined
-            return HandScore(team, (total, 0) if team == 0 else (0, total), "rotate", end.last_seat)
+            points = (total, 0) if team == 0 else (0, total)
+            return _new_tuple(HandScore, (team, points, "rotate", end.last_seat, ""))
         pips = end.pips
         total = sum(pips)
         rule = self.option("blocked")
