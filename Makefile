@@ -1,7 +1,8 @@
 # The two commands a newcomer needs: `make demo` (main job) and `make test` (whole suite).
 # Every target installs what is missing first.
 SHELL := /bin/bash
-UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
+# uv from PATH, else as the module that `pip install uv` provides (no PATH or shim needed).
+UV ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 CONTRACTS := contracts
 
 .PHONY: install py-install contracts-install demo test lint test-py test-contracts bench
@@ -9,17 +10,20 @@ CONTRACTS := contracts
 install: py-install contracts-install
 
 py-install:
-	@command -v uv >/dev/null 2>&1 || [ -x "$(UV)" ] || python3 -m pip install --quiet uv
-	$(UV) sync --frozen
+	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv \
+	  || python3 -m pip install --quiet --break-system-packages uv
+	$(UV) sync --locked
 
-contracts-install:
-	@if [ -f $(CONTRACTS)/package.json ]; then \
-	  command -v npm >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq nodejs npm); \
-	  cd $(CONTRACTS) && npm ci --no-audit --no-fund --loglevel=error; \
-	fi
+contracts-install: $(CONTRACTS)/node_modules/.package-lock.json
 
-demo: py-install
-	$(UV) run dew play
+# npm ci only when the lock file changed since the last install (it wipes node_modules).
+$(CONTRACTS)/node_modules/.package-lock.json: $(CONTRACTS)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq nodejs npm)
+	cd $(CONTRACTS) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+demo: install
+	$(UV) run dew demo
 
 lint: py-install
 	$(UV) run ruff check .
@@ -28,7 +32,7 @@ lint: py-install
 	$(UV) run lint-imports
 
 test-contracts: contracts-install
-	@if [ -f $(CONTRACTS)/foundry.toml ]; then cd $(CONTRACTS) && npm run --silent build && npm run --silent test; fi
+	cd $(CONTRACTS) && npm run --silent build && npm run --silent test
 
 test-py: install
 	$(UV) run pytest
