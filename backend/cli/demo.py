@@ -950,7 +950,7 @@ class Season:
         wins: list[dict[str, Any]] = []
         refused = None
         base_ws = self.base.replace("http://", "ws://")
-        for attempt in range(1, 6):  # a bot may win a hand: play until the owner wins one
+        for attempt in range(1, 9):  # a bot may win a hand: play until the owner wins one
             body = {"preset": "draw", "seats": 2, "earning": True, "kind": "human"}
             body |= {"bot_level": "easy", "avatar_id": oscar.avatar_id}
             table = ok(http.post("/tables", json=body, headers=oscar.auth))
