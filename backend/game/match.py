@@ -358,8 +358,7 @@ class Match:
         if self.over:
             raise IllegalMoveError(move, "the match is over")
         seat = self.turn
-        kind = move.kind
-        if kind == "play":
+        if move.kind == "play":
             t = move.tile
             bit = BIT[t]
             left = self.left
@@ -430,7 +429,7 @@ class Match:
                 self._legal = _ONLY_PASS
             else:
                 self._end_hand("blocked", seat)
-        elif kind == "draw":
+        elif move.kind == "draw":
             # A draw or a pass is legal exactly when it is the seat's only move (see _offer).
             if self._legal is not _ONLY_DRAW:
                 self._check(move)
@@ -579,17 +578,19 @@ class Match:
             last_player = next(seat for seat, move in reversed(self.history) if move.kind == "play")
         end = _new_tuple(HandEnd, (reason, last_player, self.hand.starter, tuple(self.hands)))
         score = self.rules.score_hand(end, self.seats)
+        winner, points, _, _, note = score
         hand = self.hand
         hand.end = reason
-        hand.winner = score.winner
-        hand.note = score.note
+        hand.winner = winner
+        hand.note = note
         if self._bonus:
             award = _Award(self)
             for tracker in self._bonus:
                 tracker.on_hand_end(award, end, score, self.left, self.right)
-        for side, points in enumerate(score.points):
-            self.scores[side] += points
-            hand.points[side] += points
+        scores = self.scores
+        for side, won in enumerate(points):
+            scores[side] += won
+            hand.points[side] += won
         verdict = self.rules.match_winner(self.scores, score)
         if verdict == "play_on":
             self._deal_hand(score)
