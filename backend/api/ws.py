@@ -7,11 +7,11 @@ with a seat plays it; anyone else (a token is optional) watches as a spectator.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
 
@@ -52,27 +52,30 @@ class TokenBucket:
 
 
 def error_message(code: str, message: str, ref: Any = None) -> str:
-    return json.dumps(
+    return orjson.dumps(
         {
             "v": PROTOCOL_VERSION,
             "type": "error",
             "ref": ref,
             "error": {"code": code, "message": message, "detail": None},
-        },
-        separators=(",", ":"),
-    )
+        }
+    ).decode()
 
 
 async def _writer(websocket: WebSocket, conn: Conn) -> None:
+    # The ASGI send itself (not WebSocket.send_text's checks and wrappers): five messages
+    # go out per move, and the state checks only guard against sending after a close,
+    # which this loop never does.
+    send = websocket._send
     try:
         while True:
-            text = await conn.outbox.get()
-            if text is None:
-                code = CLOSE_SLOW_CONSUMER if conn.overflowed else 1000
-                await websocket.close(code)
-                return
-            await websocket.send_text(text)
-    except (WebSocketDisconnect, RuntimeError, ConnectionError):
+            for text in await conn.drain():
+                if text is None:
+                    code = CLOSE_SLOW_CONSUMER if conn.overflowed else 1000
+                    await websocket.close(code)
+                    return
+                await send({"type": "websocket.send", "text": text})
+    except (WebSocketDisconnect, RuntimeError, ConnectionError, OSError):
         return
 
 
@@ -152,8 +155,8 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
 
 async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
     try:
-        message = json.loads(raw)
-    except ValueError:
+        message = orjson.loads(raw)
+    except orjson.JSONDecodeError:
         conn.push(error_message("malformed_json", "the message is not valid JSON"))
         return
     if not isinstance(message, dict):
@@ -179,7 +182,7 @@ async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
         elif kind == "resync":
             await hub.resync(conn)
         elif kind == "ping":
-            conn.push(json.dumps({"v": PROTOCOL_VERSION, "type": "pong", "ref": ref}))
+            conn.push(orjson.dumps({"v": PROTOCOL_VERSION, "type": "pong", "ref": ref}).decode())
         else:
             conn.push(error_message("unknown_type", f"unknown message type {kind!r}", ref))
     except tables_exc.TablesError as error:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Connection, Engine, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -224,12 +225,16 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
 
 _STOP = object()
 
+Settle = Callable[[list[tuple[Any, bool | BaseException]]], None]
+
 
 class MoveWriter:
     """Group commit: one thread writes the moves of all live matches in shared transactions.
 
     A move is acknowledged only after the transaction holding it has committed; batching
-    lets one commit (one fsync) carry the moves of many matches.
+    lets one commit (one fsync) carry the moves of many matches. The thread keeps one
+    connection (no pool checkout or ping per batch), inserts a batch with one Core
+    executemany, and reports the whole batch back with one call (one event-loop wake-up).
     """
 
     def __init__(self, engine: Engine, window_s: float, max_batch: int = 500) -> None:
@@ -238,6 +243,12 @@ class MoveWriter:
         self._max_batch = max_batch
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="dew-move-writer", daemon=True)
+        self._insert = (
+            _insert(engine, MatchMove)
+            .on_conflict_do_nothing()
+            .returning(MatchMove.match_id, MatchMove.ply)
+        )
+        self._conn: Connection | None = None
         self.batches = 0
         self.rows = 0
 
@@ -248,54 +259,70 @@ class MoveWriter:
         self._queue.put(_STOP)
         self._thread.join(timeout=10)
 
-    def submit(self, row: dict[str, Any], done: Callable[[bool | BaseException], None]) -> None:
-        """Queue ``row``; ``done`` is called from the writer thread with True (committed),
-        False (ply already taken) or the exception."""
-        self._queue.put((row, done))
+    def submit(self, row: dict[str, Any], token: Any, settle: Settle) -> None:
+        """Queue ``row``. Once its batch is decided, ``settle`` is called from the writer
+        thread, once per batch, with ``(token, outcome)`` pairs: True (committed), False
+        (the ply was already taken: nothing written) or the exception."""
+        self._queue.put((row, token, settle))
 
     def _run(self) -> None:
         stopping = False
-        while not stopping:
-            first = self._queue.get()
-            if first is _STOP:
-                return
-            batch = [first]
-            deadline = datetime.now().timestamp() + self._window_s
-            while len(batch) < self._max_batch:
-                remaining = deadline - datetime.now().timestamp()
-                try:
-                    item = (
-                        self._queue.get(timeout=max(remaining, 0))
-                        if remaining > 0
-                        else (self._queue.get_nowait())
-                    )
-                except queue.Empty:
-                    break
-                if item is _STOP:
-                    stopping = True
-                    break
-                batch.append(item)
-            self._write(batch)
-
-    def _write(self, batch: list[tuple[dict[str, Any], Callable[[Any], None]]]) -> None:
-        rows = [row for row, _ in batch]
         try:
-            with self._engine.begin() as conn:
-                inserted = {
-                    (r.match_id, r.ply)
-                    for r in conn.execute(
-                        _insert(self._engine, MatchMove)
-                        .on_conflict_do_nothing()
-                        .returning(MatchMove.match_id, MatchMove.ply),
-                        rows,
-                    )
-                }
+            while not stopping:
+                first = self._queue.get()
+                if first is _STOP:
+                    return
+                batch = [first]
+                deadline = time.monotonic() + self._window_s
+                while len(batch) < self._max_batch:
+                    remaining = deadline - time.monotonic()
+                    try:
+                        item = (
+                            self._queue.get(timeout=remaining)
+                            if remaining > 0
+                            else self._queue.get_nowait()
+                        )
+                    except queue.Empty:
+                        break
+                    if item is _STOP:
+                        stopping = True
+                        break
+                    batch.append(item)
+                self._write(batch)
+        finally:
+            if self._conn is not None:
+                self._conn.close()
+
+    def _write(self, batch: list[tuple[dict[str, Any], Any, Settle]]) -> None:
+        rows = [row for row, _, _ in batch]
+        try:
+            if self._conn is None:
+                self._conn = self._engine.connect()
+            conn = self._conn
+            try:
+                inserted = {(r[0], r[1]) for r in conn.execute(self._insert, rows)}
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
         except Exception as error:
             log.exception("move batch of %d failed", len(batch))
-            for _, done in batch:
-                done(error)
-            return
-        self.batches += 1
-        self.rows += len(rows)
-        for row, done in batch:
-            done((row["match_id"], row["ply"]) in inserted)
+            if self._conn is not None:
+                # The connection may be broken: the next batch starts on a fresh one.
+                self._conn.invalidate()
+                self._conn.close()
+                self._conn = None
+            outcomes: list[tuple[Any, bool | BaseException]] = [
+                (token, error) for _, token, _ in batch
+            ]
+        else:
+            self.batches += 1
+            self.rows += len(rows)
+            outcomes = [
+                (token, (row["match_id"], row["ply"]) in inserted) for row, token, _ in batch
+            ]
+        by_settle: dict[Settle, list[tuple[Any, bool | BaseException]]] = {}
+        for (_, _, settle), outcome in zip(batch, outcomes, strict=True):
+            by_settle.setdefault(settle, []).append(outcome)
+        for settle, results in by_settle.items():
+            settle(results)
