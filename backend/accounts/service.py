@@ -15,16 +15,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import jwt
-from eth_account import Account
-from eth_account.messages import encode_defunct
-from siwe import SiweMessage
-from siwe.siwe import ISO8601Datetime
 from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from backend.accounts import exceptions as exc
+from backend.accounts import siwe_message
 from backend.accounts.models import Account as WalletAccount
 from backend.accounts.models import AuthSession, RefreshToken, SignInNonce
 from backend.config import Settings
@@ -104,30 +101,28 @@ def issue_nonce(*, settings: Settings, now: datetime | None = None) -> NonceGran
 
 def compose_message(grant: NonceGrant, address: str) -> str:
     """The EIP-4361 text a wallet signs for ``grant`` (clients, tests and the demo use it)."""
-    message = SiweMessage(
+    return siwe_message.compose_message(
         domain=grant.domain,
         address=address,
         statement=grant.statement,
         uri=grant.uri,
-        version="1",
         chain_id=grant.chain_id,
         nonce=grant.nonce,
-        issued_at=ISO8601Datetime.from_datetime(grant.issued_at),
-        expiration_time=ISO8601Datetime.from_datetime(grant.expires_at),
+        issued_at=grant.issued_at,
+        expiration_time=grant.expires_at,
     )
-    return message.prepare_message()
 
 
-def _parse(message: str) -> SiweMessage:
+def _parse(message: str) -> siwe_message.SiweFields:
     if not isinstance(message, str) or len(message) > 4096:
         raise exc.MalformedSignIn(
             "the sign-in message must be an EIP-4361 text of at most 4096 chars"
         )
     try:
-        # The regular-expression parser follows the EIP-4361 grammar and is ~60x faster
-        # than the ABNF one, which matters at hundreds of sign-ins per second.
-        return SiweMessage.from_message(message, abnf=False)
-    except Exception as error:  # siwe raises ValueError, pydantic errors, and more
+        # Our own strict parser of the EIP-4361 grammar (backend/accounts/siwe_message.py):
+        # the siwe package's pydantic model costs more than the rest of a sign-in.
+        return siwe_message.parse_message(message)
+    except siwe_message.MessageError as error:
         raise exc.MalformedSignIn(f"not an EIP-4361 sign-in message: {error}") from None
 
 
@@ -155,18 +150,25 @@ def sign_in(
     if parsed.expiration_time is None:
         raise exc.MalformedSignIn("the message must state an Expiration Time")
     skew = timedelta(seconds=settings.auth.clock_skew_s)
-    if _aware(parsed.expiration_time._datetime) <= now:
-        raise exc.SignInExpired(f"the message expired at {parsed.expiration_time}")
-    if _aware(parsed.issued_at._datetime) > now + skew:
-        raise exc.SignInNotYetValid(f"the message is issued in the future ({parsed.issued_at})")
-    if parsed.not_before is not None and _aware(parsed.not_before._datetime) > now + skew:
-        raise exc.SignInNotYetValid(f"the message is not valid before {parsed.not_before}")
-    # EIP-191 recovery over the exact text the wallet signed. (siwe's own verify() builds
-    # a Web3 object per call, which costs more than the rest of a sign-in.)
+    if parsed.expiration_time <= now:
+        raise exc.SignInExpired(
+            f"the message expired at {siwe_message.format_time(parsed.expiration_time)}"
+        )
+    if parsed.issued_at > now + skew:
+        raise exc.SignInNotYetValid(
+            f"the message is issued in the future ({siwe_message.format_time(parsed.issued_at)})"
+        )
+    if parsed.not_before is not None and parsed.not_before > now + skew:
+        raise exc.SignInNotYetValid(
+            f"the message is not valid before {siwe_message.format_time(parsed.not_before)}"
+        )
+    # EIP-191 recovery over the exact text the wallet signed.
     try:
-        signer = Account.recover_message(encode_defunct(text=message), signature=signature)
-    except Exception:  # malformed hex, wrong length, invalid curve point, ...
-        raise exc.BadSignature("the signature is not a valid 65-byte hex signature") from None
+        signer = siwe_message.recover_signer(message, signature)
+    except siwe_message.SignatureError as error:
+        raise exc.BadSignature(
+            f"the signature is not a valid 65-byte hex signature: {error}"
+        ) from None
     if signer != parsed.address:
         raise exc.BadSignature(f"the signature is not by {parsed.address}")
 

@@ -17,7 +17,7 @@ from backend.tables.gating import Gate
 from backend.tables.live import MatchHub
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
@@ -30,6 +30,8 @@ def get_session(request: Request) -> Iterator[Session]:
         session.close()
 
 
+# Trivial dependencies are ``async def`` so that FastAPI calls them inline instead of in a
+# worker thread (a thread hop costs more than a sign-in's own work).
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 SessionDep = Annotated[Session, Depends(get_session)]
 
@@ -49,11 +51,11 @@ def get_current_player(
 CurrentPlayer = Annotated[Principal, Depends(get_current_player)]
 
 
-def get_gate(request: Request) -> Gate:
+async def get_gate(request: Request) -> Gate:
     return request.app.state.gate
 
 
-def get_hub(request: Request) -> MatchHub:
+async def get_hub(request: Request) -> MatchHub:
     return request.app.state.hub
 
 
