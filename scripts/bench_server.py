@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import hashlib
 import http.client
 import json
 import os
@@ -38,11 +40,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import coincurve
 import httpx
+import orjson
 from eth_account import Account
-from eth_account.messages import encode_defunct
+from eth_hash.auto import keccak
 from sqlalchemy import create_engine, text
-from websockets.asyncio.client import connect
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -90,9 +93,16 @@ def baseline_commit_ms(url: str, rounds: int = 200) -> float:
     return elapsed / rounds * 1000
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """CPU time of a process (or of one of its threads: the main thread's id is the pid)."""
+    path = f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat"
+    fields = Path(path).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -103,7 +113,7 @@ def peak_rss_mb(pid: int) -> float:
 
 
 class Server:
-    def __init__(self, db_url: str, workers: int) -> None:
+    def __init__(self, db_url: str, workers: int, profile: str | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
@@ -118,10 +128,14 @@ class Server:
                 "DEW_SERVER_ORPHAN_GRACE_S": "600",
             }
         )
+        # uvicorn re-raises the signal it stopped on; SIGINT then unwinds as KeyboardInterrupt,
+        # which lets cProfile write its stats.
+        self.stop_signal = signal.SIGINT if profile else signal.SIGTERM
         self.log = open(f"/tmp/dew-bench-server-{self.port}.log", "wb")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [
                 sys.executable,
+                *(["-m", "cProfile", "-o", profile] if profile else []),
                 "-m",
                 "uvicorn",
                 "backend.api.app:create_app",
@@ -163,7 +177,7 @@ class Server:
         return [self.proc.pid, *map(int, children)]
 
     def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
+        self.proc.send_signal(self.stop_signal)
         try:
             self.proc.wait(60)
         except subprocess.TimeoutExpired:
@@ -190,12 +204,19 @@ class Http:
         return json.loads(data)
 
 
+def personal_sign(key: coincurve.PrivateKey, message: str) -> str:
+    """EIP-191 ``personal_sign`` as a wallet does it (libsecp256k1, like eth-account, without
+    eth-account's per-call overhead: the load generator shares the server's CPUs)."""
+    data = message.encode()
+    digest = keccak(b"\x19Ethereum Signed Message:\n" + str(len(data)).encode() + data)
+    signature = key.sign_recoverable(digest, hasher=None)
+    return "0x" + (signature[:64] + bytes((signature[64] + 27,))).hex()
+
+
 def sign_in(http: Http, account: Any) -> str:
     message = http.post("/auth/nonce", {"address": account.address})["message"]
-    signature = account.sign_message(encode_defunct(text=message)).signature.hex()
-    tokens = http.post(
-        "/auth/signin", {"message": message, "signature": "0x" + signature.removeprefix("0x")}
-    )
+    signature = personal_sign(coincurve.PrivateKey(bytes(account.key)), message)
+    tokens = http.post("/auth/signin", {"message": message, "signature": signature})
     return tokens["access_token"]
 
 
@@ -248,6 +269,9 @@ class Stats:
         self.measuring = False
         self.finished_matches = 0
         self.connected = 0
+        self.cpu_at_start = (0.0, 0.0)  # (server, load generator) CPU seconds
+        self.cpu_at_end = (0.0, 0.0)
+        self.loop_cpu = 0.0  # the server's main thread (event loop) in the window
 
     def error(self, what: str) -> None:
         self.errors += 1
@@ -255,71 +279,213 @@ class Stats:
             self.error_samples.append(what[:300])
 
 
-async def bot_client(
-    ws_url: str, table_id: str, token: str, think_s: float, stats: Stats, stop: asyncio.Event
-) -> None:
-    try:
-        ws = await connect(
-            f"{ws_url}/ws/tables/{table_id}?token={token}",
-            max_size=2**22,
-            open_timeout=60,
-            compression=None,
+WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+try:  # websockets' C helper; the pure-Python fallback below is only slower
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+
+    def apply_mask(data: bytes, mask: bytes) -> bytes:
+        size = len(data)
+        pad = (mask * (size // 4 + 1))[:size]
+        return (int.from_bytes(data, "big") ^ int.from_bytes(pad, "big")).to_bytes(size, "big")
+
+
+class BotClient(asyncio.Protocol):
+    """One seat's client: a minimal RFC 6455 client straight on an asyncio transport.
+
+    The load generator shares the machine with the server, so it is lean: frames are parsed
+    here (the server sends unfragmented, unmasked frames; fragments, pings and close are
+    handled anyway), messages with orjson, and a turn is a timer, not a task.
+    """
+
+    def __init__(self, host: str, path: str, think_s: float, stats: Stats) -> None:
+        self.host = host
+        self.path = path
+        self.think_s = think_s
+        self.stats = stats
+        self.rng = random.Random(path)
+        self.loop = asyncio.get_running_loop()
+        self.opened: asyncio.Future[None] = self.loop.create_future()
+        self.closed: asyncio.Future[None] = self.loop.create_future()
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.fragments = bytearray()
+        self.handshaken = False
+        self.stopping = False
+        self.seat: int | None = None
+        self.pending: dict[str, float] = {}
+        self.turn: asyncio.TimerHandle | None = None
+        self.key = base64.b64encode(os.urandom(16))
+        self.accept = base64.b64encode(hashlib.sha1(self.key + WS_GUID).digest())
+
+    # -- transport events ----------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        transport.write(
+            b"GET "
+            + self.path.encode()
+            + b" HTTP/1.1\r\nHost: "
+            + self.host.encode()
+            + b"\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+            + self.key
+            + b"\r\nSec-WebSocket-Version: 13\r\n\r\n"
         )
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.turn:
+            self.turn.cancel()
+        if not self.opened.done():
+            self.opened.set_exception(ConnectionError(f"closed during the handshake: {exc!r}"))
+        elif not self.stopping:
+            self.stats.error(f"socket closed by the server: {exc!r}")
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if not self.handshaken:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = bytes(self.buffer[:end])
+            del self.buffer[: end + 4]
+            if not head.startswith(b"HTTP/1.1 101") or self.accept not in head:
+                self.opened.set_exception(ConnectionError(head.split(b"\r\n")[0].decode()))
+                self.stopping = True
+                assert self.transport is not None
+                self.transport.close()
+                return
+            self.handshaken = True
+            self.opened.set_result(None)
+        self._frames()
+
+    def _frames(self) -> None:
+        buf = self.buffer
+        pos = 0
+        size = len(buf)
+        while size - pos >= 2:
+            first, second = buf[pos], buf[pos + 1]
+            length = second & 0x7F
+            head = 2
+            if length == 126:
+                if size - pos < 4:
+                    break
+                length = int.from_bytes(buf[pos + 2 : pos + 4], "big")
+                head = 4
+            elif length == 127:
+                if size - pos < 10:
+                    break
+                length = int.from_bytes(buf[pos + 2 : pos + 10], "big")
+                head = 10
+            if second & 0x80:
+                self.stats.error("the server sent a masked frame")
+                head += 4
+            if size - pos < head + length:
+                break
+            payload = bytes(buf[pos + head : pos + head + length])
+            pos += head + length
+            opcode, fin = first & 0x0F, first & 0x80
+            if opcode == 0:
+                self.fragments += payload
+                if fin:
+                    self._message(bytes(self.fragments))
+            elif opcode in (1, 2):
+                if fin:
+                    self._message(payload)
+                else:
+                    self.fragments = bytearray(payload)
+            elif opcode == 8:
+                self._close(payload[:2] or b"\x03\xe8")
+            elif opcode == 9:
+                self._send(0xA, payload)
+        del buf[:pos]
+
+    def _send(self, opcode: int, payload: bytes) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        size = len(payload)
+        if size < 126:
+            header = bytes((0x80 | opcode, 0x80 | size))
+        elif size < 65536:
+            header = bytes((0x80 | opcode, 0x80 | 126)) + size.to_bytes(2, "big")
+        else:
+            header = bytes((0x80 | opcode, 0x80 | 127)) + size.to_bytes(8, "big")
+        mask = self.rng.getrandbits(32).to_bytes(4, "big")
+        self.transport.write(header + mask + apply_mask(payload, mask))
+
+    def _close(self, code: bytes = b"\x03\xe8") -> None:
+        self.stopping = True
+        if self.turn:
+            self.turn.cancel()
+        self._send(0x8, code)
+        if self.transport is not None:
+            self.transport.close()
+
+    def stop(self) -> None:
+        self._close()
+
+    # -- the protocol ----------------------------------------------------------------------
+    def _message(self, raw: bytes) -> None:
+        message = orjson.loads(raw)
+        kind = message["type"]
+        stats = self.stats
+        if kind == "ack":
+            sent = self.pending.pop(str(message.get("ref")), None)
+            if sent is not None and stats.measuring:
+                stats.latencies.append(time.perf_counter() - sent)
+                stats.moves += 1
+            return
+        if kind == "error":
+            stats.error(f"server error: {message['error']}")
+            return
+        if kind == "match_over":
+            stats.finished_matches += 1 if self.seat == 0 else 0
+            self._close()
+            return
+        if kind == "snapshot":
+            self.seat = message["you"]
+        view = message.get("view")
+        if (
+            kind in ("snapshot", "moved")
+            and view
+            and view["turn"] == self.seat
+            and view["legal_moves"]
+            and not view["match_over"]
+        ):
+            if self.turn:
+                self.turn.cancel()
+            delay = self.think_s * self.rng.uniform(0.9, 1.1)
+            self.turn = self.loop.call_later(
+                delay, self._move, message["ply"], view["legal_moves"][0]
+            )
+
+    def _move(self, ply: int, move: str) -> None:
+        self.turn = None
+        if self.stopping:
+            return
+        ref = str(ply)
+        self.pending[ref] = time.perf_counter()
+        self._send(
+            0x1, orjson.dumps({"v": 1, "type": "move", "move": move, "ply": ply, "ref": ref})
+        )
+
+
+async def open_client(
+    host: str, port: int, table_id: str, token: str, think_s: float, stats: Stats
+) -> BotClient | None:
+    loop = asyncio.get_running_loop()
+    path = f"/ws/tables/{table_id}?token={token}"
+    try:
+        _, client = await loop.create_connection(
+            lambda: BotClient(f"{host}:{port}", path, think_s, stats), host, port
+        )
+        await asyncio.wait_for(client.opened, timeout=60)
     except Exception as error:
         stats.error(f"connect: {error!r}")
-        return
+        return None
     stats.connected += 1
-    rng = random.Random(token)
-    pending: dict[str, float] = {}
-    seat = None
-    view: dict[str, Any] | None = None
-    ply = 0
-    turn_task: asyncio.Task[None] | None = None
-
-    async def move_after_think(at_ply: int, legal: list[str]) -> None:
-        await asyncio.sleep(think_s * rng.uniform(0.9, 1.1))
-        if stop.is_set():
-            return
-        ref = f"{at_ply}"
-        pending[ref] = time.perf_counter()
-        await ws.send(
-            json.dumps({"v": 1, "type": "move", "move": legal[0], "ply": at_ply, "ref": ref})
-        )
-
-    try:
-        while not stop.is_set():
-            try:
-                raw = await asyncio.wait_for(ws.recv(), timeout=5.0)
-            except TimeoutError:
-                continue
-            message = json.loads(raw)
-            kind = message["type"]
-            if kind == "ack":
-                sent = pending.pop(str(message.get("ref")), None)
-                if sent is not None and stats.measuring:
-                    stats.latencies.append(time.perf_counter() - sent)
-                    stats.moves += 1
-                continue
-            if kind == "error":
-                stats.error(f"server error: {message['error']}")
-                continue
-            if kind == "match_over":
-                stats.finished_matches += 1 if seat == 0 else 0
-                break
-            if kind == "snapshot":
-                seat = message["you"]
-            if kind in ("snapshot", "moved") and message.get("view"):
-                view = message["view"]
-                ply = message["ply"]
-                if view["turn"] == seat and view["legal_moves"] and not view["match_over"]:
-                    turn_task = asyncio.create_task(move_after_think(ply, view["legal_moves"]))
-    except Exception as error:
-        if not stop.is_set():
-            stats.error(f"socket: {error!r}")
-    finally:
-        if turn_task:
-            turn_task.cancel()
-        await ws.close()
+    return client
 
 
 async def run_matches(
@@ -329,15 +495,16 @@ async def run_matches(
     think_s: float,
     warmup_s: float,
     measure_s: float,
+    server_pids: list[int],
 ) -> tuple[Stats, float]:
     stats = Stats()
-    stop = asyncio.Event()
-    tasks = []
+    host, port = ws_url.removeprefix("ws://").split(":")
+    opening = []
     for m, table_id in enumerate(tables):
         for s in range(4):
-            tasks.append(
+            opening.append(
                 asyncio.create_task(
-                    bot_client(ws_url, table_id, tokens[4 * m + s], think_s, stats, stop)
+                    open_client(host, int(port), table_id, tokens[4 * m + s], think_s, stats)
                 )
             )
         if m % 50 == 49:
@@ -345,12 +512,28 @@ async def run_matches(
     await asyncio.sleep(warmup_s)
     stats.measuring = True
     started = time.perf_counter()
+    stats.cpu_at_start = (sum(cpu_seconds(p) for p in server_pids), _own_cpu())
+    loop_cpu0 = cpu_seconds(server_pids[0], server_pids[0])
     await asyncio.sleep(measure_s)
+    stats.cpu_at_end = (sum(cpu_seconds(p) for p in server_pids), _own_cpu())
+    stats.loop_cpu = cpu_seconds(server_pids[0], server_pids[0]) - loop_cpu0
     stats.measuring = False
     elapsed = time.perf_counter() - started
-    stop.set()
-    await asyncio.wait(tasks, timeout=15)
+    clients = [c for c in await asyncio.gather(*opening) if c is not None]
+    for client in clients:
+        client.stop()
+    if clients:
+        await asyncio.wait([asyncio.ensure_future(c.closed) for c in clients], timeout=15)
     return stats, elapsed
+
+
+def run_loop(coro: Any) -> Any:
+    """uvloop when installed (uvicorn[standard] brings it): a leaner load generator."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover
+        return asyncio.run(coro)
+    return uvloop.run(coro)
 
 
 def main() -> None:
@@ -373,6 +556,11 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="20 matches, 15 s: a smoke run")
     parser.add_argument("--pg-admin-url", default=PG_ADMIN_URL)
+    parser.add_argument(
+        "--profile-server",
+        metavar="PATH",
+        help="run the match server under cProfile and write its stats to PATH (slower)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     if args.quick:
@@ -385,7 +573,7 @@ def main() -> None:
     try:
         migrate(db_url)
         baseline = baseline_commit_ms(db_url)
-        server = Server(db_url, args.workers)
+        server = Server(db_url, args.workers, args.profile_server)
         pids = server.pids()
         say = (lambda *a: None) if args.json else (lambda *a: print(*a, flush=True))
         players = max(args.signins, 4 * args.matches)
@@ -411,8 +599,8 @@ def main() -> None:
         ru1 = resource.getrusage(resource.RUSAGE_SELF)
         server_cpu1 = sum(cpu_seconds(p) for p in pids)
         wall1 = time.perf_counter()
-        stats, measured = asyncio.run(
-            run_matches(server.ws_url, tables, tokens, args.think, args.warmup, args.duration)
+        stats, measured = run_loop(
+            run_matches(server.ws_url, tables, tokens, args.think, args.warmup, args.duration, pids)
         )
         wall2 = time.perf_counter()
         ru2 = resource.getrusage(resource.RUSAGE_SELF)
@@ -439,7 +627,18 @@ def main() -> None:
         "loadgen_cpu_pct": round(
             (ru2.ru_utime + ru2.ru_stime - ru1.ru_utime - ru1.ru_stime) / play_wall * 100, 1
         ),
+        # CPU per acknowledged move inside the measured window (bot seats' moves and
+        # broadcasts included): the figure to compare between versions on a busy machine.
+        "server_cpu_ms_per_move": round(
+            (stats.cpu_at_end[0] - stats.cpu_at_start[0]) / max(stats.moves, 1) * 1000, 3
+        ),
+        # Of which the event loop's thread (the rest: the move writer and worker threads).
+        "server_loop_cpu_ms_per_move": round(stats.loop_cpu / max(stats.moves, 1) * 1000, 3),
+        "loadgen_cpu_ms_per_move": round(
+            (stats.cpu_at_end[1] - stats.cpu_at_start[1]) / max(stats.moves, 1) * 1000, 3
+        ),
         "signin_server_cpu_pct": round(signin_cpu / max(elapsed, 1e-9) * 100, 1),
+        "server_cpu_ms_per_signin": round(signin_cpu / players * 1000, 3),
         "signin_workers": args.signin_workers,
         "signin_loadgen_cpu_s": round(ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime, 1),
         "baseline_commit_ms": round(baseline, 2),
