@@ -83,7 +83,7 @@ class AuthSettings(BaseSettings):
 
     domain: str = "localhost:8000"
     uri: str = "http://localhost:8000"
-    jwt_secret: str = "dev-only-secret-change-me"
+    jwt_secret: str = "dev-only-secret-change-me-outside-development"
     access_token_ttl_s: int = 900
     refresh_token_ttl_s: int = 14 * 24 * 3600
     nonce_ttl_s: int = 300

@@ -1068,25 +1068,9 @@ class Season:
 
 def _reconcile(settings: Any, sessions: Any, reader: Any) -> Any:
     """The ledger's and the TX engine's reconciliations at the confirmed head (one report)."""
-    from backend.chain.calls import ContractCalls
-    from backend.chain.reconcile import reconcile as reconcile_requests
-    from backend.chain.rpc import Rpc
     from backend.economy import jobs
 
-    report = jobs.reconcile(session_factory=sessions, reader=reader)
-    rpc = Rpc(settings.chain.rpc_url, timeout_s=settings.chain.rpc_timeout_s)
-    try:
-        requests = reconcile_requests(
-            session_factory=sessions,
-            rpc=rpc,
-            calls=ContractCalls(reader.contracts),
-            chain_id=settings.chain.chain_id,
-            confirmations=settings.economy.confirmations,
-        )
-    finally:
-        rpc.close()
-    report.differences += [f"chain requests: {d}" for d in requests.differences]
-    return report
+    return jobs.reconcile_books(settings=settings, session_factory=sessions, reader=reader)
 
 
 def render_table(

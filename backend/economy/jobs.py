@@ -159,13 +159,26 @@ def economy_cycle() -> dict[str, int]:
 
 
 def reconcile_economy(*, with_requests: bool = True) -> service.LedgerReconciliation:
-    """The books-versus-chain proof for a worker task or the demo; logs every difference.
-
-    Two checks at the same confirmed head: the TX engine's (every confirmed request has
-    exactly its ``MatchSettled``/mint events and no event lacks a request) and the ledger's
-    (per match, avatar and wallet, see ``service.reconcile_ledger``)."""
+    """The books-versus-chain proof for a worker task, wired from settings alone."""
     settings, sessions, reader = _process_wiring()
-    report = reconcile(session_factory=sessions, reader=reader)
+    return reconcile_books(
+        settings=settings, session_factory=sessions, reader=reader, with_requests=with_requests
+    )
+
+
+def reconcile_books(
+    *,
+    settings: Settings,
+    session_factory: sessionmaker[Session],
+    reader: ChainReader,
+    with_requests: bool = True,
+) -> service.LedgerReconciliation:
+    """Both reconciliations at the same confirmed head, as one report.
+
+    The TX engine's (every confirmed request has exactly its ``MatchSettled``/mint events and
+    no event lacks a request) and the ledger's (per match, avatar and wallet, see
+    ``service.reconcile_ledger``)."""
+    report = reconcile(session_factory=session_factory, reader=reader)
     if with_requests:
         from backend.chain.calls import ContractCalls
         from backend.chain.reconcile import reconcile as reconcile_requests
@@ -174,7 +187,7 @@ def reconcile_economy(*, with_requests: bool = True) -> service.LedgerReconcilia
         rpc = Rpc(settings.chain.rpc_url, timeout_s=settings.chain.rpc_timeout_s)
         try:
             requests = reconcile_requests(
-                session_factory=sessions,
+                session_factory=session_factory,
                 rpc=rpc,
                 calls=ContractCalls(reader.contracts),
                 chain_id=settings.chain.chain_id,

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import create_engine, func, select
 from websockets.asyncio.client import connect
 
+from backend.config import AuthSettings
 from backend.tables.models import MatchMove
 from tests.tables.harness import Player, ServerProcess, api, sign_in
 
@@ -152,7 +153,7 @@ def test_unknown_table_and_bad_tokens_are_refused(server, table) -> None:  # typ
     claims = jwt.decode(token, options={"verify_signature": False})
     expired = jwt.encode(
         {**claims, "exp": int((datetime.now(UTC) - timedelta(seconds=5)).timestamp())},
-        "dev-only-secret-change-me",
+        AuthSettings().jwt_secret,  # the server under test runs on the default settings
         algorithm="HS256",
     )
 
