@@ -215,9 +215,14 @@ class MatchHub:
 
     # -- loading and catching up -----------------------------------------------------------
     async def get(self, table_id: str) -> LiveTable:
+        return (await self._get(table_id))[0]
+
+    async def _get(self, table_id: str) -> tuple[LiveTable, bool]:
+        """The hosted table, loading it if needed; True if it was loaded just now."""
         lt = self.tables.get(table_id)
         if lt is not None:
-            return lt
+            return lt, False
+        fresh = False
         lock = self._loading.setdefault(table_id, asyncio.Lock())
         async with lock:
             lt = self.tables.get(table_id)
@@ -225,8 +230,9 @@ class MatchHub:
                 lt = await self._load(table_id)
                 self.tables[table_id] = lt
                 self._schedule(lt)
+                fresh = True
         self._loading.pop(table_id, None)
-        return lt
+        return lt, fresh
 
     async def _load(self, table_id: str) -> LiveTable:
         loaded = await asyncio.to_thread(store.load_table, self.session_factory, table_id)
@@ -361,10 +367,11 @@ class MatchHub:
         return [c for conns in lt.seat_conns.values() for c in conns] + list(lt.spectators)
 
     async def attach(self, table_id: str, conn: Conn) -> LiveTable:
-        lt = await self.get(table_id)
+        lt, fresh = await self._get(table_id)
         async with lt.lock:
-            await self._reload_if_open(lt)
-            await self._catch_up(lt)
+            if not fresh:  # a table loaded by this very call is already up to date
+                await self._reload_if_open(lt)
+                await self._catch_up(lt)
             conn.table_id = table_id
             conn.seat = lt.seat_of(conn.address)
             if conn.seat is None:
