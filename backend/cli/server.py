@@ -18,6 +18,14 @@ def serve(
         bool, typer.Option("--migrate/--no-migrate", help="Upgrade the database first")
     ] = True,
     log_level: Annotated[str, typer.Option(help="debug, info, warning")] = "info",
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="uvicorn worker processes (more than one needs DEW_SERVER_REDIS_URL: the "
+            "workers share live matches through PostgreSQL and Redis like separate servers)",
+        ),
+    ] = 1,
 ) -> None:
     """Run the match server (HTTP API + WebSocket play) on the configured database.
 
@@ -35,6 +43,9 @@ def serve(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
     settings = get_settings()
+    if workers > 1 and not settings.server.redis_url:
+        typer.echo("error: --workers above 1 needs DEW_SERVER_REDIS_URL", err=True)
+        raise typer.Exit(2)
     if migrate_db:
         migrate(settings.db.url)
     typer.echo(
@@ -42,7 +53,10 @@ def serve(
         f" (database {settings.db.url.split('@')[-1]}, docs at /docs)"
     )
     uvicorn.run(
-        create_app(settings),
+        # Several workers each build their own app from the same settings (environment).
+        "backend.api.app:create_app" if workers > 1 else create_app(settings),
+        factory=workers > 1,
+        workers=workers,
         host=host or settings.server.host,
         port=port or settings.server.port,
         log_level=log_level,
