@@ -263,6 +263,7 @@ def seat_tables(base_url: str, tokens: list[str], matches: int, threads: int) ->
 class Stats:
     def __init__(self) -> None:
         self.latencies: list[float] = []
+        self.acked_at: list[float] = []  # perf_counter of each measured acknowledgement
         self.errors = 0
         self.error_samples: list[str] = []
         self.moves = 0
@@ -435,7 +436,9 @@ class BotClient(asyncio.Protocol):
         if kind == "ack":
             sent = self.pending.pop(str(message.get("ref")), None)
             if sent is not None and stats.measuring:
-                stats.latencies.append(time.perf_counter() - sent)
+                now = time.perf_counter()
+                stats.latencies.append(now - sent)
+                stats.acked_at.append(now)
                 stats.moves += 1
             return
         if kind == "error":
@@ -576,6 +579,11 @@ def main() -> None:
         help="run the match server under cProfile and write its stats to PATH (slower)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--latency-log",
+        metavar="PATH",
+        help="write 'seconds-into-the-window latency-ms' per measured move (to see stalls)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.matches, args.warmup, args.duration, args.signins = 20, 3.0, 15.0, 300
@@ -625,6 +633,11 @@ def main() -> None:
             server.stop()
         drop_database(args.pg_admin_url, db_url)
 
+    if args.latency_log and stats.acked_at:
+        origin = stats.acked_at[0]
+        with open(args.latency_log, "w") as out:
+            for at, latency in zip(stats.acked_at, stats.latencies, strict=True):
+                out.write(f"{at - origin:.3f} {latency * 1000:.2f}\n")
     lat = sorted(stats.latencies)
     play_wall = wall2 - wall1
     figures = {

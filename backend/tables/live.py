@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import time
@@ -47,6 +48,28 @@ def _dumps(message: dict[str, Any]) -> str:
 
 def _epoch(moment: datetime) -> float:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+_gc_started = 0.0
+
+
+def _gc_pause(phase: str, info: dict[str, Any]) -> None:
+    global _gc_started
+    if phase == "start":
+        _gc_started = time.perf_counter()
+        return
+    pause = time.perf_counter() - _gc_started
+    if pause > 0.02:
+        log.warning(
+            "garbage collection of generation %d stopped the server for %.0f ms",
+            info.get("generation", -1),
+            pause * 1000,
+        )
+
+
+def _watch_gc() -> None:
+    if _gc_pause not in gc.callbacks:
+        gc.callbacks.append(_gc_pause)
 
 
 class Conn:
@@ -176,10 +199,12 @@ class MatchHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._matchmaker: asyncio.Task[None] | None = None
         self._janitor: asyncio.Task[None] | None = None
+        self._heap: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        _watch_gc()
         # A fresh writer per start: an app may be started again after a stop (tests).
         self.writer = store.MoveWriter(self.engine, self.settings.server.commit_batch_window_s)
         self.writer.start()
@@ -192,9 +217,11 @@ class MatchHub:
             await self.bus.start(self._on_bus)
         self._matchmaker = asyncio.create_task(self._matchmaking_loop(), name="dew-matchmaker")
         self._janitor = asyncio.create_task(self._janitor_loop(), name="dew-janitor")
+        if self.settings.server.gc_freeze_every_s > 0:
+            self._heap = asyncio.create_task(self._heap_loop(), name="dew-heap")
 
     async def stop(self) -> None:
-        for loop_task in (self._matchmaker, self._janitor):
+        for loop_task in (self._matchmaker, self._janitor, self._heap):
             if loop_task:
                 loop_task.cancel()
         for lt in self.tables.values():
@@ -763,6 +790,29 @@ class MatchHub:
                 raise
             except Exception:
                 log.exception("janitor pass failed")
+
+    async def _heap_loop(self) -> None:
+        """Keep the garbage collector's pauses short with thousands of sockets open.
+
+        Freeze what is alive: the collector's passes then scan only newer objects (young
+        cycles are still found by the frequent young-generation passes). Frozen objects
+        are still freed by reference counting; only cycles among them wait for the
+        periodic full collection (one longer pause per period)."""
+        every = self.settings.server.gc_freeze_every_s
+        full_every = self.settings.server.gc_full_every_s
+        last_full = time.monotonic()
+        while True:
+            try:
+                await asyncio.sleep(every)
+                if full_every > 0 and time.monotonic() - last_full >= full_every:
+                    gc.unfreeze()
+                    gc.collect()
+                    last_full = time.monotonic()
+                gc.freeze()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("heap pass failed")
 
     async def _matchmaking_loop(self) -> None:
         from backend.tables import service
