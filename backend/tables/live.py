@@ -67,9 +67,22 @@ def _gc_pause(phase: str, info: dict[str, Any]) -> None:
         )
 
 
+_gc_watchers = 0
+
+
 def _watch_gc() -> None:
+    global _gc_watchers
+    _gc_watchers += 1
     if _gc_pause not in gc.callbacks:
         gc.callbacks.append(_gc_pause)
+
+
+def _unwatch_gc() -> None:
+    """Undo ``_watch_gc`` when the last hub in this process stops (tests run several)."""
+    global _gc_watchers
+    _gc_watchers = max(0, _gc_watchers - 1)
+    if _gc_watchers == 0 and _gc_pause in gc.callbacks:
+        gc.callbacks.remove(_gc_pause)
 
 
 class Conn:
@@ -234,6 +247,9 @@ class MatchHub:
         if self.bus:
             await self.bus.stop()
         await asyncio.to_thread(self.writer.stop)
+        if self._heap:
+            gc.unfreeze()  # frozen objects would otherwise outlive this hub in the process
+        _unwatch_gc()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)

@@ -4,6 +4,7 @@ the app's WebSocket, move by move, with the end of match written to the outbox."
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -68,3 +69,24 @@ def test_practice_match_on_sqlite_over_websocket(sqlite_url: str) -> None:
     assert match.status == "finished"
     assert acked > 0 and moves == over["ply"]
     assert outbox == 1
+
+
+def test_a_stopped_app_leaves_no_gc_hooks_or_frozen_heap(sqlite_url: str) -> None:
+    import gc
+
+    from backend.tables import live
+
+    settings = Settings(
+        db=DatabaseSettings(url=sqlite_url),
+        chain=ChainSettings(manifest_path="/nonexistent/deployment.json"),
+        server=ServerSettings(gc_freeze_every_s=0.01),
+    )
+    with TestClient(create_app(settings)) as client:
+        assert live._gc_pause in gc.callbacks
+        # Wait for the heap loop to freeze the heap at least once (bounded, polled).
+        deadline = time.monotonic() + 10
+        while gc.get_freeze_count() == 0 and time.monotonic() < deadline:
+            assert client.get("/health").status_code == 200
+        assert gc.get_freeze_count() > 0
+    assert live._gc_pause not in gc.callbacks
+    assert gc.get_freeze_count() == 0
