@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import jwt
 import pytest
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import func, select
 from websockets.asyncio.client import connect
 
 from backend.config import AuthSettings
@@ -31,13 +31,6 @@ def server(pg_url: str) -> Iterator[ServerProcess]:
         ws_max_message_bytes=2048,
     ) as proc:
         yield proc
-
-
-@pytest.fixture(scope="module")
-def db(pg_url: str):  # type: ignore[no-untyped-def]
-    engine = create_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import func, select
 
 from backend.game import replay, rules_for, start_match
 from backend.game import view as seat_view
@@ -25,13 +25,6 @@ def server(pg_url: str) -> Iterator[ServerProcess]:
         pg_url, turn_timeout_s=60, bot_move_delay_s=0.0, ws_rate_per_s=1000, ws_rate_burst=1000
     ) as proc:
         yield proc
-
-
-@pytest.fixture(scope="module")
-def db(pg_url: str):  # type: ignore[no-untyped-def]
-    engine = create_engine(pg_url.replace("postgresql+psycopg", "postgresql+psycopg"))
-    yield engine
-    engine.dispose()
 
 
 def _seat_four(server: ServerProcess, preset: str = "dew200") -> tuple[str, list[str]]:

@@ -8,7 +8,7 @@ import asyncio
 import uuid
 
 import pytest
-from sqlalchemy import create_engine, select
+from sqlalchemy import select
 
 from backend.game import replay
 from backend.tables.models import Match, MatchMove, SettlementRequest
@@ -18,13 +18,6 @@ pytestmark = pytest.mark.timeout(300)
 
 FAST = {"turn_timeout_s": 60, "bot_move_delay_s": 0.0, "ws_rate_per_s": 1000, "ws_rate_burst": 1000}
 REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-@pytest.fixture(scope="module")
-def db(pg_url: str):  # type: ignore[no-untyped-def]
-    engine = create_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 def _logged_moves(db, match_id: str) -> list[tuple[int, int, str]]:  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import create_engine, select
+from sqlalchemy import select
 
 from backend.tables.models import Match, MatchMove, MatchResult, SettlementRequest
 from tests.tables.harness import Player, ServerProcess, api, sign_in, wait_for
@@ -27,13 +27,6 @@ def server(pg_url: str) -> Iterator[ServerProcess]:
         ws_rate_burst=1000,
     ) as proc:
         yield proc
-
-
-@pytest.fixture(scope="module")
-def db(pg_url: str):  # type: ignore[no-untyped-def]
-    engine = create_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 def _match_status(db, match_id: str) -> str | None:  # type: ignore[no-untyped-def]
