@@ -17,10 +17,10 @@ from eth_utils import to_checksum_address
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.economy.chain_reader import ZERO_ADDRESS, ChainReader
+from backend.economy.cursor import claim_block_range
 from backend.economy.models import (
     AgreementMirror,
     AgreementStatus,
-    IndexerCursor,
     ScreenedOwner,
 )
 from backend.economy.policy import Party, Terms
@@ -44,14 +44,10 @@ def index_registry(
     *, session_factory: sessionmaker[Session], reader: ChainReader, max_blocks: int = 5_000
 ) -> IndexReport:
     """Apply the next confirmed range of registry events; returns what was read."""
-    name = cursor_name(reader)
     with session_factory() as session, session.begin():
-        cursor = session.get(IndexerCursor, name, with_for_update=True)
-        if cursor is None:
-            cursor = IndexerCursor(name=name, next_block=reader.start_block)
-            session.add(cursor)
-        start = cursor.next_block
-        end = min(reader.safe_head(), start + max_blocks - 1)
+        cursor, start, end = claim_block_range(
+            session, name=cursor_name(reader), reader=reader, max_blocks=max_blocks
+        )
         if end < start:
             return IndexReport(start, start - 1, 0)
         events = reader.registry_events(start, end)

@@ -24,9 +24,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from backend.chain import outbox
 from backend.db.base import utcnow
 from backend.economy.chain_reader import ChainReader
+from backend.economy.cursor import claim_block_range
 from backend.economy.exceptions import Conflict, EconomyValueError
 from backend.economy.models import (
-    IndexerCursor,
     LedgerLeg,
     LegStatus,
     PlannedSettlement,
@@ -238,12 +238,9 @@ def index_deposits(
     c = reader.contracts
     name = f"deposits:{c.manifest.chain_id}:{c.settlement.address}"
     with session_factory() as session, session.begin():
-        cursor = session.get(IndexerCursor, name, with_for_update=True)
-        if cursor is None:
-            cursor = IndexerCursor(name=name, next_block=reader.start_block)
-            session.add(cursor)
-        start = cursor.next_block
-        end = min(reader.safe_head(), start + max_blocks - 1)
+        cursor, start, end = claim_block_range(
+            session, name=name, reader=reader, max_blocks=max_blocks
+        )
         if end < start:
             return DepositReport(start, start - 1, 0)
         credited = 0
