@@ -329,7 +329,7 @@ async function tableView(tableId, query) {
     if (view) {
       const scores = view.scores.map((score, side) => `${side}: ${score}`).join(" · ");
       parts.push(
-        h("ul", { id: "seats" }, state.seats.map((s) => h("li", { class: view.turn === s.seat ? "turn" : "" }, seatName(s.seat), ` · ${view.tile_counts[s.seat]} 🁢`))),
+        h("ul", { id: "seats" }, state.seats.map((s) => h("li", { class: view.turn === s.seat ? "turn" : "" }, seatName(s.seat), ` · ${view.tile_counts[s.seat]} ${t("tiles")}`))),
         h("p", { id: "scores" }, `${t("scores")}: ${scores} · ${t("boneyard")}: ${view.boneyard} · ${t("hand")} ${view.hand_number + 1} · ${t("ply")} ${state.ply}`),
         h("p", { id: "turn", "aria-live": "polite" }, state.final ? t("matchOver") : myTurn ? t("yourTurn") : `${t("waitingTurn")} ${seatName(view.turn)}`, " · ", t("timer"), ": ", h("span", { id: "timer" }, "")),
         h("section", { "aria-labelledby": "line-h" }, h("h3", { id: "line-h" }, t("line")), h("div", { id: "line" }, view.line.map((x) => tileEl(x)))),

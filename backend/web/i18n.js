@@ -28,7 +28,7 @@ const STRINGS = {
     sent: "Enviada", confirmed: "Confirmada", gross: "Bruto", ownerShare: "Dueño", scholarShare: "Becario",
     matches: "Partidas", wins: "Victorias", status: "Estado", earned: "Ganado", pending: "Pendiente",
     paid: "Pagado", owner: "Dueño", role: "Rol", noAccount: "Conecta tu billetera para jugar.",
-    error: "Error", signInFirst: "Inicia sesión primero.", ply: "Jugada n.º",
+    error: "Error", signInFirst: "Inicia sesión primero.", ply: "Jugada n.º", tiles: "fichas",
   },
   en: {
     lobby: "Lobby", history: "History", dashboard: "Avatars & scholarships", connect: "Connect wallet",
@@ -57,7 +57,7 @@ const STRINGS = {
     sent: "Sent", confirmed: "Confirmed", gross: "Gross", ownerShare: "Owner", scholarShare: "Scholar",
     matches: "Matches", wins: "Wins", status: "Status", earned: "Earned", pending: "Pending",
     paid: "Paid", owner: "Owner", role: "Role", noAccount: "Connect your wallet to play.",
-    error: "Error", signInFirst: "Sign in first.", ply: "Ply",
+    error: "Error", signInFirst: "Sign in first.", ply: "Ply", tiles: "tiles",
   },
 };
 
