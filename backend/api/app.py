@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from backend.api import ws
 from backend.api.errors import install_error_handlers
 from backend.api.routers import auth, tables
+from backend.api.web import install_web_client
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.economy.router import install_error_handler as install_economy_error_handler
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    install_web_client(app)
     return app
 
 
