@@ -5,9 +5,9 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 CONTRACTS := contracts
 
-.PHONY: install py-install contracts-install demo test lint test-py test-contracts bench
+.PHONY: install py-install contracts-install browser-install demo test lint test-py test-contracts bench
 
-install: py-install contracts-install
+install: py-install contracts-install browser-install
 
 py-install:
 	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv \
@@ -21,6 +21,12 @@ $(CONTRACTS)/node_modules/.package-lock.json: $(CONTRACTS)/package-lock.json
 	@command -v npm >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq nodejs npm)
 	cd $(CONTRACTS) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+# The web client's tests drive Debian's Chromium through Playwright (a Python dev dependency);
+# Playwright never downloads a browser of its own.
+browser-install:
+	@test -x /usr/bin/chromium || (apt-get update -qq \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
 demo: install
 	$(UV) run dew demo

@@ -215,6 +215,7 @@ class MatchHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._matchmaker: asyncio.Task[None] | None = None
         self._janitor: asyncio.Task[None] | None = None
+        self._adopter: asyncio.Task[None] | None = None
         self._heap: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -233,11 +234,12 @@ class MatchHub:
             await self.bus.start(self._on_bus)
         self._matchmaker = asyncio.create_task(self._matchmaking_loop(), name="dew-matchmaker")
         self._janitor = asyncio.create_task(self._janitor_loop(), name="dew-janitor")
+        self._adopter = asyncio.create_task(self._adopt_started_loop(), name="dew-adopter")
         if self.settings.server.gc_freeze_every_s > 0:
             self._heap = asyncio.create_task(self._heap_loop(), name="dew-heap")
 
     async def stop(self) -> None:
-        for loop_task in (self._matchmaker, self._janitor, self._heap):
+        for loop_task in (self._matchmaker, self._janitor, self._adopter, self._heap):
             if loop_task:
                 loop_task.cancel()
         for lt in self.tables.values():
@@ -812,6 +814,28 @@ class MatchHub:
                 raise
             except Exception:
                 log.exception("janitor pass failed")
+
+    async def _adopt_started_loop(self) -> None:
+        """Host the matches other packages start in the database (tournament rounds) within
+        about a second, instead of the orphan grace: nobody connects to start them. Every
+        process may adopt one; the move log's primary key keeps a single line of play."""
+        every = self.settings.server.adopt_started_every_s
+        if every <= 0:
+            return
+        idle = 2 * self.settings.server.bot_move_delay_s + every
+        while True:
+            try:
+                await asyncio.sleep(every)
+                started = await asyncio.to_thread(
+                    store.idle_tables_of_kind, self.session_factory, "tournament", time.time(), idle
+                )
+                for table_id in started:
+                    if table_id not in self.tables:
+                        await self.get(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("adoption pass failed")
 
     async def _heap_loop(self) -> None:
         """Keep the garbage collector's pauses short with thousands of sockets open.

@@ -118,6 +118,32 @@ def overdue_tables(session_factory: sessionmaker[Session], now: float, grace_s: 
     return overdue
 
 
+def idle_tables_of_kind(
+    session_factory: sessionmaker[Session], kind: str, now: float, idle_s: float
+) -> list[str]:
+    """Tables of ``kind`` whose live match has had no move for ``idle_s``: matches another
+    package started (a tournament round) that no server process may be hosting yet."""
+    last_move = (
+        select(MatchMove.match_id, func.max(MatchMove.created_at).label("at"))
+        .group_by(MatchMove.match_id)
+        .subquery()
+    )
+    with session_factory() as session:
+        rows = session.execute(
+            select(Table.id, Match.created_at, last_move.c.at)
+            .join(Match, Match.id == Table.match_id)
+            .outerjoin(last_move, last_move.c.match_id == Match.id)
+            .where(Match.status == "live", Table.kind == kind)
+        ).all()
+    idle = []
+    for table_id, started, moved in rows:
+        since = moved or started
+        since = since if since.tzinfo else since.replace(tzinfo=UTC)
+        if now - since.timestamp() >= idle_s:
+            idle.append(table_id)
+    return idle
+
+
 def move_row(
     match_id: str, ply: int, seat: int, move: str | None, actor: str, kind: str = "move"
 ) -> dict[str, Any]:

@@ -25,9 +25,10 @@ input is the view; the worlds it plays out are its own guesses.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from math import exp, log
+from math import exp, factorial, log
 
 from backend.game.bots import Bot, register_bot
 from backend.game.moves import LEFT, Move, parse_move
@@ -248,10 +249,138 @@ def _remove_slot(slots: list[int], tile_pips: int) -> None:
         slots.pop(best)
 
 
-class _Sampler:
-    """Deals the unseen tiles to the groups: most constrained tiles first, each to a random free
-    place that may hold it. After ``attempts`` dead ends the facts are dropped (they can only be
-    wrong if a seat passed while holding a fitting tile, which the rules forbid)."""
+class DealSampler:
+    """Deals the unseen tiles to the groups, uniformly over every deal consistent with what the
+    seat knows: each group's size and the numbers its tiles cannot show.
+
+    Tiles that may go to the same set of groups form a class. For each class in turn the sampler
+    draws how many of its tiles each group gets, in proportion to the number of complete deals
+    that choice leaves possible (counted exactly, with memoised big integers), then which tiles,
+    uniformly. Positions with too many combinations of group sizes to count (not met in play)
+    fall back to a greedy sampler; so do facts that admit no deal at all, which would mean a seat
+    passed while holding a fitting tile (the rules forbid it).
+    """
+
+    __slots__ = ("caps", "classes", "fallback", "me", "memo", "my_hand", "seats", "targets")
+
+    MAX_STATES = 50_000
+
+    def __init__(self, position: _Position) -> None:
+        groups = position.groups
+        self.seats = position.seats
+        self.me = position.me
+        self.my_hand = position.my_hand
+        self.targets = [g.seat for g in groups]
+        self.caps = tuple(g.count for g in groups)
+        by_places: dict[tuple[int, ...], list[int]] = {}
+        for t in tiles_of(position.unseen):
+            places = tuple(k for k, g in enumerate(groups) if not g.lacking & _PIP_MASK[t])
+            by_places.setdefault(places, []).append(t)
+        # Most constrained classes first: fewer choices near the root of the count.
+        self.classes = sorted(by_places.items(), key=lambda item: (len(item[0]), item[0]))
+        self.memo: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]] = {}
+        self.fallback: _GreedySampler | None = None
+        states = 1
+        for cap in self.caps:
+            states *= cap + 1
+        consistent = (
+            sum(self.caps) == position.unseen.bit_count()
+            and states * max(1, len(self.classes)) <= self.MAX_STATES
+            and all(places for places in by_places)
+            and self.count() > 0
+        )
+        if not consistent:
+            self.fallback = _GreedySampler(position)
+
+    def count(self) -> int:
+        """How many deals are consistent with the facts (tiles told apart, boneyard unordered)."""
+        return self._count(0, self.caps)
+
+    def _count(self, index: int, caps: tuple[int, ...]) -> int:
+        if index == len(self.classes):
+            return 1
+        running = self._options(index, caps)[1]
+        return running[-1] if running else 0
+
+    def _options(
+        self, index: int, caps: tuple[int, ...]
+    ) -> tuple[list[tuple[int, ...]], list[int]]:
+        """Ways to split class ``index`` over its groups given the room left: each split (tiles
+        per group, in the class's group order) and the running total of the deals it leaves."""
+        key = (index, caps)
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        places, tiles = self.classes[index]
+        splits: list[tuple[int, ...]] = []
+        running: list[int] = []
+        total = 0
+        for split in _splits(len(tiles), [caps[k] for k in places]):
+            rest = list(caps)
+            ways = _FACTORIAL[len(tiles)]
+            for k, n in zip(places, split, strict=True):
+                rest[k] -= n
+                ways //= _FACTORIAL[n]
+            if index + 1 < len(self.classes):
+                ways *= self._count(index + 1, tuple(rest))
+            elif any(rest):
+                ways = 0
+            if ways:
+                total += ways
+                splits.append(split)
+                running.append(total)
+        found = self.memo[key] = (splits, running)
+        return found
+
+    def sample(self, rng: random.Random) -> tuple[list[int], list[int]]:
+        """Every seat's hand (ours as it is) and a boneyard order."""
+        if self.fallback is not None:
+            return self.fallback.sample(rng)
+        caps = list(self.caps)
+        targets = self.targets
+        hands = [0] * self.seats
+        boneyard: list[int] = []
+        for index, (places, tiles) in enumerate(self.classes):
+            splits, running = self._options(index, tuple(caps))
+            split = splits[bisect_right(running, rng.randrange(running[-1]))]
+            pool = tiles[:]
+            rng.shuffle(pool)
+            at = 0
+            for k, n in zip(places, split, strict=True):
+                if not n:
+                    continue
+                caps[k] -= n
+                seat = targets[k]
+                if seat < 0:
+                    boneyard.extend(pool[at : at + n])
+                else:
+                    for t in pool[at : at + n]:
+                        hands[seat] |= BIT[t]
+                at += n
+        hands[self.me] = self.my_hand
+        rng.shuffle(boneyard)
+        return hands, boneyard
+
+
+_FACTORIAL: tuple[int, ...] = tuple(factorial(n) for n in range(29))
+
+
+def _splits(total: int, room: list[int]) -> Iterator[tuple[int, ...]]:
+    """Every way to put ``total`` items into places holding at most ``room[i]`` each."""
+    if len(room) == 1:
+        if total <= room[0]:
+            yield (total,)
+        return
+    rest_room = sum(room[1:])
+    for first in range(max(0, total - rest_room), min(total, room[0]) + 1):
+        for rest in _splits(total - first, room[1:]):
+            yield (first, *rest)
+
+
+class _GreedySampler:
+    """The fallback when exact counting is too big: deals the unseen tiles to the groups, most
+    constrained tiles first, each to a random free place that may hold it (not exactly uniform).
+    After ``attempts`` dead ends the facts are dropped."""
 
     __slots__ = ("counts", "eligible", "me", "my_hand", "order", "seats", "targets")
 
@@ -583,7 +712,7 @@ class ExpertBot:
         count = settings.step_budget // per_world
         worlds = max(settings.min_worlds, min(settings.max_worlds, count))
         rng = self.rng
-        sampler = _Sampler(position)
+        sampler = DealSampler(position)
         pool = [sampler.sample(rng) for _ in range(worlds * settings.pool_factor)]
         if position.observations and settings.pool_factor > 1:
             likelihood = _Likelihood(position, settings.temperature, settings.model_noise)
