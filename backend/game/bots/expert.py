@@ -5,15 +5,16 @@ For each decision the bot
 1. reads the public history of the hand (``SeatView["history"]``) to learn what each other seat
    cannot hold: a seat that passed, or drew, while the ends showed ``a`` and ``b`` held neither
    number at that moment (tiles it draws afterwards are free again);
-2. samples a pool of worlds: deals of the unseen tiles to the other seats and to the boneyard
-   that are consistent with those facts and with every seat's tile count (a boneyard order is
-   part of a world);
+2. samples a pool of worlds: deals of the unseen tiles to the other seats and to the boneyard,
+   uniformly over every deal consistent with those facts and with every seat's tile count
+   (``DealSampler``; a boneyard order is part of a world);
 3. weighs each world by how well it explains the other seats' past free choices under a model of
    a sensible player (unload heavy tiles and doubles, keep many numbers, keep tiles that follow;
    a softmax with some uniform noise), and resamples the worlds it will play out by that weight;
 4. plays every candidate move in every chosen world, then finishes the hand with a fast playout
    policy (common random numbers: each world uses the same chances for every candidate), and
-   scores the finished hand with the preset's own ``Rules.score_hand``;
+   scores the finished hand with the preset's own ``Rules.score_hand``, open-end points and the
+   table's own bonus rules (replayed to where the hand stands);
 5. plays the candidate with the best mean value: the side's points minus the opponents' points,
    plus a bonus for winning the hand.
 
