@@ -68,7 +68,7 @@ _PLAYOUT_WEIGHT: tuple[int, ...] = tuple(PIPS[t] + (8 if IS_DOUBLE[t] else 0) fo
 class ExpertSettings:
     """The search budget and the value of a hand. Fixed numbers, so play is deterministic."""
 
-    step_budget: int = 8000
+    step_budget: int = 14000
     """Simulated moves per decision, shared by all candidates and worlds."""
     min_worlds: int = 6
     max_worlds: int = 200
