@@ -37,8 +37,9 @@ lint: py-install
 	$(UV) run mypy backend/game
 	$(UV) run lint-imports
 
-test-contracts: contracts-install
+test-contracts: contracts-install py-install
 	cd $(CONTRACTS) && npm run --silent build && npm run --silent test
+	$(UV) run python scripts/slither_check.py
 
 test-py: install
 	$(UV) run pytest
