@@ -147,6 +147,7 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
         assert ctx.boundary["expiry"]["gained"]["oscar"] == len(wins) * 2 * 10 * 10**18
         assert ctx.boundary["expiry"]["gained"]["rita"] == 0
         assert ctx.boundary["termination"]["refund"] == rent_flows(ctx)["sam"]
+        assert '<script type="module" src="/web/app.js">' in ctx.http.get("/").text
         checked.append(True)
 
     result = run_demo(DemoConfig(workdir=tmp_path, boundaries=True), check=check)
@@ -154,6 +155,7 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
     assert result.ok, result.problems
     printed = capsys.readouterr().out
     assert "reconciliation OK" in printed
+    assert "watch the season's tables live: http://127.0.0.1:" in printed
     for name in ("olivia", "oscar", "sam", "rita", "vera", "treasury"):
         assert name in result.table
 
