@@ -55,3 +55,4 @@ bench: install
 	$(UV) run python scripts/bench_gas.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_payouts.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_server.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_web.py $(BENCH_ARGS)
