@@ -47,3 +47,4 @@ bench: install
 	$(UV) run python scripts/bench_gas.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_payouts.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_server.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_tournament.py $(BENCH_ARGS)
