@@ -57,3 +57,4 @@ bench: install
 	$(UV) run python scripts/bench_payouts.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_server.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_web.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_tournament.py $(BENCH_ARGS)
