@@ -746,8 +746,9 @@ class Season:
                 },
             ),
         ]
-        # Sam pays his rent in DEW: a faucet (the deployer, a token minter) gives him some.
-        chain.call(self.deployer_key, self.contracts.token.functions.mint(sam.address, RENT_FAUCET))
+        # Sam pays his rent in DEW: a faucet (the deployer, who holds the treasury) gives him some.
+        token = self.contracts.token
+        chain.call(self.deployer_key, token.functions.transfer(sam.address, RENT_FAUCET))
         out(f"  faucet: {dew_amount(RENT_FAUCET)} DEW to sam for the rent")
         for owner, _scholar, body in offers:
             owner.tx_hashes += chain.send(
