@@ -28,8 +28,10 @@ browser-install:
 	@test -x /usr/bin/chromium || (apt-get update -qq \
 	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
+# `make demo DEMO_ARGS=--stay` keeps the web client serving after the season.
+DEMO_ARGS ?=
 demo: install
-	$(UV) run dew demo
+	$(UV) run dew demo $(DEMO_ARGS)
 
 lint: py-install
 	$(UV) run ruff check .
@@ -54,3 +56,5 @@ bench: install
 	$(UV) run python scripts/bench_gas.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_payouts.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_server.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_web.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_tournament.py $(BENCH_ARGS)

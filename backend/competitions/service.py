@@ -47,6 +47,8 @@ from backend.tables.models import Match
 
 log = logging.getLogger(__name__)
 
+# One settle entry holds at most 64 payouts: the prizes and the fee.
+MAX_PRIZE_PLACES = 63
 # The tier a tournament's qualifiers come from.
 FEEDER = {"campeonato": None, "campeonisimo": "campeonato", "supercampeones": "campeonisimo"}
 
@@ -118,6 +120,11 @@ def create_tournament(
             raise exc.InvalidTournament(f"{name} must be an integer 0..2**88-1, got {value!r}")
     if not 0 <= spec.fee_bps <= 2_000:
         raise exc.InvalidTournament(f"fee_bps must be 0..2000, got {spec.fee_bps!r}")
+    if len(spec.prize_bps) > MAX_PRIZE_PLACES:
+        raise exc.InvalidTournament(
+            f"at most {MAX_PRIZE_PLACES} prize places (one settle entry holds 64 payouts, "
+            f"one is the fee), got {len(spec.prize_bps)}"
+        )
     try:
         pairing.prize_shares(0, spec.prize_bps, len(spec.prize_bps))
     except pairing.PairingError as error:

@@ -7,9 +7,10 @@ from collections import Counter
 import pytest
 
 from backend.game import IllegalMoveError, apply_move, make_bot, rules_for, start_match, view
-from backend.game.bots.expert import DealSampler, ExpertBot, ExpertSettings, read_position
+from backend.game.bots.expert import DealSampler, ExpertBot, ExpertSettings, _Playout, read_position
 from backend.game.match import Deal
-from backend.game.tiles import BIT, HIGH, LOW, NAMES, parse_tile
+from backend.game.moves import parse_move
+from backend.game.tiles import BIT, HIGH, IS_DOUBLE, LOW, NAMES, PIPS, parse_tile
 
 # A small search budget: legality and determinism do not depend on how hard the bot thinks.
 SMALL = ExpertSettings(step_budget=300, min_worlds=2, max_worlds=8)
@@ -347,3 +348,58 @@ def test_deal_sampler_is_deterministic_for_a_seed():
     a, b = DealSampler(position), DealSampler(position)
     assert [a.sample(rng_a) for _ in range(50)] == [b.sample(rng_b) for _ in range(50)]
     assert len({str(a.sample(rng_a)) for _ in range(50)}) > 1  # and it does vary
+
+
+def _heaviest_first(legal: list[str]) -> str:
+    """The playout policy with no exploration: the heaviest play (doubles weigh 8 more; the
+    lowest tile among equals), on the left end when it fits both; else draw or pass."""
+    plays = [parse_move(text) for text in legal if text not in ("draw", "pass")]
+    if not plays:
+        return legal[0]
+    best = max(plays, key=lambda m: (PIPS[m.tile] + 8 * IS_DOUBLE[m.tile], -m.tile))
+    return next(str(m) for m in plays if m.tile == best.tile and m.side == best.side)
+
+
+@pytest.mark.parametrize(
+    ("preset", "options", "seats"),
+    [
+        ("doscientos", {"pass_bonus": True, "collective_bonus": True}, 4),
+        ("partnership", {"collective_bonus": True, "scoring": "all"}, 4),
+        ("draw", {}, 2),
+    ],
+)
+def test_playouts_score_hands_and_bonuses_exactly_as_the_engine(preset, options, seats):
+    """From real positions, with the true hidden tiles and no exploration, a playout ends the
+    hand with the same winner and the same points (bonuses included) as the engine playing the
+    same moves."""
+    rules = rules_for(preset, options)
+    checked = with_bonus = 0
+    for game in range(12):
+        match = start_match(rules, seats, f"expert-playout/{game}")
+        bots = [make_bot("medium", game * 4 + seat) for seat in range(seats)]
+        while not match.over and match.hand_index == 0:
+            seen = view(match, match.turn)
+            if len(seen["history"]) % 3 == 1 and len(seen["legal_moves"]) > 1:
+                break
+            apply_move(match, bots[match.turn].choose(seen))
+        else:
+            continue
+        position = read_position(seen)
+        first = _heaviest_first(seen["legal_moves"])
+        boneyard = list(match.boneyard[match.drawn :])
+        points, winner = _Playout(position).run(
+            list(match.hands), boneyard, parse_move(first), [0.0] * 200, 0.0
+        )
+        before = list(match.scores)
+        hand = match.hand_index
+        apply_move(match, first)
+        while match.hand_index == hand and not match.over:
+            apply_move(match, _heaviest_first(view(match, match.turn)["legal_moves"]))
+        gained = [after - was for after, was in zip(match.scores, before, strict=True)]
+        assert points == gained, (preset, game, seen["history"], first)
+        assert winner == match.log[hand].winner
+        checked += 1
+        with_bonus += bool(match.log[hand].bonuses)
+    assert checked >= 8
+    if options:
+        assert with_bonus >= 2  # the bonuses were really exercised

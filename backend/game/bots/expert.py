@@ -5,15 +5,16 @@ For each decision the bot
 1. reads the public history of the hand (``SeatView["history"]``) to learn what each other seat
    cannot hold: a seat that passed, or drew, while the ends showed ``a`` and ``b`` held neither
    number at that moment (tiles it draws afterwards are free again);
-2. samples a pool of worlds: deals of the unseen tiles to the other seats and to the boneyard
-   that are consistent with those facts and with every seat's tile count (a boneyard order is
-   part of a world);
+2. samples a pool of worlds: deals of the unseen tiles to the other seats and to the boneyard,
+   uniformly over every deal consistent with those facts and with every seat's tile count
+   (``DealSampler``; a boneyard order is part of a world);
 3. weighs each world by how well it explains the other seats' past free choices under a model of
    a sensible player (unload heavy tiles and doubles, keep many numbers, keep tiles that follow;
    a softmax with some uniform noise), and resamples the worlds it will play out by that weight;
 4. plays every candidate move in every chosen world, then finishes the hand with a fast playout
    policy (common random numbers: each world uses the same chances for every candidate), and
-   scores the finished hand with the preset's own ``Rules.score_hand``;
+   scores the finished hand with the preset's own ``Rules.score_hand``, open-end points and the
+   table's own bonus rules (replayed to where the hand stands);
 5. plays the candidate with the best mean value: the side's points minus the opponents' points,
    plus a bonus for winning the hand.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
+from copy import copy
 from dataclasses import dataclass
 from math import exp, factorial, log
 
@@ -35,6 +37,8 @@ from backend.game.moves import LEFT, Move, parse_move
 from backend.game.rules import (
     DRAW_ONE_THEN_PASS,
     NO_DRAWING,
+    Award,
+    BonusTracker,
     HandEnd,
     Rules,
     rules_for,
@@ -64,7 +68,7 @@ _PLAYOUT_WEIGHT: tuple[int, ...] = tuple(PIPS[t] + (8 if IS_DOUBLE[t] else 0) fo
 class ExpertSettings:
     """The search budget and the value of a hand. Fixed numbers, so play is deterministic."""
 
-    step_budget: int = 8000
+    step_budget: int = 14000
     """Simulated moves per decision, shared by all candidates and worlds."""
     min_worlds: int = 6
     max_worlds: int = 200
@@ -114,6 +118,33 @@ class _Position:
     last_player: int
     starter: int
     draw_mode: int
+    bonuses: list[BonusTracker]
+    """The table's bonus rules, as they stand after replaying this hand's history."""
+    scores: tuple[int, ...]
+    target: int
+
+
+class _BonusPoints(Award):
+    """Lets the rules' own bonus trackers award points inside a playout (or, with ``points``
+    None, replays history without awarding anything: those points are already in the scores)."""
+
+    __slots__ = ("points", "scores", "seats", "sides", "target")
+
+    def __init__(
+        self, position: _Position, points: list[int] | None, scores: tuple[int, ...]
+    ) -> None:
+        self.seats = position.seats
+        self.sides = position.sides
+        self.target = position.target
+        self.scores = scores
+        self.points = points
+
+    def score_of(self, side: int) -> int:
+        return self.scores[side] + (self.points[side] if self.points is not None else 0)
+
+    def __call__(self, side: int, points: int, reason: str) -> None:
+        if self.points is not None:
+            self.points[side] += points
 
 
 _RULES_CACHE: dict[tuple[str, tuple[tuple[str, int | str | bool], ...]], Rules] = {}
@@ -210,7 +241,9 @@ def read_position(view: SeatView) -> _Position:
         first, last = line[0].split(":"), line[-1].split(":")
         left_value = int(first[0]) * (2 if first[0] == first[1] else 1)
         right_value = int(last[1]) * (2 if last[0] == last[1] else 1)
-    return _Position(
+    bonuses = rules.bonus_trackers()
+    scores = tuple(view["scores"])
+    position = _Position(
         rules=rules,
         seats=seats,
         me=me,
@@ -227,7 +260,35 @@ def read_position(view: SeatView) -> _Position:
         last_player=last_player,
         starter=starter,
         draw_mode=rules.draw_mode(seats),
+        bonuses=bonuses,
+        scores=scores,
+        target=rules.target,
     )
+    if bonuses:
+        _replay_bonuses(position, moves)
+    return position
+
+
+def _replay_bonuses(position: _Position, moves: list[tuple[int, Move]]) -> None:
+    """Bring the bonus trackers to where this hand stands (who passed after whose play...)."""
+    award = _BonusPoints(position, None, position.scores)
+    for tracker in position.bonuses:
+        tracker.start_hand()
+    left = right = -1
+    for seat, move in moves:
+        if move.kind == "play":
+            t = move.tile
+            for tracker in position.bonuses:
+                tracker.on_play(award, seat, t, left, right, False)
+            if left < 0:
+                left, right = HIGH[t], LOW[t]
+            elif move.side == LEFT:
+                left = OTHER_HALF[t][left]
+            else:
+                right = OTHER_HALF[t][right]
+        elif move.kind == "pass":
+            for tracker in position.bonuses:
+                tracker.on_pass(award, seat)
 
 
 def _remove_slot(slots: list[int], tile_pips: int) -> None:
@@ -569,6 +630,8 @@ class _Playout:
         draw = 0
         weight = _PLAYOUT_WEIGHT
         steps = 0
+        trackers = [copy(tracker) for tracker in p.bonuses] if p.bonuses else None
+        award = _BonusPoints(p, points, p.scores) if trackers else None
         while True:
             steps += 1
             hand = hands[seat]
@@ -622,6 +685,7 @@ class _Playout:
             if kind == "play":
                 bit = BIT[t]
                 total = 0
+                before_left, before_right = left, right
                 if left < 0:
                     left, right = HIGH[t], LOW[t]
                     if score_ends:
@@ -648,12 +712,17 @@ class _Playout:
                 drawn_tile = -1
                 passes = 0
                 last_player = seat
+                if trackers:
+                    for tracker in trackers:
+                        tracker.on_play(award, seat, t, before_left, before_right, not hand)  # type: ignore[arg-type]
                 if not hand:
-                    return self._finish("domino", seat, hands, points)
+                    return self._finish("domino", seat, hands, points, trackers, left, right)
                 if not held & EITHER_SUIT[left][right] and (
                     draw_mode == NO_DRAWING or drawn >= bone_count
                 ):
-                    return self._finish("blocked", last_player, hands, points)
+                    return self._finish(
+                        "blocked", last_player, hands, points, trackers, left, right
+                    )
                 seat = seat + 1 if seat + 1 < seats else 0
             elif kind == "draw":
                 t = boneyard[drawn]
@@ -663,22 +732,40 @@ class _Playout:
                 if draw_mode == DRAW_ONE_THEN_PASS:
                     drawn_tile = t
                 if drawn >= bone_count and not held & EITHER_SUIT[left][right]:
-                    return self._finish("blocked", last_player, hands, points)
+                    return self._finish(
+                        "blocked", last_player, hands, points, trackers, left, right
+                    )
                 # the same seat moves again (play the drawn tile, draw again, or pass)
             else:
                 drawn_tile = -1
                 passes += 1
+                if trackers:
+                    for tracker in trackers:
+                        tracker.on_pass(award, seat)  # type: ignore[arg-type]
                 if self.block_on_passes and passes >= seats:
-                    return self._finish("blocked", last_player, hands, points)
+                    return self._finish(
+                        "blocked", last_player, hands, points, trackers, left, right
+                    )
                 seat = seat + 1 if seat + 1 < seats else 0
             if steps > 400:  # pragma: no cover - a hand has at most ~80 moves
-                return self._finish("blocked", last_player, hands, points)
+                return self._finish("blocked", last_player, hands, points, trackers, left, right)
 
     def _finish(
-        self, reason: str, last_seat: int, hands: list[int], points: list[int]
+        self,
+        reason: str,
+        last_seat: int,
+        hands: list[int],
+        points: list[int],
+        trackers: list[BonusTracker] | None,
+        left: int,
+        right: int,
     ) -> tuple[list[int], int | None]:
         end = HandEnd(reason, last_seat, self.position.starter, tuple(hands))  # type: ignore[arg-type]
         score = self.rules.score_hand(end, self.seats)
+        if trackers:  # bonuses at the hand's end (dead double blank) see the scores before it
+            award = _BonusPoints(self.position, points, self.position.scores)
+            for tracker in trackers:
+                tracker.on_hand_end(award, end, score, left, right)
         for side, gained in enumerate(score.points):
             points[side] += gained
         return points, score.winner
