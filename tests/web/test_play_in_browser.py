@@ -23,7 +23,9 @@ TILE = re.compile(r"^[0-6]:[0-6]$")
 
 @pytest.fixture(scope="module")
 def server(pg_url: str) -> Iterator[ServerProcess]:
-    with ServerProcess(pg_url, turn_timeout_s=60, bot_move_delay_s=0.05) as proc:
+    with ServerProcess(
+        pg_url, turn_timeout_s=60, bot_move_delay_s=0.05, matchmaking_wait_s=1.0
+    ) as proc:
         yield proc
 
 
@@ -142,6 +144,10 @@ def test_sign_in_play_a_hand_reload_and_resume_never_seeing_other_tiles(browser,
         may_see = allowed[view["hand_number"]] if "hand_number" in view else everything
         assert seen <= may_see, f"{message['type']} frame showed {seen - may_see}"
         assert not {"deal", "hands"} & set(view), "a view carried the deal"
+
+    # The match is in the wallet's history, linked to its replay.
+    page.goto(f"{server.url}/#/history")
+    page.wait_for_selector(f"main[data-view=history] a[href='#/replay/{match_id}']")
     assert not page.js_errors
 
 
@@ -187,3 +193,46 @@ def test_a_visitor_watches_a_live_match_without_any_hand(browser, server):
     assert page.locator("#hand").count() == 0
     assert page.locator("#seats li").count() == 4
     assert not page.js_errors
+
+
+def test_private_table_by_invite_link_then_matchmaking_and_the_language_switch(browser, server):
+    host = open_wallet_page(browser, server.url, InjectedWallet(Account.create().key.hex()))
+    guest = open_wallet_page(browser, server.url, InjectedWallet(Account.create().key.hex()))
+    sign_in_page(host)
+    guest_address = sign_in_page(guest)
+    host.wait_for_selector("#create-table button[type=submit]:not([disabled])")
+    host.select_option("#create-table select[name=preset]", "draw")
+    host.fill("#create-table input[name=seats]", "2")
+    host.select_option("#create-table select[name=kind]", "human")
+    host.select_option("#create-table select[name=visibility]", "private")
+    host.click("#create-table button[type=submit]")
+    host.wait_for_selector("#table a[href*='?invite=']")
+    link = host.get_attribute("#table a[href*='?invite=']", "href")
+    table_id = host.get_attribute("#table", "data-table")
+
+    # Not in the public lobby; the invite link seats the guest, which starts the match.
+    guest.wait_for_selector("main[data-ready=true]")
+    assert guest.locator(f"a[href='#/table/{table_id}']").count() == 0
+    guest.goto(f"{server.url}/{link}")
+    guest.click("#take-seat")
+    guest.wait_for_selector("#table[data-status=live]")
+    host.wait_for_selector("#table[data-status=live]")
+    assert guest_address[:6] in host.inner_text("#seats")
+
+    # Matchmaking: alone in the queue, the guest gets a table with a bot after the wait.
+    guest.goto(f"{server.url}/#/lobby")
+    guest.wait_for_selector("main[data-ready=true][data-view=lobby]")
+    guest.select_option("#matchmaking select[name=preset]", "draw")
+    guest.click("#matchmaking button[type=submit]")
+    guest.wait_for_function(
+        "id => location.hash.startsWith('#/table/') && !location.hash.includes(id)",
+        arg=table_id,
+        timeout=30_000,
+    )
+    guest.wait_for_selector("#table[data-status=live] #hand")
+
+    assert host.inner_text("#nav").startswith("Salón")
+    host.click("#lang")
+    host.wait_for_function("document.documentElement.lang === 'en'")
+    assert host.inner_text("#nav").startswith("Lobby")
+    assert not host.js_errors and not guest.js_errors
