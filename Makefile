@@ -39,8 +39,9 @@ lint: py-install
 	$(UV) run mypy backend/game
 	$(UV) run lint-imports
 
-test-contracts: contracts-install
+test-contracts: contracts-install py-install
 	cd $(CONTRACTS) && npm run --silent build && npm run --silent test
+	$(UV) run python scripts/slither_check.py
 
 test-py: install
 	$(UV) run pytest
@@ -56,3 +57,4 @@ bench: install
 	$(UV) run python scripts/bench_payouts.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_server.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_web.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_tournament.py $(BENCH_ARGS)
