@@ -95,6 +95,7 @@ def test_sign_in_play_a_hand_reload_and_resume_never_seeing_other_tiles(browser,
     assert address == wallet.account.address
     assert "personal_sign" in wallet.requests
     page.wait_for_selector("#create-table button[type=submit]:not([disabled])")
+    assert "null" not in page.inner_text("main")
     page.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
 
     # A practice table of the draw game (one hand decides it) against a bot.
