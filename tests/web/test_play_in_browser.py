@@ -7,26 +7,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from eth_account import Account
 
 from backend.client import DewClient
-from tests.tables.harness import ServerProcess
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(240)
 TILE = re.compile(r"^[0-6]:[0-6]$")
-
-
-@pytest.fixture(scope="module")
-def server(pg_url: str) -> Iterator[ServerProcess]:
-    with ServerProcess(
-        pg_url, turn_timeout_s=60, bot_move_delay_s=0.05, matchmaking_wait_s=1.0
-    ) as proc:
-        yield proc
 
 
 def tiles_in(value: Any) -> set[str]:
