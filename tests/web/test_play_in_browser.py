@@ -227,3 +227,30 @@ def test_private_table_by_invite_link_then_matchmaking_and_the_language_switch(b
     host.wait_for_function("document.documentElement.lang === 'en'")
     assert host.inner_text("#nav").startswith("Lobby")
     assert not host.js_errors and not guest.js_errors
+
+
+def test_a_refused_access_token_is_rotated_with_the_refresh_token_without_signing_again(
+    browser, server
+):
+    wallet = InjectedWallet(Account.create().key.hex())
+    page = open_wallet_page(browser, server.url, wallet)
+    sign_in_page(page)
+    saved = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session'))")
+    assert saved["refresh"]
+    # As if the access token had expired: the server refuses it (401) on the next call.
+    page.evaluate(
+        "s => sessionStorage.setItem('dew.session', JSON.stringify({...s, token: 'expired'}))",
+        saved,
+    )
+    page.reload()
+    page.wait_for_selector("#create-table button[type=submit]:not([disabled])")
+    page.select_option("#create-table select[name=preset]", "draw")
+    page.fill("#create-table input[name=seats]", "2")
+    page.select_option("#create-table select[name=kind]", "practice")
+    page.click("#create-table button[type=submit]")
+    page.wait_for_selector("#table[data-status=live][data-link=open] #hand")
+    rotated = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session'))")
+    assert rotated["token"] not in ("expired", saved["token"])
+    assert rotated["refresh"] != saved["refresh"]
+    assert wallet.requests.count("personal_sign") == 1
+    assert not page.js_errors
