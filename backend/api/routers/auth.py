@@ -71,11 +71,13 @@ async def sign_in(body: schemas.SignInRequest, request: Request, settings: Setti
     """Verify a signed EIP-4361 message; returns an access token and a refresh token."""
 
     def verify_and_open() -> accounts.TokenPair:
-        # One hop to a worker thread for the whole unit of work (session included).
-        with request.app.state.session_factory() as session:
-            return accounts.sign_in(
-                session=session, settings=settings, message=body.message, signature=body.signature
-            )
+        # One hop to a worker thread for the whole unit of work (verification and write).
+        return accounts.sign_in(
+            engine=request.app.state.engine,
+            settings=settings,
+            message=body.message,
+            signature=body.signature,
+        )
 
     pair = await run_in_threadpool(verify_and_open)
     return _json(
