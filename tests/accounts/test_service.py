@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import select as select_module
 import threading
 from collections.abc import Iterator
@@ -319,3 +320,20 @@ def test_signin_after_the_server_closed_the_pooled_connection(pg_url: str) -> No
         assert pair.address in message
     finally:
         engine.dispose()
+
+
+def test_access_token_is_byte_for_byte_what_pyjwt_encodes() -> None:
+    secret = AuthSettings().jwt_secret
+    for _ in range(20):
+        claims = {
+            "sub": Account.create().address,
+            "sid": secrets.token_hex(16),
+            "typ": "access",
+            "iat": secrets.randbelow(2**40),
+            "exp": secrets.randbelow(2**40),
+        }
+        token = accounts.encode_access_token(secret, claims)
+        assert token == jwt.encode(claims, secret, algorithm="HS256")
+        assert jwt.decode(
+            token, secret, algorithms=["HS256"], options={"verify_exp": False, "verify_iat": False}
+        ) == (claims)
