@@ -7,14 +7,14 @@ from datetime import timedelta
 
 import pytest
 from eth_account import Account
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import exceptions as exc
 from backend.competitions import jobs, service
-from backend.competitions.models import Entrant, TournamentStatus, escrow_key
+from backend.competitions.models import TournamentStatus, escrow_key
 from backend.config import Settings
 from backend.db.base import utcnow
+from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.models import PlannedSettlement
 from backend.tables.models import Match
@@ -131,30 +131,90 @@ def test_too_few_entrants_cancels_at_the_start_and_refunds(sessions):
         assert stakes.stake_balance(session=session, address=alone) == fee
 
 
-@pytest.mark.parametrize("fmt,count", [("elimination", 6), ("swiss", 5)])
-def test_a_bot_tournament_plays_server_matches_to_the_end(pg_url, sessions, fmt, count):
+def test_tournaments_play_server_matches_and_qualify_for_the_next_tier(pg_url, sessions):
+    """An elimination Campeonato (2 absent wallets, 4 bots) and a Swiss one (5 bots) on one
+    server; then the Campeonisimo admits only the Campeonato's qualifier."""
+    absent = wallets(2)
     with sessions() as session:
-        t = service.create_tournament(
+        season = economy.create_season(
             session=session,
-            spec=spec(f"bots-{fmt}", format=fmt, min_entrants=count, max_entrants=count),
+            name="tiers",
+            starts_at=utcnow() - timedelta(hours=1),
+            ends_at=utcnow() + timedelta(days=1),
+            emission_budget=0,
         )
-        service.add_bots(session=session, tournament_id=t.id, count=count, level="easy")
+        session.commit()
+        elimination = service.create_tournament(
+            session=session,
+            spec=spec(
+                "bots-elimination",
+                format="elimination",
+                min_entrants=6,
+                max_entrants=6,
+                qualify_top=1,
+                turn_timeout_s=1.0,
+                season_id=season.id,
+            ),
+        )
+        for address in absent:
+            service.register(
+                session=session, gate=None, tournament_id=elimination.id, address=address
+            )
+        service.add_bots(session=session, tournament_id=elimination.id, count=4, level="easy")
+        swiss = service.create_tournament(
+            session=session,
+            spec=spec("bots-swiss", format="swiss", min_entrants=5, max_entrants=5),
+        )
+        service.add_bots(session=session, tournament_id=swiss.id, count=5, level="easy")
+        ids = {"elimination": elimination.id, "swiss": swiss.id}
     with ServerProcess(pg_url, bot_move_delay_s=0.01, adopt_started_every_s=0.2):
-        run_to_end(sessions, t.id)
+        for tid in ids.values():
+            run_to_end(sessions, tid)
     with sessions() as session:
-        t = service.get_tournament(session=session, tournament_id=t.id)
-        assert t.status == TournamentStatus.FINISHED
-        assert t.current_round == t.rounds_total == 3
-        games = service.games_of(session=session, tournament_id=t.id)
-        played = [g for g in games if g.match_id]
-        for g in played:
-            match = session.get(Match, g.match_id)
-            assert match is not None and match.status == "finished"
-            assert match.record is not None and match.result_hash  # a normal, replayable record
-        places = service.standings_view(session=session, tournament=t)
-        assert sorted(p["place"] for p in places) == list(range(1, count + 1))
-        if fmt == "elimination":
-            assert places[0]["entrant"] == games[-1].winner
-        # bots win nothing and the tournament had no pool: no settlement
-        assert session.get(PlannedSettlement, escrow_key(t.id)) is None
-        assert all(e.prize == "0" for e in session.scalars(select(Entrant)))
+        for fmt, tid in ids.items():
+            t = service.get_tournament(session=session, tournament_id=tid)
+            count = 6 if fmt == "elimination" else 5
+            assert t.status == TournamentStatus.FINISHED
+            assert t.current_round == t.rounds_total == 3
+            games = service.games_of(session=session, tournament_id=tid)
+            for g in games:
+                if g.match_id is None:
+                    assert g.outcome == "bye" and g.winner == g.a
+                    continue
+                match = session.get(Match, g.match_id)
+                assert match is not None and match.status == "finished"
+                assert match.record is not None and match.result_hash  # a normal record
+            places = service.standings_view(session=session, tournament=t)
+            assert sorted(p["place"] for p in places) == list(range(1, count + 1))
+            if fmt == "elimination":
+                assert places[0]["entrant"] == games[-1].winner
+            # no pool (no fee, no added prize): no settlement, nobody paid
+            assert session.get(PlannedSettlement, escrow_key(tid)) is None
+        entrants = service.entrants_of(session=session, tournament_id=ids["elimination"])
+        # the absent wallets forfeited or were played by the turn timer; one of them, the
+        # best placed, qualifies (bots never do)
+        qualified = [e.address for e in entrants if e.qualified]
+        assert len(qualified) == 1 and qualified[0] in absent
+        assert all(e.prize == "0" for e in entrants)
+        with pytest.raises(exc.InvalidTournament, match="qualifier_of"):
+            service.create_tournament(
+                session=session,
+                spec=spec("wrong feeder", tier="supercampeones", qualifier_of=ids["elimination"]),
+            )
+        campeonisimo = service.create_tournament(
+            session=session,
+            spec=spec("Campeonisimo", tier="campeonisimo", qualifier_of=ids["elimination"]),
+        )
+        service.register(
+            session=session, gate=None, tournament_id=campeonisimo.id, address=qualified[0]
+        )
+        other = next(a for a in absent if a != qualified[0])
+        with pytest.raises(exc.NotEligible, match="did not qualify"):
+            service.register(
+                session=session, gate=None, tournament_id=campeonisimo.id, address=other
+            )
+        ranked = service.create_tournament(
+            session=session, spec=spec("top ten", season_id=season.id, max_rank=10)
+        )
+        with pytest.raises(exc.NotEligible, match="top 10"):
+            service.register(session=session, gate=None, tournament_id=ranked.id, address=other)
