@@ -48,6 +48,9 @@ class ChainSettings(BaseSettings):
 
     rpc_url: str = "http://127.0.0.1:8545"
     chain_id: int = 31337
+    # Names this deployment's sequence of earning-match ids (backend/chain/match_ids.py):
+    # a database started afresh against contracts that already settled matches needs a new one.
+    deployment_name: str = "dev"
     manifest_path: Path = VAR_DIR / "deployment.json"
     # anvil's first default account; refused outside development by Settings below.
     operator_key: str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from backend.api import ws
 from backend.api.errors import install_error_handlers
 from backend.api.routers import auth, tables
+from backend.api.web import install_web_client
 from backend.competitions.router import install_error_handler as install_competitions_errors
 from backend.competitions.router import router as competitions_router
 from backend.config import Settings, get_settings
@@ -79,6 +80,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    install_web_client(app)
     return app
 
 

@@ -104,6 +104,9 @@ class DemoConfig:
     # After the season: early termination (pro rata refund), then an expired rental: its
     # scholar is refused at join and the owner's next match pays the owner.
     boundaries: bool = False
+    # Keep chain, server and workers up after the season (until Ctrl-C or SIGTERM), so a
+    # person can go on watching and playing in the web client.
+    stay: bool = False
     out: Out = print
 
     @property
@@ -570,6 +573,8 @@ def run_demo(config: DemoConfig, check: Callable[[DemoContext], None] | None = N
             result = season.boundaries(result)
         if check is not None:
             check(season.context())
+        if config.stay:
+            season.stay()
         season.step("stopping")
     return result
 
@@ -640,6 +645,7 @@ class Season:
 
         wait_for("the API server", server_up, timeout_s=120, every_s=0.5)
         out(f"  API {self.base} (OpenAPI docs at {self.base}/docs)")
+        out(f"  watch the season's tables live: {self.base}/#/lobby")
         self.reader = jobs.chain_reader(self.settings)
         self.stack.enter_context(EconomyLoop(self.settings, self.sessions, self.reader))
         self.chain = ChainClient(w3)
@@ -740,8 +746,9 @@ class Season:
                 },
             ),
         ]
-        # Sam pays his rent in DEW: a faucet (the deployer, a token minter) gives him some.
-        chain.call(self.deployer_key, self.contracts.token.functions.mint(sam.address, RENT_FAUCET))
+        # Sam pays his rent in DEW: a faucet (the deployer, who holds the treasury) gives him some.
+        token = self.contracts.token
+        chain.call(self.deployer_key, token.functions.transfer(sam.address, RENT_FAUCET))
         out(f"  faucet: {dew_amount(RENT_FAUCET)} DEW to sam for the rent")
         for owner, _scholar, body in offers:
             owner.tx_hashes += chain.send(
@@ -1196,6 +1203,19 @@ class Season:
             rows.append(row)
         return rows
 
+    def stay(self) -> None:
+        """Serve until Ctrl-C or SIGTERM: the web client, the API and the workers stay up."""
+        stop = threading.Event()
+        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        self.step(f"still serving: open {self.base}/#/lobby (Ctrl-C to stop)")
+        try:
+            while not stop.wait(1.0):
+                self.supervise_worker()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
     def swap_worker(self, name: str, env: dict[str, str]) -> None:
         """Replace the running worker by one with ``env`` (its log is ``<name>.log``)."""
         index = next(i for i, p in enumerate(self.services) if p.name.startswith("worker"))
@@ -1388,6 +1408,9 @@ def demo_command(
         str | None,
         typer.Option(help="Kill the worker at this step of the first settlement, then restart it"),
     ] = None,
+    stay: Annotated[
+        bool, typer.Option(help="Keep serving after the season (web client at /) until Ctrl-C")
+    ] = False,
 ) -> None:
     """Play a short season end to end on a fresh chain and pay it; exit 0 only if it reconciles."""
     import logging
@@ -1407,6 +1430,7 @@ def demo_command(
         redis_url=redis_url,
         crash_worker_at=crash_worker_at,
         boundaries=boundaries,
+        stay=stay,
         out=lambda text: typer.echo(text),
     )
     try:

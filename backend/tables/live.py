@@ -24,13 +24,13 @@ import orjson
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from backend.chain import match_ids
 from backend.config import Settings
 from backend.game import Match as EngineMatch
 from backend.tables import exceptions as exc
 from backend.tables import play, store
 from backend.tables.bus import RedisBus
 from backend.tables.gating import Gate
-from backend.tables.service import chain_match_id
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +204,9 @@ class MatchHub:
         self.engine = engine
         self.session_factory = session_factory
         self.origin = uuid.uuid4().hex
+        self.chain_prefix = match_ids.deployment_prefix(
+            settings.chain.deployment_name, settings.chain.chain_id
+        )
         self.tables: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self.writer = store.MoveWriter(engine, settings.server.commit_batch_window_s)
@@ -631,6 +634,7 @@ class MatchHub:
         self, lt: LiveTable, forfeited_seat: int | None, moves: list[tuple[int, str, str]]
     ) -> store.Finish:
         assert lt.match is not None and lt.match_id is not None
+        earning = bool(lt.table["earning"])
         outcomes = play.outcome(lt.match, forfeited_seat)
         record = play.record(
             lt.match,
@@ -651,9 +655,11 @@ class MatchHub:
             record=record,
             result=result,
             result_hash=play.record_hash(record),
-            chain_match_id=chain_match_id(lt.match_id),
+            # Earning matches get a sequential id in the final commit (cheaper to settle).
+            chain_match_id=None if earning else match_ids.free_match_id(lt.match_id),
+            chain_prefix=self.chain_prefix,
             preset=lt.table["preset"],
-            earning=bool(lt.table["earning"]),
+            earning=earning,
             stake=str(lt.table["stake"]),
             seats=lt.seats,
             outcomes=outcomes,

@@ -56,11 +56,6 @@ class TableSpec:
     spectator_delay_s: float = 0.0
 
 
-def chain_match_id(match_id: str) -> str:
-    """bytes32 for MatchSettlement: the 16-byte match id left-padded with zeros."""
-    return "0x" + match_id.rjust(64, "0")
-
-
 def get_table(*, session: Session, table_id: str, lock: bool = False) -> Table:
     """The table, or TableNotFound. ``lock`` takes its row lock (PostgreSQL) so that joins
     and starts at one table are serialized: the join that fills the last seat starts it."""

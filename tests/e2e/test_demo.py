@@ -9,10 +9,13 @@ with the balances read from the token at the block before the first match and no
 
 from __future__ import annotations
 
+import os
+import signal
 import uuid
 from collections import defaultdict
 from typing import Any
 
+import httpx
 import pytest
 
 from backend.cli.demo import RD_OWNER_BPS, DemoConfig, DemoContext, run_demo
@@ -182,13 +185,27 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
         assert ctx.boundary["expiry"]["gained"]["oscar"] == len(wins) * 2 * 10 * 10**18
         assert ctx.boundary["expiry"]["gained"]["rita"] == 0
         assert ctx.boundary["termination"]["refund"] == rent_flows(ctx)["sam"]
+        assert '<script type="module" src="/web/app.js">' in ctx.http.get("/").text
         checked.append(True)
 
-    result = run_demo(DemoConfig(workdir=tmp_path, boundaries=True), check=check)
+    served: list[str] = []
+
+    def out(text: str) -> None:
+        print(text)
+        # --stay: the web client still answers after the season; then SIGTERM ends the stay.
+        if text.strip().split("] ", 1)[-1].startswith("still serving: open "):
+            url = text.split("open ", 1)[1].split()[0].split("#")[0]
+            served.append(httpx.get(url, timeout=10).text)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    config = DemoConfig(workdir=tmp_path, boundaries=True, stay=True, out=out)
+    result = run_demo(config, check=check)
     assert checked == [True]
+    assert len(served) == 1 and '<script type="module" src="/web/app.js">' in served[0]
     assert result.ok, result.problems
     printed = capsys.readouterr().out
     assert "reconciliation OK" in printed
+    assert "watch the season's tables live: http://127.0.0.1:" in printed
     for name in ("olivia", "oscar", "sam", "rita", "vera", "treasury"):
         assert name in result.table
 
