@@ -1067,6 +1067,8 @@ class Season:
             int(m["settlement"]["emission"]) - int(m["settlement"]["returned"])
             for m in self.matches
         )
+        seen = getattr(self, "campeonato_seen", {})
+        emitted += int(seen["settlement"]["emission"]) if seen else 0  # its added prize
         campeonato = getattr(self, "campeonato_table", "")
         table = f"{table}\n\n{campeonato}" if campeonato else table
         out("")
