@@ -17,6 +17,7 @@ from backend.db.base import utcnow
 from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.models import PlannedSettlement
+from backend.economy.policy import PolicyError
 from backend.tables.models import Match
 from tests.tables.harness import ServerProcess, wait_for
 
@@ -218,3 +219,77 @@ def test_tournaments_play_server_matches_and_qualify_for_the_next_tier(pg_url, s
         )
         with pytest.raises(exc.NotEligible, match="top 10"):
             service.register(session=session, gate=None, tournament_id=ranked.id, address=other)
+
+
+def test_cancelling_a_running_tournament_abandons_its_matches_and_refunds(sessions):
+    fee = 2 * DEW + 1
+    players = wallets(2)
+    for address in players:
+        deposit(sessions, address, fee)
+    with sessions() as session:
+        t = service.create_tournament(
+            session=session,
+            spec=spec("cancel mid-round", entry_fee=fee, min_entrants=4, max_entrants=4),
+        )
+        for address in players:
+            service.register(session=session, gate=None, tournament_id=t.id, address=address)
+        service.add_bots(session=session, tournament_id=t.id, count=2)
+        tid = t.id
+    # full: the worker starts round 1 (no server hosts it here: its matches stay live)
+    jobs.advance_tournaments(session_factory=sessions, settings=SETTINGS)
+    with sessions() as session:
+        games = service.games_of(session=session, tournament_id=tid)
+        assert [g.status for g in games] == ["live", "live"]
+        done = service.cancel(session=session, tournament_id=tid, reason="venue flooded")
+        assert done.refunded == 2 * fee
+        assert sorted(done.abandoned_matches) == sorted(g.match_id for g in games)
+    with sessions() as session:
+        assert all(session.get(Match, g.match_id).status == "abandoned" for g in games)
+        assert [stakes.stake_balance(session=session, address=a) for a in players] == [fee, fee]
+        t = service.get_tournament(session=session, tournament_id=tid)
+        assert (t.status, t.cancel_reason) == (TournamentStatus.CANCELLED, "venue flooded")
+    # the worker leaves a cancelled tournament alone
+    with sessions() as session:
+        assert tid not in service.due_tournaments(session=session)
+
+
+def test_prize_planning_refuses_a_pool_nobody_paid_and_writes_nothing(sessions):
+    (player,) = wallets(1)
+    deposit(sessions, player, DEW)
+    key = "tournament-99999999999999999999"
+    with sessions.begin() as session:
+        stakes.escrow_stakes(session=session, match_id=key, seats=[(1, player)], stake=DEW)
+    prize = economy.Prize(place=1, address=player, amount=DEW)
+    common = dict(
+        key=key,
+        chain_match_id="0x03" + "11" * 31,
+        result_hash="0x" + "22" * 32,
+        treasury=SETTINGS.economy.treasury,
+        season_id=None,
+        finished_at=utcnow(),
+    )
+    with sessions() as session:
+        with pytest.raises(PolicyError, match="holds"):  # the pool counts fees never escrowed
+            economy.plan_prize_settlement(
+                session=session, prizes=[prize], entry_fees=2 * DEW, added_prize=0, fee=0, **common
+            )
+        session.rollback()
+        with pytest.raises(PolicyError, match="prizes"):  # prizes + fee != fees + added
+            economy.plan_prize_settlement(
+                session=session,
+                prizes=[economy.Prize(place=1, address=player, amount=DEW + 1)],
+                entry_fees=DEW,
+                added_prize=0,
+                fee=0,
+                **common,
+            )
+        session.rollback()
+        assert session.get(PlannedSettlement, key) is None
+        planned = economy.plan_prize_settlement(
+            session=session, prizes=[prize], entry_fees=DEW, added_prize=0, fee=0, **common
+        )
+        again = economy.plan_prize_settlement(
+            session=session, prizes=[prize], entry_fees=DEW, added_prize=0, fee=0, **common
+        )
+        assert again is planned and planned.status == "submitted"
+        session.rollback()
