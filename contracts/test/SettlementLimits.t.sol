@@ -171,7 +171,7 @@ contract SettlementLimitsTest is Fixture {
     // --- pause ---
 
     function test_settle_revertsWhilePaused() public {
-        vm.expectEmit(false, false, false, true, address(settlement));
+        vm.expectEmit(true, false, false, true, address(settlement));
         emit IM.Paused(operator);
         vm.prank(operator); // the operator holds GUARDIAN_ROLE, as deploy.py grants it
         settlement.pause();

@@ -79,9 +79,9 @@ interface IMatchSettlement {
     /// @notice The admin set the outflow limits.
     event LimitsSet(uint256 periodLimit, uint256 maxPerMatch, uint256 period);
     /// @notice The guardian paused settlement.
-    event Paused(address guardian);
+    event Paused(address indexed guardian);
     /// @notice The admin resumed settlement.
-    event Unpaused(address admin);
+    event Unpaused(address indexed admin);
 
     /// @notice Settles a batch of matches (layout above). Only `SETTLER_ROLE`, when not paused.
     /// @return settled The number of matches paid (skipped ones excluded).
