@@ -27,6 +27,7 @@ from backend.chain.contracts import (
     RENTAL_ROLE,
     REPO_ROOT,
     SCREENER_ROLE,
+    SETTLEMENT_ROLE,
     SETTLER_ROLE,
     Manifest,
     load_artifact,
@@ -139,6 +140,12 @@ def deploy_all(
         (avatar, RENTAL_ROLE, registry_address, "AvatarNFT.RENTAL_ROLE -> registry"),
         (vip, ISSUER_ROLE, operator, "VIPPass.ISSUER_ROLE -> operator"),
         (registry, SCREENER_ROLE, operator, "ScholarshipRegistry.SCREENER_ROLE -> operator"),
+        (
+            registry,
+            SETTLEMENT_ROLE,
+            settlement_address,
+            "ScholarshipRegistry.SETTLEMENT_ROLE -> settlement",
+        ),
         (settlement, SETTLER_ROLE, operator, "MatchSettlement.SETTLER_ROLE -> operator"),
     ]
     for contract, role, holder, what in grants:
