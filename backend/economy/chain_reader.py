@@ -11,6 +11,7 @@ from typing import Any
 from eth_utils import to_checksum_address
 from hexbytes import HexBytes
 from web3 import Web3
+from web3.exceptions import Web3Exception
 
 from backend.chain.contracts import Contracts
 
@@ -71,8 +72,11 @@ class ChainReader:
     def clock_offset_s(self) -> int:
         """Chain time minus this machine's clock: the next block's timestamp against now
         (about 0 on a real network; a dev chain's ``evm_increaseTime`` shows here)."""
-        pending = int(self.w3.eth.get_block("pending")["timestamp"])
-        return pending - int(time.time())
+        try:
+            block = self.w3.eth.get_block("pending")
+        except (ValueError, Web3Exception):  # a node without a pending block: use the latest
+            block = self.w3.eth.get_block("latest")
+        return int(block["timestamp"]) - int(time.time())
 
     def safe_head(self) -> int:
         """The newest block with ``confirmations`` blocks on top of it (itself included)."""
