@@ -5,9 +5,9 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 CONTRACTS := contracts
 
-.PHONY: install py-install contracts-install demo test lint test-py test-contracts bench
+.PHONY: install py-install contracts-install browser-install demo test lint test-py test-contracts bench
 
-install: py-install contracts-install
+install: py-install contracts-install browser-install
 
 py-install:
 	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv \
@@ -22,8 +22,16 @@ $(CONTRACTS)/node_modules/.package-lock.json: $(CONTRACTS)/package-lock.json
 	cd $(CONTRACTS) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The web client's tests drive Debian's Chromium through Playwright (a Python dev dependency);
+# Playwright never downloads a browser of its own.
+browser-install:
+	@test -x /usr/bin/chromium || (apt-get update -qq \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+
+# `make demo DEMO_ARGS=--stay` keeps the web client serving after the season.
+DEMO_ARGS ?=
 demo: install
-	$(UV) run dew demo
+	$(UV) run dew demo $(DEMO_ARGS)
 
 lint: py-install
 	$(UV) run ruff check .
@@ -31,8 +39,9 @@ lint: py-install
 	$(UV) run mypy backend/game
 	$(UV) run lint-imports
 
-test-contracts: contracts-install
+test-contracts: contracts-install py-install
 	cd $(CONTRACTS) && npm run --silent build && npm run --silent test
+	$(UV) run python scripts/slither_check.py
 
 test-py: install
 	$(UV) run pytest
@@ -47,3 +56,5 @@ bench: install
 	$(UV) run python scripts/bench_gas.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_payouts.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_server.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_web.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_tournament.py $(BENCH_ARGS)

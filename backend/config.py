@@ -48,6 +48,9 @@ class ChainSettings(BaseSettings):
 
     rpc_url: str = "http://127.0.0.1:8545"
     chain_id: int = 31337
+    # Names this deployment's sequence of earning-match ids (backend/chain/match_ids.py):
+    # a database started afresh against contracts that already settled matches needs a new one.
+    deployment_name: str = "dev"
     manifest_path: Path = VAR_DIR / "deployment.json"
     # anvil's first default account; refused outside development by Settings below.
     operator_key: str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
@@ -120,6 +123,8 @@ class ServerSettings(BaseSettings):
     # A live match with no move for its turn timeout plus this long has lost its host
     # process; any server process adopts it and runs its timer.
     orphan_grace_s: float = 10.0
+    # How often a server looks for matches started without it (tournament rounds); 0: never.
+    adopt_started_every_s: float = 1.0
     # On-chain gating cache: entries live at most this long (and never past a rental's or
     # a pass's expiry); the event poller checks for Transfer/UpdateUser logs this often.
     gate_cache_ttl_s: float = 60.0
@@ -151,6 +156,18 @@ class EconomySettings(BaseSettings):
     index_every_s: float = 5.0
 
 
+class CompetitionsSettings(BaseSettings):
+    """Tournaments (docs/competitions.md)."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_COMPETITIONS_")
+
+    # Beat runs advance_tournaments_task this often: it starts due tournaments and rounds,
+    # collects results and finishes tournaments.
+    advance_every_s: float = 2.0
+    # Steps per tournament per task run (a step: start, a round's results, the next round).
+    max_steps: int = 8
+
+
 class Settings(BaseSettings):
     """All settings; ``environment`` decides whether development defaults are allowed."""
 
@@ -163,6 +180,7 @@ class Settings(BaseSettings):
     auth: AuthSettings = AuthSettings()
     server: ServerSettings = ServerSettings()
     economy: EconomySettings = EconomySettings()
+    competitions: CompetitionsSettings = CompetitionsSettings()
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:

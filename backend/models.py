@@ -5,6 +5,7 @@ It lives outside ``backend.db`` so that the database layer never imports the agg
 
 import backend.accounts.models
 import backend.chain.models
+import backend.competitions.models
 import backend.economy.models
 import backend.tables.models
 from backend.db.base import Base

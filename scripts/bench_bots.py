@@ -5,7 +5,17 @@ or a deal advantage):
 
 - ``expert`` vs ``hard`` as teams on ``doscientos``;
 - ``expert`` vs ``hard`` on ``draw`` (two players, one hand per game);
-- ``hard`` vs ``easy`` as teams on ``doscientos`` (the baseline gap between heuristics).
+- ``hard`` vs ``easy`` as teams on ``doscientos`` (the baseline gap between heuristics);
+- ``expert`` vs ``dominoes`` as teams on ``doscientos``: the independent ``dominoes`` package's
+  (6.1.0, ``bench`` dependency group) probabilistic alpha-beta player, its strongest player that
+  does not look at hidden hands. An adapter turns our seat view into the package's ``Game``
+  (its own hand; the other hands filled from the unseen tiles in a fixed order, since the player
+  only uses their union and sizes; the line, the public moves with passes, whose turn it is).
+  The package's rules of a hand are those of Doscientos (no boneyard, partners across, the
+  domino-er's team takes every pip left, a block goes to the team with fewer pips). Exhaustive
+  alpha-beta over every consistent deal is out of reach early in a hand, so the player plays the
+  package's ``bota_gorda`` order for the first ``--dominoes-start`` moves and then searches
+  ``--dominoes-samples`` sampled deals per decision to the end of the hand.
 
 Per-hand accounting comes from the engine's match results (``MatchResult.hands``: each hand's
 winning side and the points each side earned in it). A hand counts as won only if the side won
@@ -18,9 +28,12 @@ real decisions (two or more legal moves) in both expert pairings; the median ove
 forced draws and passes included, is ``expert_median_ms_per_move_incl_forced``.
 
     uv run python scripts/bench_bots.py [--json] [--quick] [--hands N] [--workers W]
+        [--seed S] [--pairings expert-hard,expert-hard-draw,hard-easy,expert-dominoes]
+        [--dominoes-hands N] [--dominoes-start M] [--dominoes-samples K]
 
-Targets (issue 2): expert team wins >= 60% of doscientos hands against hard, at >= +10 points
-per hand; expert median <= 50 ms per move on one core.
+Targets (issue 12): expert team wins >= 62% of doscientos hands against hard, at >= +10 points
+per hand; beats the ``dominoes`` package's player (hand win rate CI above 0.5); expert median
+<= 50 ms per decision on one core.
 """
 
 from __future__ import annotations
@@ -40,26 +53,113 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backend.game import SeatView, make_bot, play_match, rules_for
+from backend.game.bots import Bot
+from backend.game.moves import LEFT, parse_move
+from backend.game.tiles import ALL_TILES_MASK, BIT, HIGH, LOW, parse_tile, tiles_of
 
 Z95 = 1.959963984540054
+
+
+DOMINOES_START = 4
+DOMINOES_SAMPLES = 6
+
+
+class DominoesPackageBot:
+    """The ``dominoes`` package's probabilistic alpha-beta player, fed our seat view."""
+
+    name = "dominoes"
+
+    def __init__(self, rng: random.Random, start_move: int, samples: int) -> None:
+        import dominoes  # the bench dependency group; only this pairing needs it
+
+        self.dominoes = dominoes
+        self.rng = rng
+        order = dominoes.players.bota_gorda
+        self.search = dominoes.players.probabilistic_alphabeta(
+            start_move=start_move, sample_size=samples, player=order
+        )
+        self.order = order
+
+    def choose(self, view: SeatView) -> str:
+        legal = view["legal_moves"]
+        if len(legal) == 1:
+            return legal[0]
+        game = self.game_of(view)
+        # The package draws its samples from the global ``random``: seed it from our own rng so
+        # a run is repeatable.
+        random.seed(self.rng.getrandbits(64))
+        self.order(game)
+        self.search(game)
+        domino, left = game.valid_moves[0]
+        wanted = parse_tile(f"{domino.first}:{domino.second}")
+        for text in legal:
+            move = parse_move(text)
+            if move.kind == "play" and move.tile == wanted and (move.side == LEFT) == left:
+                return text
+        raise AssertionError(f"the package chose {domino}, left={left}; legal: {legal}")
+
+    def game_of(self, view: SeatView) -> object:
+        """The package's ``Game`` for this view (no hidden tile is placed where it really is)."""
+        d = self.dominoes
+        mine = [parse_tile(text) for text in view["hand"]]
+        line = [text.split(":") for text in view["line"]]
+        known = 0
+        for t in mine:
+            known |= BIT[t]
+        for a, b in line:
+            known |= BIT[parse_tile(f"{a}:{b}")]
+        unseen = list(tiles_of(ALL_TILES_MASK & ~known))
+        hands = []
+        for seat, count in enumerate(view["tile_counts"]):
+            if seat == view["seat"]:
+                tiles = mine
+            else:
+                tiles, unseen = unseen[:count], unseen[count:]
+            hands.append(d.Hand([d.Domino(HIGH[t], LOW[t]) for t in tiles]))
+        board = d.Board()
+        board.board.extend(d.Domino(int(a), int(b)) for a, b in line)
+        moves: list[object] = []
+        for _seat, text in view["history"]:
+            move = parse_move(text)
+            if move.kind == "pass":
+                moves.append(None)
+            else:
+                moves.append((d.Domino(HIGH[move.tile], LOW[move.tile]), move.side == LEFT))
+        starter = view["history"][0][0] if view["history"] else view["seat"]
+        game = d.Game(board, hands, moves, view["seat"], (), starter, None)
+        if line:
+            game._update_valid_moves()
+        else:
+            game.valid_moves = tuple((domino, True) for domino in hands[view["seat"]])
+        return game
+
+
+def new_bot(name: str, rng: random.Random, dominoes: tuple[int, int]) -> Bot:
+    """A registered bot, or ``dominoes`` for the package's player (start move, samples)."""
+    if name == "dominoes":
+        return DominoesPackageBot(rng, *dominoes)
+    return make_bot(name, rng)
 
 
 class TimedBot:
     """Wraps a bot and records the CPU time of each of its moves."""
 
-    def __init__(self, name: str, rng: random.Random) -> None:
-        self.bot = make_bot(name, rng)
+    def __init__(self, name: str, rng: random.Random, dominoes: tuple[int, int]) -> None:
+        self.bot = new_bot(name, rng, dominoes)
         self.name = name
         self.all_ms: list[float] = []
         self.decision_ms: list[float] = []
+        self.decision_wall_ms: list[float] = []
 
     def choose(self, view: SeatView) -> str:
+        wall = time.perf_counter_ns()
         started = time.thread_time_ns()
         move = self.bot.choose(view)
         elapsed = (time.thread_time_ns() - started) / 1e6
         self.all_ms.append(elapsed)
         if len(view["legal_moves"]) > 1:
             self.decision_ms.append(elapsed)
+            self.decision_wall_ms.append((time.perf_counter_ns() - wall) / 1e6)
         return move
 
 
@@ -75,6 +175,7 @@ class Tally:
     a_points: list[float] = field(default_factory=list)
     ms: dict[str, list[float]] = field(default_factory=dict)
     decision_ms: dict[str, list[float]] = field(default_factory=dict)
+    decision_wall_ms: dict[str, list[float]] = field(default_factory=dict)
 
     def merge(self, other: Tally) -> None:
         self.hands += other.hands
@@ -87,9 +188,17 @@ class Tally:
             self.ms.setdefault(name, []).extend(values)
         for name, values in other.decision_ms.items():
             self.decision_ms.setdefault(name, []).extend(values)
+        for name, values in other.decision_wall_ms.items():
+            self.decision_wall_ms.setdefault(name, []).extend(values)
 
 
-def play_deal(preset: str, bot_a: str, bot_b: str, seed: str) -> Tally:
+def play_deal(
+    preset: str,
+    bot_a: str,
+    bot_b: str,
+    seed: str,
+    dominoes: tuple[int, int] = (DOMINOES_START, DOMINOES_SAMPLES),
+) -> Tally:
     """One deal seed played twice: A on side 0, then A on side 1."""
     rules = rules_for(preset)
     seats = 4 if rules.team_game else 2
@@ -97,7 +206,7 @@ def play_deal(preset: str, bot_a: str, bot_b: str, seed: str) -> Tally:
     for a_side in (0, 1):
         names = [bot_a if seat % 2 == a_side else bot_b for seat in range(seats)]
         bots = [
-            TimedBot(name, random.Random(f"{seed}/bots/{a_side}/{seat}"))
+            TimedBot(name, random.Random(f"{seed}/bots/{a_side}/{seat}"), dominoes)
             for seat, name in enumerate(names)
         ]
         match = play_match(rules, bots, seed)
@@ -117,14 +226,18 @@ def play_deal(preset: str, bot_a: str, bot_b: str, seed: str) -> Tally:
         for bot in bots:
             tally.ms.setdefault(bot.name, []).extend(bot.all_ms)
             tally.decision_ms.setdefault(bot.name, []).extend(bot.decision_ms)
+            tally.decision_wall_ms.setdefault(bot.name, []).extend(bot.decision_wall_ms)
     return tally
 
 
-def _play_chunk(args: tuple[str, str, str, list[str]]) -> Tally:
-    preset, bot_a, bot_b, seeds = args
+Chunk = tuple[str, str, str, list[str], tuple[int, int]]
+
+
+def _play_chunk(args: Chunk) -> Tally:
+    preset, bot_a, bot_b, seeds, dominoes = args
     tally = Tally()
     for seed in seeds:
-        tally.merge(play_deal(preset, bot_a, bot_b, seed))
+        tally.merge(play_deal(preset, bot_a, bot_b, seed, dominoes))
     return tally
 
 
@@ -146,7 +259,13 @@ def mean_ci(values: list[float]) -> tuple[float, list[float]]:
 
 
 def run_pairing(
-    preset: str, bot_a: str, bot_b: str, min_hands: int, seed: str, workers: int
+    preset: str,
+    bot_a: str,
+    bot_b: str,
+    min_hands: int,
+    seed: str,
+    workers: int,
+    dominoes: tuple[int, int] = (DOMINOES_START, DOMINOES_SAMPLES),
 ) -> dict[str, object]:
     """Play deal pairs until at least ``min_hands`` hands; figures from side A's view."""
     tally = Tally()
@@ -162,7 +281,7 @@ def run_pairing(
                 f"{seed}/{preset}/{bot_a}-{bot_b}/{i}" for i in range(next_deal, next_deal + batch)
             ]
             next_deal += batch
-            chunks = [(preset, bot_a, bot_b, seeds[w::workers]) for w in range(workers)]
+            chunks = [(preset, bot_a, bot_b, seeds[w::workers], dominoes) for w in range(workers)]
             for part in pool.map(_play_chunk, chunks):
                 tally.merge(part)
             print(
@@ -194,6 +313,9 @@ def run_pairing(
         "median_ms_per_decision": {
             name: statistics.median(v) if v else 0.0 for name, v in tally.decision_ms.items()
         },
+        "median_wall_ms_per_decision": {
+            name: statistics.median(v) if v else 0.0 for name, v in tally.decision_wall_ms.items()
+        },
         "p90_ms_per_decision": {
             name: sorted(v)[int(0.9 * len(v))] if v else 0.0
             for name, v in tally.decision_ms.items()
@@ -214,8 +336,23 @@ class _Inline:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def map(self, fn: object, items: list[tuple[str, str, str, list[str]]]) -> list[Tally]:
+    def map(self, fn: object, items: list[Chunk]) -> list[Tally]:
         return [_play_chunk(item) for item in items]
+
+
+PAIRINGS = {
+    "expert-hard": ("expert_vs_hard_doscientos", "doscientos", "expert", "hard"),
+    "expert-hard-draw": ("expert_vs_hard_draw", "draw", "expert", "hard"),
+    "hard-easy": ("hard_vs_easy_doscientos", "doscientos", "hard", "easy"),
+    "expert-dominoes": ("expert_vs_dominoes_doscientos", "doscientos", "expert", "dominoes"),
+}
+# Output keys of each pairing's headline figures.
+HEADLINES = {
+    "expert_vs_hard_doscientos": "expert_vs_hard",
+    "expert_vs_hard_draw": "expert_vs_hard_draw",
+    "hard_vs_easy_doscientos": "hard_vs_easy",
+    "expert_vs_dominoes_doscientos": "expert_vs_dominoes",
+}
 
 
 def main() -> None:
@@ -225,64 +362,111 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2000, help="minimum hands per pairing")
     parser.add_argument("--seed", default="bench-bots", help="deal seed prefix")
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument(
+        "--pairings",
+        default=",".join(PAIRINGS),
+        help=f"comma-separated, from {','.join(PAIRINGS)} (default: all)",
+    )
+    parser.add_argument(
+        "--dominoes-hands",
+        type=int,
+        default=400,
+        help="minimum hands against the dominoes package (its search is slow; default 400)",
+    )
+    parser.add_argument(
+        "--dominoes-start",
+        type=int,
+        default=DOMINOES_START,
+        help=f"moves of the hand before its player searches (default {DOMINOES_START})",
+    )
+    parser.add_argument(
+        "--dominoes-samples",
+        type=int,
+        default=DOMINOES_SAMPLES,
+        help=f"deals it searches per decision (default {DOMINOES_SAMPLES})",
+    )
     args = parser.parse_args()
-    hands = (8, 16, 100) if args.quick else (args.hands, args.hands, args.hands)
+    chosen = [name.strip() for name in args.pairings.split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in PAIRINGS]
+    if unknown or not chosen:
+        parser.error(
+            f"unknown pairing {unknown[0] if unknown else ''!r}; pairings: {list(PAIRINGS)}"
+        )
     workers = max(1, args.workers)
+    # A smoke run lets the package's player search only the ends of hands.
+    dominoes_config = (10, 2) if args.quick else (args.dominoes_start, args.dominoes_samples)
+    quick_hands = {"expert-hard": 8, "expert-hard-draw": 16, "hard-easy": 100, "expert-dominoes": 4}
     started = time.perf_counter()
-    doscientos = run_pairing("doscientos", "expert", "hard", hands[0], args.seed, workers)
-    draw = run_pairing("draw", "expert", "hard", hands[1], args.seed, workers)
-    baseline = run_pairing("doscientos", "hard", "easy", hands[2], args.seed, workers)
-
-    # Every expert move of both expert pairings, pooled. The headline figure counts only real
-    # decisions (two or more legal moves): forced draws and passes take microseconds and would
-    # hide the search time.
-    all_ms = doscientos.pop("_ms")["expert"] + draw.pop("_ms")["expert"]  # type: ignore[index]
-    decision_ms = doscientos.pop("_decision_ms")["expert"] + draw.pop("_decision_ms")["expert"]  # type: ignore[index]
-    baseline.pop("_ms")
-    baseline.pop("_decision_ms")
-    expert_median = statistics.median(decision_ms)
-    out = {
-        "expert_vs_hard_hand_win_rate": doscientos["hand_win_rate"],
-        "expert_vs_hard_hand_win_rate_ci95": doscientos["hand_win_rate_ci95"],
-        "expert_vs_hard_points_per_hand": doscientos["points_per_hand"],
-        "expert_vs_hard_points_per_hand_ci95": doscientos["points_per_hand_ci95"],
-        "expert_vs_hard_draw_hand_win_rate": draw["hand_win_rate"],
-        "expert_vs_hard_draw_hand_win_rate_ci95": draw["hand_win_rate_ci95"],
-        "expert_vs_hard_draw_points_per_hand": draw["points_per_hand"],
-        "expert_vs_hard_draw_points_per_hand_ci95": draw["points_per_hand_ci95"],
-        "hard_vs_easy_hand_win_rate": baseline["hand_win_rate"],
-        "hard_vs_easy_hand_win_rate_ci95": baseline["hand_win_rate_ci95"],
-        "hard_vs_easy_points_per_hand": baseline["points_per_hand"],
-        "hard_vs_easy_points_per_hand_ci95": baseline["points_per_hand_ci95"],
-        "expert_median_ms_per_move": expert_median,
-        "expert_median_ms_per_move_incl_forced": statistics.median(all_ms),
-        "expert_p90_ms_per_move": sorted(decision_ms)[int(0.9 * len(decision_ms))],
-        "hard_median_ms_per_move": doscientos["median_ms_per_move"]["hard"],  # type: ignore[index]
-        "pairings": {
-            "expert_vs_hard_doscientos": doscientos,
-            "expert_vs_hard_draw": draw,
-            "hard_vs_easy_doscientos": baseline,
-        },
-        "quick": args.quick,
-        "workers": workers,
-        "python": platform.python_version(),
-        "seconds": time.perf_counter() - started,
-    }
+    out: dict[str, object] = {}
+    pairings: dict[str, dict[str, object]] = {}
+    decision_ms: list[float] = []
+    all_ms: list[float] = []
+    for name in chosen:
+        key, preset, bot_a, bot_b = PAIRINGS[name]
+        if args.quick:
+            hands = quick_hands[name]
+        else:
+            hands = args.dominoes_hands if bot_b == "dominoes" else args.hands
+        pairing = run_pairing(preset, bot_a, bot_b, hands, args.seed, workers, dominoes_config)
+        ms = pairing.pop("_ms")
+        decisions = pairing.pop("_decision_ms")
+        if bot_a == "expert" and bot_b == "hard":
+            # The headline expert speed pools its real decisions (two or more legal moves) over
+            # the pairings against hard: forced draws and passes take microseconds and would
+            # hide the search time.
+            all_ms += ms["expert"]  # type: ignore[index]
+            decision_ms += decisions["expert"]  # type: ignore[index]
+        headline = HEADLINES[key]
+        for figure in ("hand_win_rate", "points_per_hand"):
+            out[f"{headline}_{figure}"] = pairing[figure]
+            out[f"{headline}_{figure}_ci95"] = pairing[f"{figure}_ci95"]
+        if bot_b == "dominoes":
+            out["expert_vs_dominoes_median_ms_per_decision"] = pairing["median_ms_per_decision"]
+            out["dominoes_player"] = {
+                "start_move": dominoes_config[0],
+                "samples": dominoes_config[1],
+            }
+        pairings[key] = pairing
+    if decision_ms:
+        out["expert_median_ms_per_move"] = statistics.median(decision_ms)
+        out["expert_median_ms_per_move_incl_forced"] = statistics.median(all_ms)
+        out["expert_p90_ms_per_move"] = sorted(decision_ms)[int(0.9 * len(decision_ms))]
+    if "expert_vs_hard_doscientos" in pairings:
+        out["hard_median_ms_per_move"] = pairings["expert_vs_hard_doscientos"][
+            "median_ms_per_move"
+        ]["hard"]  # type: ignore[index]
+    out.update(
+        {
+            "pairings": pairings,
+            "seed": args.seed,
+            "quick": args.quick,
+            "workers": workers,
+            "python": platform.python_version(),
+            "seconds": time.perf_counter() - started,
+        }
+    )
     if args.json:
         print(json.dumps(out))
         return
-    for name, pairing in out["pairings"].items():  # type: ignore[attr-defined]
+    for name, pairing in pairings.items():
         print(
             f"{name}: {pairing['hands']} hands, {pairing['side_a']} wins "
-            f"{pairing['hand_win_rate']:.1%} {_pct(pairing['hand_win_rate_ci95'])} "
+            f"{pairing['hand_win_rate']:.1%} {_pct(pairing['hand_win_rate_ci95'])} "  # type: ignore[arg-type]
             f"(tied {pairing['hands_tied']}), {pairing['points_per_hand']:+.2f} pts/hand "
-            f"{_interval(pairing['points_per_hand_ci95'])}, "
-            f"median ms/move {pairing['median_ms_per_move']}, {pairing['seconds']:.0f} s"
+            f"{_interval(pairing['points_per_hand_ci95'])}, "  # type: ignore[arg-type]
+            f"median ms/decision {_ms(pairing['median_ms_per_decision'])} "  # type: ignore[arg-type]
+            f"(wall {_ms(pairing['median_wall_ms_per_decision'])}), "  # type: ignore[arg-type]
+            f"{pairing['seconds']:.0f} s"
         )
-    print(
-        f"expert median ms per move: {expert_median:.2f} "
-        f"(hard: {out['hard_median_ms_per_move']:.3f})"
-    )
+    if decision_ms:
+        print(
+            f"expert median ms per decision: {out['expert_median_ms_per_move']:.2f} "
+            f"(p90 {out['expert_p90_ms_per_move']:.2f})"
+        )
+
+
+def _ms(by_bot: dict[str, float]) -> str:
+    return "{" + ", ".join(f"{name}: {value:.2f}" for name, value in by_bot.items()) + "}"
 
 
 def _interval(interval: list[float]) -> str:

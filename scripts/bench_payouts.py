@@ -43,7 +43,7 @@ from celery import Celery  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
 from backend.chain.anvil import Anvil  # noqa: E402
-from backend.chain.contracts import MINTER_ROLE, Contracts, save_manifest  # noqa: E402
+from backend.chain.contracts import Contracts, save_manifest  # noqa: E402
 from backend.chain.deploy import deploy_all  # noqa: E402
 from backend.chain.models import ChainRequest, ChainWallet, RequestStatus  # noqa: E402
 from backend.chain.outbox import (  # noqa: E402
@@ -139,9 +139,8 @@ def baseline(w3: Web3, contracts: Contracts, deployer_key: str, payer_key: str, 
     deployer = Account.from_key(deployer_key)
     payer = Account.from_key(payer_key)
     token = contracts.token
-    if not token.functions.hasRole(MINTER_ROLE, deployer.address).call():
-        raise SystemExit("the deployer cannot mint DEW for the baseline payer")
-    tx = token.functions.mint(payer.address, n * DEW).build_transaction(
+    # The deployer holds the treasury (the DEW cap less the vault): it funds the payer.
+    tx = token.functions.transfer(payer.address, n * DEW).build_transaction(
         {"from": deployer.address, "nonce": w3.eth.get_transaction_count(deployer.address)}
     )
     mint_hash = w3.eth.send_raw_transaction(deployer.sign_transaction(tx).raw_transaction)

@@ -1,11 +1,17 @@
 """Deploy the DEW contracts to any RPC URL, grant the roles, fund the vault, write the manifest.
 
-    uv run python scripts/deploy.py [--rpc-url URL] [--key-file FILE] [--operator ADDRESS]
-                                    [--vault-funding DEW] [--out PATH] [--json]
+    uv run python scripts/deploy.py --operator ADDRESS [--rpc-url URL] [--key-file FILE]
+        [--admin ADDRESS] [--treasury ADDRESS] [--guardian ADDRESS]
+        [--vault-funding DEW] [--token-cap DEW] [--out PATH] [--json]
 
-Defaults come from the chain settings (``DEW_CHAIN_RPC_URL``, ``DEW_CHAIN_OPERATOR_KEY``,
-``DEW_CHAIN_MANIFEST_PATH``). The deployer keeps every admin role; ``--operator`` (default: the
-deployer) gets the minter, issuer, screener and settler roles.
+Defaults come from the chain settings (``DEW_CHAIN_RPC_URL``, ``DEW_CHAIN_MANIFEST_PATH``;
+the deployer's key from ``--key-file``, else ``DEW_CHAIN_DEPLOYER_KEY``). ``--operator`` is
+the backend's hot wallet and must not be the deployer, admin or treasury: it gets the avatar
+minter, VIP issuer, screener and settler roles (and guardian, unless ``--guardian``). The
+deployer is the admin of every contract (with ``--admin``, it starts the two-step transfer
+to that address). DEW is minted once, up to the cap: the vault's funding, the rest to the
+treasury (default: the admin); then nobody can mint DEW. It prints who holds every role
+(also recorded in the manifest) and exits 1 if the operator holds an admin or DEW-mint role.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -23,7 +30,8 @@ from web3 import Web3
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backend.chain.contracts import Contracts, save_manifest
-from backend.chain.deploy import DEW, DeployConfig, deploy_all
+from backend.chain.deploy import DEW, DeployConfig, deploy_all, hot_key_rights
+from backend.chain.exceptions import ChainValueError
 from backend.config import get_settings
 
 
@@ -38,7 +46,12 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     parser.add_argument(
         "--key-file", type=Path, help="file holding the deployer's private key (hex)"
     )
-    parser.add_argument("--operator", help="address of the backend's hot wallet")
+    parser.add_argument(
+        "--operator", required=True, help="address of the backend's hot wallet (not the deployer)"
+    )
+    parser.add_argument("--admin", help="hand every contract's admin role to this address")
+    parser.add_argument("--treasury", help="receives the DEW cap less the vault (default: admin)")
+    parser.add_argument("--guardian", help="may pause settlement (default: the operator)")
     parser.add_argument("--vault-funding", type=_dew, default=DeployConfig.vault_funding)
     parser.add_argument("--token-cap", type=_dew, default=DeployConfig.token_cap)
     parser.add_argument("--out", type=Path, default=settings.manifest_path)
@@ -46,14 +59,31 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
 
-    key = args.key_file.read_text().strip() if args.key_file else settings.operator_key
+    key = (
+        args.key_file.read_text().strip()
+        if args.key_file
+        else os.environ.get("DEW_CHAIN_DEPLOYER_KEY", "")
+    )
+    if not key:
+        parser.error("the deployer's key: --key-file FILE or DEW_CHAIN_DEPLOYER_KEY")
     w3 = Web3(Web3.HTTPProvider(args.rpc_url, request_kwargs={"timeout": settings.rpc_timeout_s}))
     if not w3.is_connected():
         parser.error(f"no node answers at {args.rpc_url}")
     if args.vault_funding > args.token_cap:
         parser.error("--vault-funding exceeds --token-cap")
     config = DeployConfig(token_cap=args.token_cap, vault_funding=args.vault_funding)
-    manifest = deploy_all(w3, key, operator=args.operator, config=config)
+    try:
+        manifest = deploy_all(
+            w3,
+            key,
+            operator=args.operator,
+            admin=args.admin,
+            treasury=args.treasury,
+            guardian=args.guardian,
+            config=config,
+        )
+    except ChainValueError as exc:
+        parser.error(str(exc))
     path = save_manifest(manifest, args.out)
     contracts = Contracts(w3, manifest)
     vault = contracts.token.functions.balanceOf(manifest.address("MatchSettlement")).call()
@@ -64,6 +94,17 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         for name, address in manifest.addresses.items():
             out(f"  {name:<20} {address}")
         out(f"vault holds {Decimal(vault) / DEW} DEW; manifest written to {path}")
+        out("roles (read back from the chain):")
+        for name, roles in manifest.roles.items():
+            for role, holders in roles.items():
+                out(f"  {name + '.' + role:<40} {', '.join(holders) or '(nobody)'}")
+        admin = manifest.extra["admin"]
+        if admin != manifest.deployer:
+            out(f"pending: {admin} must call acceptDefaultAdminTransfer() on every contract")
+    rights = hot_key_rights(manifest.roles, manifest.operator)
+    if rights:
+        out(f"ERROR: the operator holds {', '.join(rights)}")
+        return 1
     return 0
 
 

@@ -48,6 +48,10 @@ def create_app() -> Celery:
                 "task": "worker.tasks.economy_cycle_task",
                 "schedule": settings.economy.settle_every_s,
             },
+            "advance-tournaments": {
+                "task": "worker.tasks.advance_tournaments_task",
+                "schedule": settings.competitions.advance_every_s,
+            },
             "reconcile-economy": {
                 "task": "worker.tasks.reconcile_economy_task",
                 "schedule": broker.reconcile_every_s,

@@ -68,6 +68,14 @@ def reconcile_economy_task() -> dict[str, int]:
     return {"ok": int(report.ok), "differences": len(report.differences)}
 
 
+@app.task(acks_late=True)
+def advance_tournaments_task() -> dict[str, int]:
+    """Start due tournaments and rounds, collect results, finish tournaments (prizes)."""
+    from backend.competitions import jobs
+
+    return jobs.advance_cycle()
+
+
 def notify_pump() -> None:
     pump_wallet_task.delay()
 

@@ -11,6 +11,9 @@ from fastapi import FastAPI
 from backend.api import ws
 from backend.api.errors import install_error_handlers
 from backend.api.routers import auth, tables
+from backend.api.web import install_web_client
+from backend.competitions.router import install_error_handler as install_competitions_errors
+from backend.competitions.router import router as competitions_router
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.economy.router import install_error_handler as install_economy_error_handler
@@ -64,6 +67,8 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.include_router(auth.router)
     app.include_router(tables.router)
     app.include_router(ws.router)
+    app.include_router(competitions_router)
+    install_competitions_errors(app)
     if settings.chain.manifest_path.exists():
         # Scholarship transactions to sign, the mirror, reports and seasons (docs/economy.md).
         # Only with a deployment, like the on-chain gate: without one every write route
@@ -75,6 +80,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    install_web_client(app)
     return app
 
 

@@ -37,7 +37,29 @@ RENTAL_ROLE = keccak(text="RENTAL_ROLE")
 ISSUER_ROLE = keccak(text="ISSUER_ROLE")
 SCREENER_ROLE = keccak(text="SCREENER_ROLE")
 SETTLER_ROLE = keccak(text="SETTLER_ROLE")
+GUARDIAN_ROLE = keccak(text="GUARDIAN_ROLE")
 SETTLEMENT_ROLE = keccak(text="SETTLEMENT_ROLE")
+
+# Every role of every contract, by name: what the manifest records and deploy checks.
+ROLES: dict[str, dict[str, bytes]] = {
+    "DEWToken": {"DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE, "MINTER_ROLE": MINTER_ROLE},
+    "AvatarNFT": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "MINTER_ROLE": MINTER_ROLE,
+        "RENTAL_ROLE": RENTAL_ROLE,
+    },
+    "VIPPass": {"DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE, "ISSUER_ROLE": ISSUER_ROLE},
+    "ScholarshipRegistry": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "SCREENER_ROLE": SCREENER_ROLE,
+        "SETTLEMENT_ROLE": SETTLEMENT_ROLE,
+    },
+    "MatchSettlement": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "SETTLER_ROLE": SETTLER_ROLE,
+        "GUARDIAN_ROLE": GUARDIAN_ROLE,
+    },
+}
 
 MANIFEST_VERSION = 1
 
@@ -101,6 +123,8 @@ class Manifest:
     vault_funding: int = 0
     version: int = MANIFEST_VERSION
     extra: dict[str, Any] = field(default_factory=dict)
+    # contract -> role name -> the addresses holding it, read back from the chain at deployment.
+    roles: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def address(self, name: str) -> str:
         try:
@@ -119,6 +143,7 @@ class Manifest:
             "addresses": dict(self.addresses),
             "artifacts": dict(self.artifacts),
             "extra": dict(self.extra),
+            "roles": {c: {r: list(h) for r, h in rs.items()} for c, rs in self.roles.items()},
         }
 
     @classmethod
@@ -139,6 +164,13 @@ class Manifest:
                 operator=to_checksum_address(data["operator"]),
                 vault_funding=int(data.get("vault_funding", 0)),
                 extra=dict(data.get("extra", {})),
+                roles={
+                    contract: {
+                        role: [to_checksum_address(a) for a in holders]
+                        for role, holders in roles.items()
+                    }
+                    for contract, roles in data.get("roles", {}).items()
+                },
             )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, ManifestError):

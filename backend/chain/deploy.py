@@ -3,6 +3,13 @@
 Used by ``scripts/deploy.py`` (any RPC URL), the test fixtures and the demo. Each transaction
 is signed locally and waited for with a deadline before the next one is sent, so it works the
 same on anvil and on a real network.
+
+Keys (docs/contracts.md, "Threat model"): the *deployer* becomes the admin of every contract
+(or hands the admin role to ``admin`` in two steps); the *operator* is the backend's hot wallet
+and must be another key: it gets only the day-to-day roles (avatar minter, VIP issuer,
+screener, settler, guardian), never DEW minting or an admin role. DEW is minted once, up to
+the cap (the vault's funding to the vault, the rest to the treasury), and the deployer then
+renounces ``MINTER_ROLE``, so nobody can mint DEW afterwards.
 """
 
 from __future__ import annotations
@@ -22,21 +29,25 @@ from web3.types import TxReceipt
 
 from backend.chain.contracts import (
     ARTIFACTS_DIR,
+    GUARDIAN_ROLE,
     ISSUER_ROLE,
     MINTER_ROLE,
     RENTAL_ROLE,
     REPO_ROOT,
+    ROLES,
     SCREENER_ROLE,
     SETTLEMENT_ROLE,
     SETTLER_ROLE,
     Manifest,
     load_artifact,
 )
-from backend.chain.exceptions import ChainError
+from backend.chain.exceptions import ChainError, ChainValueError
 
 logger = logging.getLogger(__name__)
 
 DEW = 10**18
+# The largest amount MatchSettlement's limits can hold (2**88 - 1 wei): "no limit" in tests.
+MAX_SETTLE_LIMIT = (1 << 88) - 1
 
 
 class DeploymentError(ChainError):
@@ -52,6 +63,11 @@ class DeployConfig:
     avatar_base_uri: str = "https://dew.example/avatars/"
     vip_uri: str = "https://dew.example/vip/{id}.json"
     receipt_timeout_s: float = 120.0
+    # The vault's outflow limits (MatchSettlement.setLimits): at most ``settle_period_limit``
+    # DEW wei per ``settle_period_s`` window and ``settle_max_per_match`` per match.
+    settle_period_s: int = 86_400
+    settle_period_limit: int = 1_000_000 * DEW
+    settle_max_per_match: int = 10_000 * DEW
 
 
 class _Sender:
@@ -96,21 +112,45 @@ def deploy_all(
     w3: Web3,
     deployer_key: str,
     *,
-    operator: str | None = None,
+    operator: str,
+    admin: str | None = None,
+    treasury: str | None = None,
+    guardian: str | None = None,
     config: DeployConfig | None = None,
 ) -> Manifest:
     """Deploy all five contracts and wire them up; returns the manifest (not yet saved).
 
-    The deployer keeps ``DEFAULT_ADMIN_ROLE`` everywhere. ``operator`` (default: the deployer)
-    is the backend's hot wallet and gets the minter, issuer, screener and settler roles. The
-    registry gets the avatar's rental role. The vault is funded by minting ``vault_funding``
-    DEW straight into it.
+    ``operator`` (required; not the deployer, admin or treasury) is the backend's hot wallet: it
+    gets the avatar minter, VIP issuer, screener and settler roles. ``guardian`` (default: the
+    operator) may pause settlement. The registry gets the avatar's rental role. DEW is minted
+    once, up to the cap: ``vault_funding`` to the vault and the rest to ``treasury`` (default:
+    the admin); then the deployer renounces ``MINTER_ROLE``. The deployer is the admin of every
+    contract; with ``admin`` set it also starts the two-step admin transfer to that address,
+    which ``admin`` accepts with ``acceptDefaultAdminTransfer`` after the contracts' delay.
+    The manifest's ``roles`` are read back from the chain.
     """
     config = config or DeployConfig()
     account: LocalAccount = Account.from_key(deployer_key)
-    operator = Web3.to_checksum_address(operator or account.address)
+    deployer = account.address
+    operator = _checksum(operator, "operator")
+    admin = _checksum(admin, "admin") if admin else deployer
+    treasury = _checksum(treasury, "treasury") if treasury else admin
+    guardian = _checksum(guardian, "guardian") if guardian else operator
+    cold = {"deployer": deployer, "admin": admin, "treasury": treasury}
+    for name, address in cold.items():
+        if address == operator:
+            raise ChainValueError(
+                f"the operator (the backend's hot wallet) must not be the {name}: {operator}"
+            )
+    if not 0 <= config.vault_funding <= config.token_cap:
+        raise ChainValueError("vault_funding must be between 0 and the token cap")
+    if not (
+        0 < config.settle_period_s < 1 << 32
+        and 0 <= config.settle_period_limit <= MAX_SETTLE_LIMIT
+        and 0 <= config.settle_max_per_match <= MAX_SETTLE_LIMIT
+    ):
+        raise ChainValueError(f"settlement limits out of range: {config!r}")
     sender = _Sender(w3, account, config.receipt_timeout_s)
-    admin = account.address
 
     def deploy(name: str, *args: Any) -> tuple[str, int]:
         artifact = load_artifact(name)
@@ -118,24 +158,24 @@ def deploy_all(
         receipt = sender.send(factory.constructor(*args), f"deploy {name}")
         return Web3.to_checksum_address(receipt["contractAddress"]), receipt["blockNumber"]
 
-    token_address, first_block = deploy("DEWToken", admin, config.token_cap)
-    avatar_address, _ = deploy("AvatarNFT", admin, config.avatar_base_uri)
-    vip_address, _ = deploy("VIPPass", admin, config.vip_uri)
-    registry_address, _ = deploy("ScholarshipRegistry", admin, avatar_address, token_address)
-    settlement_address, _ = deploy("MatchSettlement", admin, token_address, registry_address)
+    token_address, first_block = deploy("DEWToken", deployer, config.token_cap)
+    avatar_address, _ = deploy("AvatarNFT", deployer, config.avatar_base_uri)
+    vip_address, _ = deploy("VIPPass", deployer, config.vip_uri)
+    registry_address, _ = deploy("ScholarshipRegistry", deployer, avatar_address, token_address)
+    settlement_address, _ = deploy("MatchSettlement", deployer, token_address, registry_address)
+    addresses = {
+        "DEWToken": token_address,
+        "AvatarNFT": avatar_address,
+        "VIPPass": vip_address,
+        "ScholarshipRegistry": registry_address,
+        "MatchSettlement": settlement_address,
+    }
 
-    def bind(name: str, address: str) -> Any:
-        return w3.eth.contract(address=address, abi=load_artifact(name).abi)
+    def bind(name: str) -> Any:
+        return w3.eth.contract(address=addresses[name], abi=load_artifact(name).abi)
 
-    token = bind("DEWToken", token_address)
-    avatar = bind("AvatarNFT", avatar_address)
-    vip = bind("VIPPass", vip_address)
-    registry = bind("ScholarshipRegistry", registry_address)
-    settlement = bind("MatchSettlement", settlement_address)
-
+    token, avatar, vip, registry, settlement = (bind(name) for name in addresses)
     grants = [
-        (token, MINTER_ROLE, admin, "DEWToken.MINTER_ROLE -> deployer (vault funding)"),
-        (token, MINTER_ROLE, operator, "DEWToken.MINTER_ROLE -> operator"),
         (avatar, MINTER_ROLE, operator, "AvatarNFT.MINTER_ROLE -> operator"),
         (avatar, RENTAL_ROLE, registry_address, "AvatarNFT.RENTAL_ROLE -> registry"),
         (vip, ISSUER_ROLE, operator, "VIPPass.ISSUER_ROLE -> operator"),
@@ -147,22 +187,34 @@ def deploy_all(
             "ScholarshipRegistry.SETTLEMENT_ROLE -> settlement",
         ),
         (settlement, SETTLER_ROLE, operator, "MatchSettlement.SETTLER_ROLE -> operator"),
+        (settlement, GUARDIAN_ROLE, guardian, "MatchSettlement.GUARDIAN_ROLE -> guardian"),
     ]
     for contract, role, holder, what in grants:
         if not contract.functions.hasRole(role, holder).call():
             sender.send(contract.functions.grantRole(role, holder), f"grant {what}")
+
+    # DEW is minted once, up to the cap; then nobody holds MINTER_ROLE any more.
+    sender.send(token.functions.grantRole(MINTER_ROLE, deployer), "grant DEWToken.MINTER_ROLE")
     if config.vault_funding:
         sender.send(
             token.functions.mint(settlement_address, config.vault_funding), "fund the vault"
         )
+    rest = config.token_cap - config.vault_funding
+    if rest:
+        sender.send(token.functions.mint(treasury, rest), "mint the rest of the cap to treasury")
+    sender.send(
+        token.functions.renounceRole(MINTER_ROLE, deployer), "renounce DEWToken.MINTER_ROLE"
+    )
+    if admin != deployer:
+        for name in addresses:
+            sender.send(
+                bind(name).functions.beginDefaultAdminTransfer(admin),
+                f"{name}: begin the admin transfer to {admin}",
+            )
 
-    addresses = {
-        "DEWToken": token_address,
-        "AvatarNFT": avatar_address,
-        "VIPPass": vip_address,
-        "ScholarshipRegistry": registry_address,
-        "MatchSettlement": settlement_address,
-    }
+    candidates = {deployer, admin, treasury, operator, guardian, *addresses.values()}
+    roles = role_holders(w3, addresses, candidates)
+    _check_hot_key(roles, operator)
     return Manifest(
         chain_id=w3.eth.chain_id,
         deployment_block=first_block,
@@ -170,7 +222,63 @@ def deploy_all(
         artifacts={
             name: str((ARTIFACTS_DIR / f"{name}.json").relative_to(REPO_ROOT)) for name in addresses
         },
-        deployer=admin,
+        deployer=deployer,
         operator=operator,
         vault_funding=config.vault_funding,
+        extra={
+            "admin": admin,
+            "treasury": treasury,
+            "guardian": guardian,
+            "settle_limits": {
+                "period_s": config.settle_period_s,
+                "period_limit": str(config.settle_period_limit),
+                "max_per_match": str(config.settle_max_per_match),
+            },
+        },
+        roles=roles,
     )
+
+
+def _checksum(address: str, what: str) -> str:
+    if not isinstance(address, str) or not Web3.is_address(address):
+        raise ChainValueError(f"{what} is not an address: {address!r}")
+    return Web3.to_checksum_address(address)
+
+
+def role_holders(
+    w3: Web3, addresses: dict[str, str], candidates: set[str]
+) -> dict[str, dict[str, list[str]]]:
+    """Who among ``candidates`` holds each role of each contract, read from the chain.
+
+    AccessControl does not enumerate holders, so the candidates are every address deploy
+    knows (keys, treasury, the contracts themselves); a pending admin does not hold the role
+    until it accepts.
+    """
+    roles: dict[str, dict[str, list[str]]] = {}
+    for name, address in addresses.items():
+        contract = w3.eth.contract(address=address, abi=load_artifact(name).abi)
+        roles[name] = {
+            role_name: sorted(a for a in candidates if contract.functions.hasRole(role, a).call())
+            for role_name, role in ROLES[name].items()
+        }
+    return roles
+
+
+def hot_key_rights(roles: dict[str, dict[str, list[str]]], key: str) -> list[str]:
+    """The admin and DEW-minting roles ``key`` holds (must be none for a hot key)."""
+    return [
+        f"{name}.{role}"
+        for name, by_role in roles.items()
+        for role, holders in by_role.items()
+        if key in holders
+        and (role == "DEFAULT_ADMIN_ROLE" or (name, role) == ("DEWToken", "MINTER_ROLE"))
+    ]
+
+
+def _check_hot_key(roles: dict[str, dict[str, list[str]]], operator: str) -> None:
+    """The operator's hot key must hold no admin role anywhere and must not mint DEW."""
+    rights = hot_key_rights(roles, operator)
+    if rights:
+        raise DeploymentError(f"the operator {operator} holds {', '.join(rights)}")
+    if roles["DEWToken"]["MINTER_ROLE"]:
+        raise DeploymentError(f"DEW can still be minted by {roles['DEWToken']['MINTER_ROLE']}")

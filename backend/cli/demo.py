@@ -46,6 +46,11 @@ SEASON_BUDGET = 10_000 * DEW
 FIXED_RENT = 25 * DEW
 RENT_FAUCET = 100 * DEW
 RD_OWNER_BPS = 3_000  # Rewards Division: the owner keeps 30%, the scholar 70%
+# The Campeonato after the season (docs/competitions.md): 4 wallets and 4 bots.
+ENTRY_FEE = 5 * DEW
+ADDED_PRIZE = 20 * DEW
+CAMPEONATO_FEE_BPS = 500
+CAMPEONATO_PRIZE_BPS = [5000, 3000, 2000]
 THINK_TIME_S = 0.08  # between one client's moves: the server allows 20 messages/s
 
 
@@ -99,6 +104,9 @@ class DemoConfig:
     # After the season: early termination (pro rata refund), then an expired rental: its
     # scholar is refused at join and the owner's next match pays the owner.
     boundaries: bool = False
+    # Keep chain, server and workers up after the season (until Ctrl-C or SIGTERM), so a
+    # person can go on watching and playing in the web client.
+    stay: bool = False
     out: Out = print
 
     @property
@@ -452,6 +460,7 @@ class DemoContext:
     reconciliation: Any
     crashes: int  # workers killed by the crash hook and restarted
     boundary: dict[str, Any]  # what the boundaries epilogue saw (empty without it)
+    campeonato: dict[str, Any] = field(default_factory=dict)  # the tournament after the season
 
 
 @dataclass
@@ -510,6 +519,8 @@ def _env(settings: Any, config: DemoConfig, suffix: str) -> dict[str, str]:
             "DEW_SERVER_BOT_MOVE_DELAY_S": "0.02",
             "DEW_SERVER_GATE_POLL_S": "0.5",
             "DEW_ECONOMY_EMISSION_PER_SEAT": str(settings.economy.emission_per_seat),
+            "DEW_COMPETITIONS_ADVANCE_EVERY_S": "0.5",
+            "DEW_SERVER_ADOPT_STARTED_EVERY_S": "0.3",
         }
     )
     if config.redis_url:
@@ -557,13 +568,17 @@ def run_demo(config: DemoConfig, check: Callable[[DemoContext], None] | None = N
         season.mint_avatars()
         season.scholarships()
         season.vip_pass()
+        season.entry_deposits()
         season.play()
         season.settle()
+        season.campeonato()
         result = season.report()
         if config.boundaries:
             result = season.boundaries(result)
         if check is not None:
             check(season.context())
+        if config.stay:
+            season.stay()
         season.step("stopping")
     return result
 
@@ -634,6 +649,7 @@ class Season:
 
         wait_for("the API server", server_up, timeout_s=120, every_s=0.5)
         out(f"  API {self.base} (OpenAPI docs at {self.base}/docs)")
+        out(f"  watch the season's tables live: {self.base}/#/lobby")
         self.reader = jobs.chain_reader(self.settings)
         self.stack.enter_context(EconomyLoop(self.settings, self.sessions, self.reader))
         self.chain = ChainClient(w3)
@@ -734,8 +750,9 @@ class Season:
                 },
             ),
         ]
-        # Sam pays his rent in DEW: a faucet (the deployer, a token minter) gives him some.
-        chain.call(self.deployer_key, self.contracts.token.functions.mint(sam.address, RENT_FAUCET))
+        # Sam pays his rent in DEW: a faucet (the deployer, who holds the treasury) gives him some.
+        token = self.contracts.token
+        chain.call(self.deployer_key, token.functions.transfer(sam.address, RENT_FAUCET))
         out(f"  faucet: {dew_amount(RENT_FAUCET)} DEW to sam for the rent")
         for owner, _scholar, body in offers:
             owner.tx_hashes += chain.send(
@@ -837,6 +854,167 @@ class Season:
                 self.out(f"  {played['title']} over: {summary}")
                 self.matches.append(played)
 
+    # -- 5b. the Campeonato's entry fees, deposited before the season's first match ----------
+    def entry_deposits(self) -> None:
+        token = self.contracts.token.functions
+        self.entrants = [self.olivia, self.sam, self.rita, self.vera]
+        self.step(
+            f"the four players get {dew_amount(ENTRY_FEE)} DEW (faucet) and deposit it into the "
+            "vault for the Campeonato's entry fee"
+        )
+
+        def tx(call: Any, sender: str) -> dict[str, Any]:
+            built = call.build_transaction({"from": sender, "gas": 200_000})
+            return {"to": built["to"], "data": built["data"], "gas": 200_000}
+
+        deployer = self.w3.eth.account.from_key(self.deployer_key).address
+        mints = [tx(token.mint(w.address, ENTRY_FEE), deployer) for w in self.entrants]
+        self.chain.send(self.deployer_key, mints)  # one block for the four faucet mints
+        errors: list[BaseException] = []
+
+        def deposit(wallet: Wallet) -> None:
+            try:
+                self.chain.send(
+                    wallet.key, [tx(token.transfer(self.vault, ENTRY_FEE), wallet.address)]
+                )
+            except BaseException as error:  # re-raised below, in this thread
+                errors.append(error)
+
+        threads = [threading.Thread(target=deposit, args=(w,)) for w in self.entrants]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
+
+    # -- 6b. the Campeonato after the season -------------------------------------------------
+    def campeonato(self) -> None:
+        from backend.competitions import service as competitions
+        from backend.db.base import utcnow
+        from backend.economy.stakes import stake_balance
+
+        http, out = self.http, self.out
+        self.step(
+            "Campeonato: 4 wallets (entry fee from their vault deposit) and 4 bots, "
+            "single elimination, seeded from the season's leaderboard"
+        )
+
+        def credited() -> bool:
+            with self.sessions() as session:
+                return all(
+                    stake_balance(session=session, address=w.address) >= ENTRY_FEE
+                    for w in self.entrants
+                )
+
+        wait_for("the entry deposits credited", credited, timeout_s=60, every_s=0.3)
+        with self.sessions() as session:
+            t = competitions.create_tournament(
+                session=session,
+                spec=competitions.TournamentSpec(
+                    name=f"Campeonato {time.strftime('%Y-%m-%d %H:%M:%S')}",
+                    tier="campeonato",
+                    format="elimination",
+                    preset="draw",
+                    season_id=self.season_id,
+                    entry_fee=ENTRY_FEE,
+                    added_prize=ADDED_PRIZE,
+                    fee_bps=CAMPEONATO_FEE_BPS,
+                    prize_bps=CAMPEONATO_PRIZE_BPS,
+                    qualify_top=2,
+                    min_entrants=8,
+                    max_entrants=8,
+                    starts_at=utcnow() + timedelta(minutes=10),
+                    turn_timeout_s=30,
+                    bot_level="easy",
+                ),
+                created_by="operator",
+            )
+            tid = t.id
+        numbers: dict[int, Wallet] = {}
+        for wallet in self.entrants:
+            body = {"avatar_id": wallet.avatar_id} if wallet.avatar_id else {}
+            entry = ok(http.post(f"/competitions/{tid}/register", json=body, headers=wallet.auth))
+            numbers[entry["number"]] = wallet
+        with self.sessions() as session:  # the organizer fills the draw: it starts when full
+            competitions.add_bots(session=session, tournament_id=tid, count=4, level="easy")
+        base_ws = self.base.replace("http://", "ws://")
+        errors: list[BaseException] = []
+
+        def play_games(number: int, wallet: Wallet) -> None:
+            played: set[str] = set()
+            deadline = time.monotonic() + 180
+            try:
+                while time.monotonic() < deadline:
+                    if ok(http.get(f"/competitions/{tid}"))["status"] != "running" and played:
+                        return
+                    rounds = ok(http.get(f"/competitions/{tid}/bracket"))
+                    mine = [
+                        g
+                        for r in rounds
+                        for g in r["games"]
+                        if number in (g["a"], g["b"]) and g["match_id"] not in played
+                    ]
+                    lost = any(
+                        g["status"] != "live" and g["winner"] not in (None, number)
+                        for r in rounds
+                        for g in r["games"]
+                        if number in (g["a"], g["b"])
+                    )
+                    if lost:
+                        return
+                    live = [g for g in mine if g["status"] == "live"]
+                    if not live:
+                        time.sleep(0.2)
+                        continue
+                    play_seat(f"{base_ws}/ws/tables/{live[0]['table_id']}", wallet)
+                    played.add(live[0]["match_id"])
+                raise DemoFailed(f"{wallet.name}'s Campeonato games did not end in time")
+            except BaseException as error:  # re-raised below, in this thread
+                errors.append(error)
+
+        threads = [
+            threading.Thread(target=play_games, args=item, name=f"campeonato-{item[1].name}")
+            for item in numbers.items()
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
+
+        key = f"tournament-{tid:020d}"
+
+        def settled() -> Any:
+            self.supervise_worker()
+            if ok(http.get(f"/competitions/{tid}"))["status"] != "finished":
+                return None
+            return self._settled([key])
+
+        [row] = wait_for("the Campeonato's prizes paid", settled, timeout_s=120, every_s=0.5)
+        detail = ok(http.get(f"/competitions/{tid}"))
+        standings = ok(http.get(f"/competitions/{tid}/standings"))
+        bracket = ok(http.get(f"/competitions/{tid}/bracket"))
+        for r in bracket:
+            games = []
+            for g in r["games"]:
+                a = numbers[g["a"]].name if g["a"] in numbers else f"bot#{g['a']}"
+                b = numbers[g["b"]].name if g["b"] in numbers else f"bot#{g['b']}"
+                w = numbers[g["winner"]].name if g["winner"] in numbers else f"bot#{g['winner']}"
+                games.append(f"{a}-{b}: {w}")
+            out(f"  round {r['round']}: " + "; ".join(games))
+        self.campeonato_seen = {
+            "id": tid,
+            "detail": detail,
+            "standings": standings,
+            "settlement": row,
+            "numbers": {n: w.name for n, w in numbers.items()},
+        }
+        self.campeonato_table = render_campeonato(
+            detail, standings, numbers, self.agreements, row["tx_hash"]
+        )
+
     # -- 6. settlement -------------------------------------------------------------------------
     def settle(self) -> None:
         self.step(
@@ -892,6 +1070,8 @@ class Season:
             int(m["settlement"]["emission"]) - int(m["settlement"]["returned"])
             for m in self.matches
         )
+        campeonato = getattr(self, "campeonato_table", "")
+        table = f"{table}\n\n{campeonato}" if campeonato else table
         out("")
         out(table)
         out("")
@@ -1027,6 +1207,19 @@ class Season:
             rows.append(row)
         return rows
 
+    def stay(self) -> None:
+        """Serve until Ctrl-C or SIGTERM: the web client, the API and the workers stay up."""
+        stop = threading.Event()
+        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        self.step(f"still serving: open {self.base}/#/lobby (Ctrl-C to stop)")
+        try:
+            while not stop.wait(1.0):
+                self.supervise_worker()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
     def swap_worker(self, name: str, env: dict[str, str]) -> None:
         """Replace the running worker by one with ``env`` (its log is ``<name>.log``)."""
         index = next(i for i, p in enumerate(self.services) if p.name.startswith("worker"))
@@ -1067,6 +1260,7 @@ class Season:
             reconciliation=self.reconciliation,
             crashes=self.crashes,
             boundary=getattr(self, "boundary", {}),
+            campeonato=getattr(self, "campeonato_seen", {}),
         )
 
 
@@ -1137,6 +1331,66 @@ def render_table(
     return "\n".join(lines_out)
 
 
+def render_campeonato(
+    detail: dict[str, Any],
+    standings: list[dict[str, Any]],
+    numbers: dict[int, Wallet],
+    agreements: dict[str, dict[str, Any]],
+    tx_hash: str | None,
+) -> str:
+    """The Campeonato's final table: place, entrant, wins, prize and who it was paid to."""
+    by_avatar = {a["avatar_id"]: a for a in agreements.values()}
+    names = {w.address: w.name for w in numbers.values()}
+    entrants = {e["number"]: e for e in detail["entrants"]}
+    fees = detail["entry_fee"] * len(numbers)
+    fee = fees * detail["fee_bps"] // 10_000
+    pool = fees + detail["added_prize"] - fee
+    rows = [("place", "entrant", "seed", "wins", "prize", "paid to", "qualified")]
+    for s in standings:
+        wallet = numbers.get(s["entrant"])
+        avatar = entrants[s["entrant"]]["avatar_id"]
+        paid_to = "-"
+        if s["prize"]:
+            agreement = by_avatar.get(avatar)
+            if avatar is None:
+                paid_to = "wallet"
+            elif agreement is None:
+                paid_to = f"avatar #{avatar} (owner, 100%)"
+            elif agreement["terms"] == "fixed_rent":
+                paid_to = f"avatar #{avatar} (Fixed Rent: scholar 100%)"
+            else:
+                owner = names.get(agreement["owner"], "owner")
+                paid_to = f"avatar #{avatar} (Rewards Division: {owner} 30%, scholar 70%)"
+        rows.append(
+            (
+                str(s["place"]),
+                f"{wallet.name} {wallet.address[:8]}" if wallet else f"bot #{s['entrant']}",
+                str(entrants[s["entrant"]]["seed"]),
+                str(s["wins"]),
+                dew_amount(s["prize"]),
+                paid_to,
+                "yes" if s["qualified"] else "",
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [
+        f"{detail['name']} (single elimination, preset {detail['preset']}, "
+        f"{len(standings)} entrants): entry {dew_amount(detail['entry_fee'])} DEW x "
+        f"{len(numbers)} + {dew_amount(detail['added_prize'])} DEW from the season - "
+        f"fee {dew_amount(fee)} DEW = prize pool {dew_amount(pool)} DEW; "
+        f"settle tx {tx_hash or '-'}"
+    ]
+    for i, row in enumerate(rows):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    lines.append(
+        "bots fill the draw but win no prize and never qualify; the top 2 wallets qualify for "
+        "the Campeonisimo"
+    )
+    return "\n".join(lines)
+
+
 @app.command("demo")
 def demo_command(
     workdir: Annotated[
@@ -1158,6 +1412,9 @@ def demo_command(
         str | None,
         typer.Option(help="Kill the worker at this step of the first settlement, then restart it"),
     ] = None,
+    stay: Annotated[
+        bool, typer.Option(help="Keep serving after the season (web client at /) until Ctrl-C")
+    ] = False,
 ) -> None:
     """Play a short season end to end on a fresh chain and pay it; exit 0 only if it reconciles."""
     import logging
@@ -1177,6 +1434,7 @@ def demo_command(
         redis_url=redis_url,
         crash_worker_at=crash_worker_at,
         boundaries=boundaries,
+        stay=stay,
         out=lambda text: typer.echo(text),
     )
     try:

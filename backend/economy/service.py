@@ -33,6 +33,8 @@ from backend.economy.models import (
     SettlementStatus,
 )
 from backend.economy.policy import (
+    AVATAR_ADMISSIONS,
+    MAX_PAYOUT_AMOUNT,
     AgreementShares,
     FinishedMatch,
     Party,
@@ -375,6 +377,142 @@ def plan_settlement(
         plan.fee,
         plan.returned,
     )
+    return settlement
+
+
+# --- prizes -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prize:
+    """One prize of a competition: to the avatar the winner entered with (split on chain per
+    its agreement), else to the wallet."""
+
+    place: int
+    address: str
+    amount: int
+    avatar_id: int | None = None
+    admitted_as: str | None = None
+
+    @property
+    def to_avatar(self) -> bool:
+        return self.avatar_id is not None and self.admitted_as in AVATAR_ADMISSIONS
+
+
+def plan_prize_settlement(
+    *,
+    session: Session,
+    key: str,
+    chain_match_id: str,
+    result_hash: str,
+    prizes: list[Prize],
+    entry_fees: int,
+    added_prize: int,
+    fee: int,
+    treasury: str,
+    season_id: int | None,
+    finished_at: datetime,
+    chain_id: int | None = None,
+    now_s: int | None = None,
+) -> PlannedSettlement:
+    """Book a competition's prizes as pending and queue them as one ``settle`` entry, through
+    the same outbox, ledger and reconciliation as a match.
+
+    ``key`` is the competition's stake-escrow key: the entry fees held under it must equal
+    ``entry_fees`` (the vault never pays a pool nobody put in), and
+    ``sum(prizes) + fee == entry_fees + added_prize``. The added prize was already charged to
+    the season when the competition was created. Idempotent per key."""
+    existing = session.get(PlannedSettlement, key)
+    if existing is not None:
+        return existing
+    if not is_address(treasury):
+        raise EconomyValueError(f"treasury is not an address: {treasury!r}")
+    if min(entry_fees, added_prize, fee, *(p.amount for p in prizes), 0) < 0:
+        raise EconomyValueError("prize amounts must be >= 0")
+    held = sum(escrowed(session=session, match_id=key).values())
+    if held != entry_fees:
+        raise PolicyError(
+            f"{key!r} holds {held} DEW wei of entry fees, the pool counts {entry_fees}"
+        )
+    total = sum(p.amount for p in prizes) + fee
+    if total != entry_fees + added_prize:
+        raise PolicyError(
+            f"prizes {total - fee} + fee {fee} != entry fees {entry_fees} + added {added_prize}"
+        )
+    if any(p.amount > MAX_PAYOUT_AMOUNT for p in prizes):
+        raise PolicyError("a prize exceeds the contract's 2**88-1")
+    settlement = PlannedSettlement(
+        match_id=key,
+        chain_match_id=chain_match_id.lower(),
+        result_hash=result_hash,
+        season_id=season_id,
+        economy="prize",
+        preset="",
+        finished_at=finished_at,
+        stake_pot=str(entry_fees),
+        emission=str(added_prize),
+        fee=str(fee),
+        returned="0",
+        paid="0",
+        status=SettlementStatus.NOTHING,
+    )
+    session.add(settlement)
+    session.flush()
+    legs: list[LedgerLeg] = []
+    chain_payouts: list[outbox.Payout] = []
+    for p in prizes:
+        if not p.amount:
+            continue
+        address = checksum(p.address)
+        if p.to_avatar:
+            assert p.avatar_id is not None
+            chain_payouts.append(outbox.Payout(amount=p.amount, avatar_id=p.avatar_id))
+            legs += _predicted_avatar_legs(
+                session,
+                match_id=key,
+                seat=p.place,
+                avatar_id=p.avatar_id,
+                amount=p.amount,
+                player=address,
+                admitted_as=p.admitted_as,
+                now_s=int(time.time()) if now_s is None else now_s,
+            )
+        else:
+            chain_payouts.append(outbox.Payout(amount=p.amount, account=address))
+            legs.append(
+                LedgerLeg(
+                    match_id=key,
+                    seat=p.place,
+                    party="wallet",
+                    address=address,
+                    amount=str(p.amount),
+                    status=LegStatus.PENDING,
+                )
+            )
+    if fee:
+        chain_payouts.append(outbox.Payout(amount=fee, account=treasury))
+        legs.append(
+            LedgerLeg(
+                match_id=key,
+                party="treasury",
+                address=to_checksum_address(treasury),
+                amount=str(fee),
+                status=LegStatus.PENDING,
+            )
+        )
+    session.add_all(legs)
+    if chain_payouts:
+        request = outbox.request_settlement(
+            session=session,
+            match_id=chain_match_id,
+            result_hash=result_hash,
+            payouts=chain_payouts,
+            chain_id=chain_id,
+        )
+        settlement.chain_request_id = request.id
+        settlement.status = SettlementStatus.SUBMITTED
+    session.flush()
+    logger.info("planned prizes %s: %d payouts, fee %s", key, len(chain_payouts), fee)
     return settlement
 
 

@@ -21,7 +21,7 @@ from eth_utils import is_address, to_checksum_address
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from backend.chain import outbox
+from backend.chain import match_ids, outbox
 from backend.db.base import utcnow
 from backend.economy.chain_reader import ChainReader
 from backend.economy.cursor import claim_block_range
@@ -191,7 +191,7 @@ def request_withdrawal(
         raise InsufficientStake(f"{address} has {wallet.balance} DEW wei, asked for {amount}")
     wallet.balance = str(int(wallet.balance) - amount)
     session.add(StakeEntry(address=address, kind="withdrawal", amount=str(amount)))
-    chain_match_id = "0x" + hashlib.sha256(b"dew-withdrawal" + digest).hexdigest()
+    chain_match_id = match_ids.withdrawal_id(hashlib.sha256(b"dew-withdrawal" + digest).digest())
     settlement = PlannedSettlement(
         match_id=match_id,
         chain_match_id=chain_match_id,

@@ -24,13 +24,13 @@ import orjson
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from backend.chain import match_ids
 from backend.config import Settings
 from backend.game import Match as EngineMatch
 from backend.tables import exceptions as exc
 from backend.tables import play, store
 from backend.tables.bus import RedisBus
 from backend.tables.gating import Gate
-from backend.tables.service import chain_match_id
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +204,9 @@ class MatchHub:
         self.engine = engine
         self.session_factory = session_factory
         self.origin = uuid.uuid4().hex
+        self.chain_prefix = match_ids.deployment_prefix(
+            settings.chain.deployment_name, settings.chain.chain_id
+        )
         self.tables: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self.writer = store.MoveWriter(engine, settings.server.commit_batch_window_s)
@@ -212,6 +215,7 @@ class MatchHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._matchmaker: asyncio.Task[None] | None = None
         self._janitor: asyncio.Task[None] | None = None
+        self._adopter: asyncio.Task[None] | None = None
         self._heap: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -230,11 +234,12 @@ class MatchHub:
             await self.bus.start(self._on_bus)
         self._matchmaker = asyncio.create_task(self._matchmaking_loop(), name="dew-matchmaker")
         self._janitor = asyncio.create_task(self._janitor_loop(), name="dew-janitor")
+        self._adopter = asyncio.create_task(self._adopt_started_loop(), name="dew-adopter")
         if self.settings.server.gc_freeze_every_s > 0:
             self._heap = asyncio.create_task(self._heap_loop(), name="dew-heap")
 
     async def stop(self) -> None:
-        for loop_task in (self._matchmaker, self._janitor, self._heap):
+        for loop_task in (self._matchmaker, self._janitor, self._adopter, self._heap):
             if loop_task:
                 loop_task.cancel()
         for lt in self.tables.values():
@@ -629,6 +634,7 @@ class MatchHub:
         self, lt: LiveTable, forfeited_seat: int | None, moves: list[tuple[int, str, str]]
     ) -> store.Finish:
         assert lt.match is not None and lt.match_id is not None
+        earning = bool(lt.table["earning"])
         outcomes = play.outcome(lt.match, forfeited_seat)
         record = play.record(
             lt.match,
@@ -649,9 +655,11 @@ class MatchHub:
             record=record,
             result=result,
             result_hash=play.record_hash(record),
-            chain_match_id=chain_match_id(lt.match_id),
+            # Earning matches get a sequential id in the final commit (cheaper to settle).
+            chain_match_id=None if earning else match_ids.free_match_id(lt.match_id),
+            chain_prefix=self.chain_prefix,
             preset=lt.table["preset"],
-            earning=bool(lt.table["earning"]),
+            earning=earning,
             stake=str(lt.table["stake"]),
             seats=lt.seats,
             outcomes=outcomes,
@@ -806,6 +814,28 @@ class MatchHub:
                 raise
             except Exception:
                 log.exception("janitor pass failed")
+
+    async def _adopt_started_loop(self) -> None:
+        """Host the matches other packages start in the database (tournament rounds) within
+        about a second, instead of the orphan grace: nobody connects to start them. Every
+        process may adopt one; the move log's primary key keeps a single line of play."""
+        every = self.settings.server.adopt_started_every_s
+        if every <= 0:
+            return
+        idle = 2 * self.settings.server.bot_move_delay_s + every
+        while True:
+            try:
+                await asyncio.sleep(every)
+                started = await asyncio.to_thread(
+                    store.idle_tables_of_kind, self.session_factory, "tournament", time.time(), idle
+                )
+                for table_id in started:
+                    if table_id not in self.tables:
+                        await self.get(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("adoption pass failed")
 
     async def _heap_loop(self) -> None:
         """Keep the garbage collector's pauses short with thousands of sockets open.

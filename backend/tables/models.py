@@ -144,7 +144,8 @@ class SettlementRequest(TimestampMixin, Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     idempotency_key: Mapped[str] = mapped_column(String(64), unique=True)
     match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), unique=True)
-    # bytes32 for MatchSettlement.settle: 0x + the 16-byte match id left-padded to 32 bytes.
+    # bytes32 for MatchSettlement.settle (backend/chain/match_ids.py): sequential for an
+    # earning match, the 16-byte match id left-padded for a free one.
     chain_match_id: Mapped[str] = mapped_column(String(66), unique=True)
     table_id: Mapped[str] = mapped_column(String(32))
     preset: Mapped[str] = mapped_column(String(64))
@@ -160,3 +161,18 @@ class SettlementRequest(TimestampMixin, Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ChainMatchSequence(Base):
+    """The last sequence number issued under one deployment prefix (``backend.chain.match_ids``).
+
+    Advanced by an upsert inside the transaction that finishes an earning match
+    (``store.next_chain_match_id``): the row lock serializes concurrent finishes, so no two
+    matches get the same number, and a rolled-back finish gives its number back.
+    """
+
+    __tablename__ = "chain_match_sequences"
+
+    # The 8-byte prefix as 16 hex digits (unsigned 64 bits do not fit a signed BIGINT).
+    prefix: Mapped[str] = mapped_column(String(16), primary_key=True)
+    last: Mapped[int] = mapped_column(BigInteger)

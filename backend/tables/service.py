@@ -56,11 +56,6 @@ class TableSpec:
     spectator_delay_s: float = 0.0
 
 
-def chain_match_id(match_id: str) -> str:
-    """bytes32 for MatchSettlement: the 16-byte match id left-padded with zeros."""
-    return "0x" + match_id.rjust(64, "0")
-
-
 def get_table(*, session: Session, table_id: str, lock: bool = False) -> Table:
     """The table, or TableNotFound. ``lock`` takes its row lock (PostgreSQL) so that joins
     and starts at one table are serialized: the join that fills the last seat starts it."""
@@ -488,3 +483,72 @@ def abandon_match(*, session: Session, match_id: str, reason: str) -> int:
 
 def count_live_matches(*, session: Session) -> int:
     return session.scalar(select(func.count()).select_from(Match).where(Match.status == "live"))
+
+
+# -- matches started by others (competitions) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """Who sits in one seat of a match another package starts: a wallet or a bot."""
+
+    address: str | None = None
+    bot_level: str | None = None
+    avatar_id: int | None = None
+    admitted_as: str | None = None
+
+
+def create_seated_match(
+    *,
+    session: Session,
+    preset: str,
+    options: dict[str, Any],
+    seats: list[SeatSpec],
+    turn_timeout_s: float,
+    bot_level: str = "medium",
+    kind: str = "tournament",
+) -> Table:
+    """A table with every seat already taken and its match started: a normal server match
+    (same records, replay and settlement outbox), free of stakes and emission. It does not
+    commit: the caller's transaction (a tournament round) decides, all or nothing."""
+    rules = play.table_rules(preset, options, len(seats))
+    for spec in seats:
+        if (spec.address is None) == (spec.bot_level is None):
+            raise exc.InvalidRequest(f"a seat is a wallet or a bot, not both or neither: {spec}")
+        if spec.bot_level is not None and spec.bot_level not in play.BOT_LEVELS:
+            raise exc.InvalidRequest(f"bot_level must be one of {list(play.BOT_LEVELS)}")
+    table = Table(
+        id=uuid.uuid4().hex,
+        preset=preset,
+        options=rules.options,
+        seat_count=len(seats),
+        stake="0",
+        earning=False,
+        kind=kind,
+        visibility="public",
+        invite_code=secrets.token_urlsafe(12),
+        creator=None,
+        bot_level=bot_level,
+        turn_timeout_s=turn_timeout_s,
+        spectators_allowed=True,
+        spectator_delay_s=0.0,
+        status="open",
+        created_at=utcnow(),
+    )
+    session.add(table)
+    session.flush()
+    for number, spec in enumerate(seats):
+        session.add(
+            TableSeat(
+                table_id=table.id,
+                seat=number,
+                address=spec.address,
+                bot_level=spec.bot_level,
+                avatar_id=spec.avatar_id,
+                admitted_as=spec.admitted_as,
+                joined_at=utcnow(),
+            )
+        )
+    _start_match(session, table)
+    session.flush()
+    return table

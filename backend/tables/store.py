@@ -22,8 +22,10 @@ from sqlalchemy import Connection, Engine, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
+from backend.chain import match_ids
 from backend.db.base import utcnow
 from backend.tables.models import (
+    ChainMatchSequence,
     Match,
     MatchMove,
     MatchResult,
@@ -37,7 +39,11 @@ log = logging.getLogger(__name__)
 
 
 def _insert(engine: Engine, model: type) -> Any:
-    return (postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert)(model)
+    return _insert_for(engine.dialect.name, model)
+
+
+def _insert_for(dialect: str, model: type) -> Any:
+    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
 
 
 @dataclass
@@ -112,6 +118,32 @@ def overdue_tables(session_factory: sessionmaker[Session], now: float, grace_s: 
     return overdue
 
 
+def idle_tables_of_kind(
+    session_factory: sessionmaker[Session], kind: str, now: float, idle_s: float
+) -> list[str]:
+    """Tables of ``kind`` whose live match has had no move for ``idle_s``: matches another
+    package started (a tournament round) that no server process may be hosting yet."""
+    last_move = (
+        select(MatchMove.match_id, func.max(MatchMove.created_at).label("at"))
+        .group_by(MatchMove.match_id)
+        .subquery()
+    )
+    with session_factory() as session:
+        rows = session.execute(
+            select(Table.id, Match.created_at, last_move.c.at)
+            .join(Match, Match.id == Table.match_id)
+            .outerjoin(last_move, last_move.c.match_id == Match.id)
+            .where(Match.status == "live", Table.kind == kind)
+        ).all()
+    idle = []
+    for table_id, started, moved in rows:
+        since = moved or started
+        since = since if since.tzinfo else since.replace(tzinfo=UTC)
+        if now - since.timestamp() >= idle_s:
+            idle.append(table_id)
+    return idle
+
+
 def move_row(
     match_id: str, ply: int, seat: int, move: str | None, actor: str, kind: str = "move"
 ) -> dict[str, Any]:
@@ -135,7 +167,9 @@ class Finish:
     record: dict[str, Any]
     result: dict[str, Any]
     result_hash: str
-    chain_match_id: str
+    # A free match's id (``match_ids.free_match_id``); None for an earning match, which gets
+    # the next sequential id under ``chain_prefix`` in the final commit itself.
+    chain_match_id: str | None
     preset: str
     earning: bool
     stake: str
@@ -143,6 +177,31 @@ class Finish:
     outcomes: list[SeatOutcome]
     # Earning tables: the gating re-check at the end, per human seat (None: unreadable).
     still_eligible: dict[int, bool | None] = field(default_factory=dict)
+    chain_prefix: int | None = None  # ``match_ids.deployment_prefix`` of this deployment
+
+
+def next_chain_match_id(conn: Connection, *, prefix: int) -> str:
+    """Issue the next sequential chain match id under ``prefix`` in ``conn``'s transaction.
+
+    One upsert: the first call inserts sequence 1, later ones add 1 and return the new
+    value. On PostgreSQL the updated row stays locked until the caller's transaction ends,
+    so concurrent callers get distinct numbers (and a rolled-back caller's number is
+    reissued, never skipped); SQLite serializes writers with BEGIN IMMEDIATE. Callers keep
+    the transaction short after this call: every other finishing match waits on the row.
+    """
+    key = f"{prefix:016x}"
+    if len(key) != 16:
+        raise match_ids.MatchIdError(f"prefix must fit 8 bytes: {prefix!r}")
+    statement = (
+        _insert_for(conn.dialect.name, ChainMatchSequence)
+        .values(prefix=key, last=1)
+        .on_conflict_do_update(
+            index_elements=[ChainMatchSequence.prefix],
+            set_={"last": ChainMatchSequence.last + 1},
+        )
+        .returning(ChainMatchSequence.last)
+    )
+    return match_ids.earning_match_id(prefix, conn.execute(statement).scalar_one())
 
 
 def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> bool:
@@ -203,12 +262,18 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
                 for r in seat_rows
             ],
         )
+        chain_match_id = finish.chain_match_id
+        if chain_match_id is None:
+            if finish.chain_prefix is None:
+                raise ValueError(f"match {finish.match_id} has no chain match id and no prefix")
+            # Last but one statement: the sequence row is locked from here to the commit.
+            chain_match_id = next_chain_match_id(conn, prefix=finish.chain_prefix)
         conn.execute(
             _insert(engine, SettlementRequest)
             .values(
                 idempotency_key=finish.match_id,
                 match_id=finish.match_id,
-                chain_match_id=finish.chain_match_id,
+                chain_match_id=chain_match_id,
                 table_id=finish.table_id,
                 preset=finish.preset,
                 earning=finish.earning,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {DEWAccessControl} from "./access/DEWAccessControl.sol";
 import {ERC721} from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
 import {IAvatarNFT} from "./interfaces/IAvatarNFT.sol";
@@ -14,7 +14,7 @@ import {IERC4907} from "./interfaces/IERC4907.sol";
 ///      to the start of its run. Runs are capped at `MAX_RUN` ids, so that walk costs at most
 ///      `MAX_RUN - 1` extra storage reads, and avatars minted to distinct players cost none.
 ///      Burning is not supported, which keeps the fallback sound.
-contract AvatarNFT is ERC721, AccessControl, IAvatarNFT {
+contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
     bytes32 public constant RENTAL_ROLE = keccak256("RENTAL_ROLE");
     /// @notice The most ids one ownership record covers.
@@ -37,8 +37,7 @@ contract AvatarNFT is ERC721, AccessControl, IAvatarNFT {
     /// @dev Who set the rental lock; kept apart so a plain `setUser` costs one slot.
     mapping(uint256 tokenId => address registry) private _locker;
 
-    constructor(address admin, string memory baseURI_) ERC721("DEW Avatar", "DEWAV") {
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+    constructor(address admin, string memory baseURI_) ERC721("DEW Avatar", "DEWAV") DEWAccessControl(admin) {
         _baseTokenURI = baseURI_;
     }
 
@@ -141,7 +140,12 @@ contract AvatarNFT is ERC721, AccessControl, IAvatarNFT {
         return _nextTokenId;
     }
 
-    function supportsInterface(bytes4 interfaceId) public view override(ERC721, AccessControl, IERC165) returns (bool) {
+    function supportsInterface(bytes4 interfaceId)
+        public
+        view
+        override(ERC721, DEWAccessControl, IERC165)
+        returns (bool)
+    {
         return interfaceId == type(IERC4907).interfaceId || super.supportsInterface(interfaceId);
     }
 

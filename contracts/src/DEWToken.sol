@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
+import {DEWAccessControl} from "./access/DEWAccessControl.sol";
 import {IDEWToken} from "./interfaces/IDEWToken.sol";
 
 /// @title DEW, the game's reward token
@@ -14,7 +14,7 @@ import {IDEWToken} from "./interfaces/IDEWToken.sol";
 ///      balances private: `disperse` needs to credit many recipients and debit the sender once,
 ///      which saves the sender's balance read/write and the transfer hook chain per recipient
 ///      (see scripts/bench_gas.py). Permit uses OZ's EIP712, Nonces and ECDSA unchanged.
-contract DEWToken is IDEWToken, EIP712, Nonces, AccessControl {
+contract DEWToken is IDEWToken, EIP712, Nonces, DEWAccessControl {
     /// @inheritdoc IDEWToken
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
     bytes32 private constant PERMIT_TYPEHASH =
@@ -25,8 +25,7 @@ contract DEWToken is IDEWToken, EIP712, Nonces, AccessControl {
     mapping(address account => uint256) private _balances;
     mapping(address account => mapping(address spender => uint256)) private _allowances;
 
-    constructor(address admin, uint256 cap_) EIP712("Domino Earning World", "1") {
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+    constructor(address admin, uint256 cap_) EIP712("Domino Earning World", "1") DEWAccessControl(admin) {
         _cap = cap_;
     }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {DEWAccessControl} from "./access/DEWAccessControl.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {IDEWToken} from "./interfaces/IDEWToken.sol";
@@ -12,7 +12,7 @@ import {IScholarshipRegistry} from "./interfaces/IScholarshipRegistry.sol";
 /// @dev Gas shape of `settle`: the batch is parsed straight from calldata, every payout leg is
 ///      collected into one list and sent with a single `DEWToken.disperse` call, so the call,
 ///      the vault's balance slot and the role check are paid once per batch, not per payout.
-contract MatchSettlement is AccessControl, IMatchSettlement {
+contract MatchSettlement is DEWAccessControl, IMatchSettlement {
     using SafeERC20 for IERC20;
 
     /// @inheritdoc IMatchSettlement
@@ -33,8 +33,7 @@ contract MatchSettlement is AccessControl, IMatchSettlement {
     mapping(uint256 word => uint256 bits) private _settled;
     uint256 private _totalPaid;
 
-    constructor(address admin, IDEWToken token_, IScholarshipRegistry registry_) {
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+    constructor(address admin, IDEWToken token_, IScholarshipRegistry registry_) DEWAccessControl(admin) {
         _token = token_;
         _registry = registry_;
     }

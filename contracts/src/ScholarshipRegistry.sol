@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {DEWAccessControl} from "./access/DEWAccessControl.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
@@ -10,7 +10,7 @@ import {IAvatarNFT} from "./interfaces/IAvatarNFT.sol";
 import {IScholarshipRegistry} from "./interfaces/IScholarshipRegistry.sol";
 
 /// @title Scholarship agreements between avatar owners and scholars
-contract ScholarshipRegistry is AccessControl, ReentrancyGuard, IScholarshipRegistry {
+contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipRegistry {
     using SafeERC20 for IERC20;
 
     /// @inheritdoc IScholarshipRegistry
@@ -36,8 +36,7 @@ contract ScholarshipRegistry is AccessControl, ReentrancyGuard, IScholarshipRegi
     uint256 private _agreementCount;
     uint256 private _escrowed;
 
-    constructor(address admin, IAvatarNFT avatar_, IERC20 token_) {
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+    constructor(address admin, IAvatarNFT avatar_, IERC20 token_) DEWAccessControl(admin) {
         avatar = avatar_;
         token = token_;
     }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {DEWAccessControl} from "./access/DEWAccessControl.sol";
 import {ERC1155} from "@openzeppelin/contracts/token/ERC1155/ERC1155.sol";
 import {IVIPPass} from "./interfaces/IVIPPass.sol";
 
 /// @title VIP pass: one soulbound ERC-1155 tier with an expiry per holder
-contract VIPPass is ERC1155, AccessControl, IVIPPass {
+contract VIPPass is ERC1155, DEWAccessControl, IVIPPass {
     /// @inheritdoc IVIPPass
     bytes32 public constant ISSUER_ROLE = keccak256("ISSUER_ROLE");
     /// @inheritdoc IVIPPass
@@ -14,9 +14,7 @@ contract VIPPass is ERC1155, AccessControl, IVIPPass {
 
     mapping(address holder => uint64) private _expiresAt;
 
-    constructor(address admin, string memory uri_) ERC1155(uri_) {
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
-    }
+    constructor(address admin, string memory uri_) ERC1155(uri_) DEWAccessControl(admin) {}
 
     /// @inheritdoc IVIPPass
     function issue(address holder, uint64 expiresAt_) external onlyRole(ISSUER_ROLE) {
@@ -44,7 +42,7 @@ contract VIPPass is ERC1155, AccessControl, IVIPPass {
         return _expiresAt[holder];
     }
 
-    function supportsInterface(bytes4 interfaceId) public view override(ERC1155, AccessControl) returns (bool) {
+    function supportsInterface(bytes4 interfaceId) public view override(ERC1155, DEWAccessControl) returns (bool) {
         return super.supportsInterface(interfaceId);
     }
 

@@ -41,13 +41,13 @@ contract DEWTokenTest is Fixture {
         uint256 room = CAP - VAULT;
         _giveDew(alice, room);
         vm.expectRevert(abi.encodeWithSelector(IDEWToken.DEWCapExceeded.selector, CAP + 1, CAP));
-        vm.prank(operator);
+        vm.prank(treasury);
         token.mint(alice, 1);
     }
 
     function test_mint_revertsToZeroAddress() public {
         vm.expectRevert(abi.encodeWithSelector(IERC20Errors.ERC20InvalidReceiver.selector, address(0)));
-        vm.prank(operator);
+        vm.prank(treasury);
         token.mint(address(0), 1);
     }
 

@@ -371,13 +371,12 @@ def test_revert_on_chain_is_recorded_with_its_custom_error(
 
 
 def _refund_vault(deployment, amount, mine) -> None:
-    from backend.chain.contracts import MINTER_ROLE
-
     token = deployment.contracts.token
     w3 = deployment.w3
-    deployer = Account.from_key(deployment.deployer_key)
-    assert token.functions.hasRole(MINTER_ROLE, deployer.address).call()
-    tx = token.functions.mint(deployment.contracts.settlement.address, amount).build_transaction(
+    deployer = Account.from_key(deployment.deployer_key)  # holds the treasury
+    tx = token.functions.transfer(
+        deployment.contracts.settlement.address, amount
+    ).build_transaction(
         {"from": deployer.address, "nonce": w3.eth.get_transaction_count(deployer.address)}
     )
     tx_hash = w3.eth.send_raw_transaction(deployer.sign_transaction(tx).raw_transaction)

@@ -22,6 +22,7 @@ def test_quick_bench_prints_all_figures_with_baselines() -> None:
     for key in (
         "settle_gas_per_payout_existing_10",
         "settle_gas_per_payout_new_10",
+        "settle_gas_per_payout_new_10_production",
         "settle_gas_per_payout_split_10",
         "transfer_tx_gas_existing",
         "transfer_tx_gas_new",

@@ -16,6 +16,7 @@ from backend.chain.contracts import (
     MINTER_ROLE,
     RENTAL_ROLE,
     REPO_ROOT,
+    ROLES,
     SCREENER_ROLE,
     SETTLER_ROLE,
     Contracts,
@@ -26,7 +27,8 @@ from backend.chain.contracts import (
     load_artifact,
     load_manifest,
 )
-from backend.chain.deploy import DeployConfig
+from backend.chain.deploy import DeployConfig, deploy_all, hot_key_rights
+from backend.chain.exceptions import ChainValueError
 from tests.fixtures.anvil import Deployment
 
 
@@ -69,6 +71,11 @@ def test_every_contract_reads_back(deployment: Deployment) -> None:
     assert c.token.functions.symbol().call() == "DEW"
     assert c.token.functions.decimals().call() == 18
     assert c.token.functions.cap().call() == config.token_cap
+    # Minted once, up to the cap: the vault's funding and the rest to the treasury.
+    assert c.token.functions.totalSupply().call() == config.token_cap
+    treasury = m.extra["treasury"]
+    assert treasury == m.deployer
+    assert c.token.functions.balanceOf(treasury).call() == config.token_cap - config.vault_funding
     assert c.token.functions.balanceOf(m.address("MatchSettlement")).call() == config.vault_funding
     assert c.avatar.functions.nextTokenId().call() == 1
     assert c.avatar.functions.supportsInterface(bytes.fromhex("ad092b5c")).call()
@@ -85,7 +92,6 @@ def test_every_contract_reads_back(deployment: Deployment) -> None:
 @pytest.mark.parametrize(
     ("contract", "role", "holder"),
     [
-        ("token", MINTER_ROLE, "operator"),
         ("avatar", MINTER_ROLE, "operator"),
         ("avatar", RENTAL_ROLE, "ScholarshipRegistry"),
         ("vip", ISSUER_ROLE, "operator"),
@@ -101,6 +107,68 @@ def test_roles_are_granted(deployment: Deployment, contract: str, role: bytes, h
     assert bound.functions.hasRole(role, address).call() is True
     stranger = Account.from_key(deployment.player_keys[-1]).address
     assert bound.functions.hasRole(role, stranger).call() is False
+
+
+def test_no_hot_key_holds_mint_or_admin_rights(deployment: Deployment) -> None:
+    """The operator's hot key holds no admin role and cannot mint DEW; nobody can mint DEW."""
+    m = deployment.manifest
+    c = deployment.contracts
+    operator = Account.from_key(deployment.operator_key).address
+    assert m.operator == operator != m.deployer
+    # What the manifest records is what the chain says, for every contract and role.
+    for name, roles in m.roles.items():
+        bound = c.by_name(name)
+        assert set(roles) == set(ROLES[name])
+        for role, holders in roles.items():
+            for holder in holders:
+                assert bound.functions.hasRole(ROLES[name][role], holder).call(), (name, role)
+            assert bound.functions.hasRole(ROLES[name][role], operator).call() == (
+                operator in holders
+            )
+        assert roles["DEFAULT_ADMIN_ROLE"] == [m.deployer]
+        assert bound.functions.defaultAdmin().call() == m.deployer
+        assert bound.functions.hasRole(DEFAULT_ADMIN_ROLE, operator).call() is False
+    assert hot_key_rights(m.roles, operator) == []
+    assert m.roles["DEWToken"]["MINTER_ROLE"] == []
+    for who in (operator, m.deployer):
+        assert c.token.functions.hasRole(MINTER_ROLE, who).call() is False
+    assert m.roles["MatchSettlement"]["SETTLER_ROLE"] == [operator]
+    assert m.roles["AvatarNFT"]["RENTAL_ROLE"] == [m.address("ScholarshipRegistry")]
+    # Only the vault may record a match on the registry (the split and the idle clock).
+    assert m.roles["ScholarshipRegistry"]["SETTLEMENT_ROLE"] == [m.address("MatchSettlement")]
+
+
+def test_deploy_refuses_the_deployer_as_operator(anvil) -> None:
+    w3 = Web3(Web3.HTTPProvider(anvil.rpc_url))
+    deployer = Account.from_key(anvil.keys[5])
+    before = w3.eth.get_transaction_count(deployer.address)
+    with pytest.raises(ChainValueError, match="must not be the deployer"):
+        deploy_all(w3, anvil.keys[5], operator=deployer.address)
+    treasury = Account.from_key(anvil.keys[6]).address
+    with pytest.raises(ChainValueError, match="must not be the treasury"):
+        deploy_all(w3, anvil.keys[5], operator=treasury, treasury=treasury)
+    assert w3.eth.get_transaction_count(deployer.address) == before  # nothing was sent
+
+
+def test_deploy_hands_the_admin_role_over_in_two_steps(anvil, chain_snapshot) -> None:
+    w3 = Web3(Web3.HTTPProvider(anvil.rpc_url))
+    deployer_key, admin_key, operator_key = anvil.keys[5], anvil.keys[6], anvil.keys[7]
+    admin = Account.from_key(admin_key).address
+    m = deploy_all(
+        w3,
+        deployer_key,
+        operator=Account.from_key(operator_key).address,
+        admin=admin,
+        config=DeployConfig(vault_funding=10 * 10**18, token_cap=100 * 10**18),
+    )
+    c = Contracts(w3, m)
+    assert m.extra["admin"] == m.extra["treasury"] == admin
+    assert c.token.functions.balanceOf(admin).call() == 90 * 10**18
+    for name in CONTRACT_NAMES:
+        bound = c.by_name(name)
+        pending, _schedule = bound.functions.pendingDefaultAdmin().call()
+        assert pending == admin
+        assert bound.functions.defaultAdmin().call() == m.deployer  # until admin accepts
 
 
 def test_contracts_refuse_a_manifest_for_another_chain(deployment: Deployment) -> None:

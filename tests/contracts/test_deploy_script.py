@@ -61,16 +61,64 @@ def test_deploy_script_writes_a_manifest_the_backend_reads(anvil: Anvil, tmp_pat
     assert contracts.avatar.functions.nextTokenId().call() == 1
     assert contracts.vip.functions.VIP_TIER().call() == 1
     assert contracts.registry.functions.avatar().call() == manifest.address("AvatarNFT")
+    assert printed["roles"]["DEWToken"]["MINTER_ROLE"] == []
+    assert printed["roles"]["MatchSettlement"]["SETTLER_ROLE"] == [operator]
+    assert manifest.roles == printed["roles"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "deploy.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_deploy_script_prints_every_role_holder(anvil: Anvil, tmp_path: Path) -> None:
+    key_file = tmp_path / "deployer.key"
+    key_file.write_text(anvil.keys[6])
+    deployer = Account.from_key(anvil.keys[6]).address
+    operator = Account.from_key(anvil.keys[7]).address
+    out = tmp_path / "deployment.json"
+    args = ["--rpc-url", anvil.rpc_url, "--key-file", str(key_file), "--out", str(out)]
+    done = _run(*args, "--operator", operator)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.split() == ["DEWToken.MINTER_ROLE", "(nobody)"] for line in lines)
+    assert any(line.split() == ["DEWToken.DEFAULT_ADMIN_ROLE", deployer] for line in lines)
+    assert any(line.split() == ["MatchSettlement.SETTLER_ROLE", operator] for line in lines)
+
+
+def test_deploy_script_refuses_the_deployer_as_operator(anvil: Anvil, tmp_path: Path) -> None:
+    key_file = tmp_path / "deployer.key"
+    key_file.write_text(anvil.keys[6])
+    out = tmp_path / "deployment.json"
+    args = ["--rpc-url", anvil.rpc_url, "--key-file", str(key_file), "--out", str(out)]
+    missing = _run(*args)
+    assert missing.returncode == 2
+    assert "--operator" in missing.stderr
+    same = _run(*args, "--operator", Account.from_key(anvil.keys[6]).address)
+    assert same.returncode == 2
+    assert "must not be the deployer" in same.stderr
+    assert not out.exists()
 
 
 def test_deploy_script_refuses_funding_above_the_cap(anvil: Anvil, tmp_path: Path) -> None:
     out = tmp_path / "deployment.json"
+    key_file = tmp_path / "deployer.key"
+    key_file.write_text(anvil.keys[3])
     done = subprocess.run(
         [
             sys.executable,
             str(REPO_ROOT / "scripts" / "deploy.py"),
             "--rpc-url",
             anvil.rpc_url,
+            "--operator",
+            Account.from_key(anvil.keys[4]).address,
+            "--key-file",
+            str(key_file),
             "--token-cap",
             "10",
             "--vault-funding",

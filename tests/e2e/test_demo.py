@@ -9,10 +9,13 @@ with the balances read from the token at the block before the first match and no
 
 from __future__ import annotations
 
+import os
+import signal
 import uuid
 from collections import defaultdict
 from typing import Any
 
+import httpx
 import pytest
 
 from backend.cli.demo import RD_OWNER_BPS, DemoConfig, DemoContext, run_demo
@@ -43,10 +46,41 @@ def side_shares(result: dict[str, Any], pot: int) -> dict[int, int]:
     return shares
 
 
+def _credit(
+    ctx: DemoContext,
+    expected: dict[str, int],
+    address: str,
+    avatar: int | None,
+    amount: int,
+    agreement: dict[str, Any] | None,
+) -> None:
+    """Book ``amount`` won by ``address`` playing ``avatar`` as the chain must have split it."""
+    by_address = {w.address: name for name, w in ctx.wallets.items()}
+    if avatar is None:  # admitted with a VIP pass (or no avatar): paid to the wallet
+        expected[by_address[address]] += amount
+        return
+    owner = ctx.contracts.avatar.functions.ownerOf(avatar).call()
+    if agreement is None:  # an owner playing their own avatar keeps it all
+        expected[by_address[owner]] += amount
+    elif agreement["terms"] == "fixed_rent":  # the rent paid the owner already
+        expected[by_address[agreement["scholar"]]] += amount
+    else:
+        owner_share = amount * RD_OWNER_BPS // 10_000
+        scholar_share = amount * (10_000 - RD_OWNER_BPS) // 10_000
+        dust = amount - owner_share - scholar_share  # to the owner (dust_to)
+        expected[by_address[owner]] += owner_share + dust
+        expected[by_address[agreement["scholar"]]] += scholar_share
+
+
+def campeonato_fee(ctx: DemoContext) -> int:
+    detail = ctx.campeonato["detail"]
+    paying = [e for e in detail["entrants"] if e["address"]]
+    return detail["entry_fee"] * len(paying) * detail["fee_bps"] // 10_000
+
+
 def expected_payouts(ctx: DemoContext) -> dict[str, int]:
     """DEW each wallet should have received, from results and agreements alone."""
     emission_per_seat = ctx.settings.economy.emission_per_seat
-    by_address = {w.address: name for name, w in ctx.wallets.items()}
     agreements = {a["avatar_id"]: a for a in ctx.agreements.values()}
     expected: dict[str, int] = defaultdict(int)
     for played in ctx.matches:
@@ -58,23 +92,23 @@ def expected_payouts(ctx: DemoContext) -> dict[str, int]:
             amount = shares[seat["seat"]]
             if seat["address"] is None or amount == 0:  # bots earn nothing
                 continue
-            avatar = seat["avatar_id"]
-            if avatar is None:  # admitted with a VIP pass: paid to the wallet
-                expected[by_address[seat["address"]]] += amount
-                continue
-            owner = ctx.contracts.avatar.functions.ownerOf(avatar).call()
             # After its term an agreement pays nothing to the scholar (docs/economy.md, 2.).
+            avatar = seat["avatar_id"]
             agreement = None if played.get("after_expiry") else agreements.get(avatar)
-            if agreement is None:  # an owner playing their own avatar keeps it all
-                expected[by_address[owner]] += amount
-            elif agreement["terms"] == "fixed_rent":  # the rent paid the owner already
-                expected[by_address[agreement["scholar"]]] += amount
-            else:
-                owner_share = amount * RD_OWNER_BPS // 10_000
-                scholar_share = amount * (10_000 - RD_OWNER_BPS) // 10_000
-                dust = amount - owner_share - scholar_share  # to the owner (dust_to)
-                expected[by_address[owner]] += owner_share + dust
-                expected[by_address[agreement["scholar"]]] += scholar_share
+            _credit(ctx, expected, seat["address"], avatar, amount, agreement)
+    # The Campeonato (docs/competitions.md): the pool is the wallets' entry fees less the fee
+    # plus the season's added prize; prize shares go down the standings to wallets only.
+    detail, standings = ctx.campeonato["detail"], ctx.campeonato["standings"]
+    entrants = {e["number"]: e for e in detail["entrants"]}
+    humans = [s for s in standings if entrants[s["entrant"]]["address"]]
+    fees = detail["entry_fee"] * len(humans)
+    pool = fees + detail["added_prize"] - campeonato_fee(ctx)
+    prizes = [pool * bps // 10_000 for bps in detail["prize_bps"][: len(humans)]]
+    prizes[0] += pool - sum(prizes)
+    assert sum(prizes) == pool > 0
+    for s, prize in zip(humans, prizes, strict=False):
+        e = entrants[s["entrant"]]
+        _credit(ctx, expected, e["address"], e["avatar_id"], prize, agreements.get(e["avatar_id"]))
     return dict(expected)
 
 
@@ -109,15 +143,19 @@ def check_chain_against_results(ctx: DemoContext) -> None:
         assert delta(wallet.address) == expected.get(name, 0) + rent.get(name, 0), name
         assert int(statements[name]["paid"]) == expected.get(name, 0), name
         assert int(statements[name]["pending"]) == 0, name
-    assert delta(ctx.treasury) == 0  # emission tables: no fee
-    assert -delta(ctx.vault) == sum(expected.values())
+    # Emission tables charge no fee; the Campeonato's fee on entry fees goes to the treasury.
+    assert delta(ctx.treasury) == campeonato_fee(ctx) > 0
+    assert -delta(ctx.vault) == sum(expected.values()) + campeonato_fee(ctx)
 
     # One MatchSettled per paid match, none for a match nobody earned in.
     settlement = ctx.contracts.settlement
     events = settlement.events.MatchSettled.get_logs(from_block=ctx.season_block)
     paid = [m for m in ctx.matches if m["settlement"]["status"] == "paid"]
+    prizes = ctx.campeonato["settlement"]
+    assert prizes["status"] == "paid"
     assert sorted(e["args"]["matchId"].hex() for e in events) == sorted(
-        m["settlement"]["chain_match_id"].removeprefix("0x") for m in paid
+        [m["settlement"]["chain_match_id"].removeprefix("0x") for m in paid]
+        + [prizes["chain_match_id"].removeprefix("0x")]
     )
     for played in ctx.matches:
         chain_id = bytes.fromhex(played["settlement"]["chain_match_id"].removeprefix("0x"))
@@ -148,13 +186,27 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
         assert ctx.boundary["expiry"]["gained"]["oscar"] == len(wins) * 2 * 10 * 10**18
         assert ctx.boundary["expiry"]["gained"]["rita"] == 0
         assert ctx.boundary["termination"]["refund"] == rent_flows(ctx)["sam"]
+        assert '<script type="module" src="/web/app.js">' in ctx.http.get("/").text
         checked.append(True)
 
-    result = run_demo(DemoConfig(workdir=tmp_path, boundaries=True), check=check)
+    served: list[str] = []
+
+    def out(text: str) -> None:
+        print(text)
+        # --stay: the web client still answers after the season; then SIGTERM ends the stay.
+        if text.strip().split("] ", 1)[-1].startswith("still serving: open "):
+            url = text.split("open ", 1)[1].split()[0].split("#")[0]
+            served.append(httpx.get(url, timeout=10).text)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    config = DemoConfig(workdir=tmp_path, boundaries=True, stay=True, out=out)
+    result = run_demo(config, check=check)
     assert checked == [True]
+    assert len(served) == 1 and '<script type="module" src="/web/app.js">' in served[0]
     assert result.ok, result.problems
     printed = capsys.readouterr().out
     assert "reconciliation OK" in printed
+    assert "watch the season's tables live: http://127.0.0.1:" in printed
     for name in ("olivia", "oscar", "sam", "rita", "vera", "treasury"):
         assert name in result.table
 

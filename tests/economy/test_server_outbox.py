@@ -10,6 +10,7 @@ from datetime import timedelta
 from eth_utils import to_checksum_address
 from sqlalchemy import select
 
+from backend.chain import match_ids
 from backend.chain.models import ChainRequest
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
@@ -18,11 +19,11 @@ from backend.economy import jobs, service, stakes
 from backend.economy.models import PlannedSettlement, SeatRecord
 from backend.tables import play, store
 from backend.tables.models import Match, SettlementRequest, Table
-from backend.tables.service import chain_match_id
 
 ALICE = to_checksum_address("0x" + "a1" * 20)
 CAROL = to_checksum_address("0x" + "c3" * 20)
 STAKE = 5 * 10**18
+PREFIX = match_ids.deployment_prefix("outbox-test", 31337)
 
 
 def _play_and_finish(engine, sessions) -> tuple[str, list]:
@@ -99,7 +100,8 @@ def _play_and_finish(engine, sessions) -> tuple[str, list]:
         record=record,
         result={"scores": list(match.scores)},
         result_hash=play.record_hash(record),
-        chain_match_id=chain_match_id(match_id),
+        chain_match_id=None,  # an earning match: the final commit issues a sequential id
+        chain_prefix=PREFIX,
         preset="partnership",
         earning=True,
         stake=str(STAKE),
@@ -149,6 +151,7 @@ def _check_plan(sessions, settings, match_id, outcomes):
         }
     assert row.status == "planned"
     assert request.payload["match_id"] == row.chain_match_id
+    assert match_ids.parse(row.chain_match_id).prefix == PREFIX
     assert request.payload["result_hash"] == row.result_hash
     humans_won = {o.seat for o in outcomes if o.won} & {0, 2}
     paid_seats = {s for s, r in records.items() if int(r.amount) > 0}

@@ -85,7 +85,7 @@ def world(deployment, pg_url):
     fr = OfferTerms(terms=Terms.FIXED_RENT, duration_s=TERM_S * 10, rent=100 * DEW)
     send(w3, who["owner_b"], builder.offer(owner=addr["owner_b"], avatar_id=avatar_b, terms=fr))
     fr_id = c.registry.functions.agreementCount().call()
-    send(w3, deployment.deployer_key, c.token.functions.mint(addr["scholar_fr"], 100 * DEW))
+    send(w3, deployment.deployer_key, c.token.functions.transfer(addr["scholar_fr"], 100 * DEW))
     accept = builder.accept(scholar=addr["scholar_fr"], agreement_id=fr_id)
     assert [t.description.split()[0] for t in accept] == ["approve", "accept"]
     for tx in accept:
@@ -175,7 +175,7 @@ def _deposit(deployment, world, names, amount):
     c = deployment.contracts
     for name in names:
         player = world["addr"][name]
-        send(deployment.w3, deployment.deployer_key, c.token.functions.mint(player, amount))
+        send(deployment.w3, deployment.deployer_key, c.token.functions.transfer(player, amount))
         send(
             deployment.w3,
             world["keys"][name],

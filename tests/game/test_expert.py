@@ -1,13 +1,16 @@
 """The expert bot: legal on every preset, deterministic, blind to hidden tiles, and sensible."""
 
+import itertools
 import random
+from collections import Counter
 
 import pytest
 
 from backend.game import IllegalMoveError, apply_move, make_bot, rules_for, start_match, view
-from backend.game.bots.expert import ExpertBot, ExpertSettings, _Sampler, read_position
+from backend.game.bots.expert import DealSampler, ExpertBot, ExpertSettings, _Playout, read_position
 from backend.game.match import Deal
-from backend.game.tiles import BIT, HIGH, LOW, NAMES, parse_tile
+from backend.game.moves import parse_move
+from backend.game.tiles import BIT, HIGH, IS_DOUBLE, LOW, NAMES, PIPS, parse_tile
 
 # A small search budget: legality and determinism do not depend on how hard the bot thinks.
 SMALL = ExpertSettings(step_budget=300, min_worlds=2, max_worlds=8)
@@ -168,7 +171,7 @@ def test_what_passes_reveal_is_respected_by_every_sampled_world():
     position = read_position(seen)
     lacking = {g.seat: g.lacking for g in position.groups if g.lacking}
     assert lacking, "a pass must be remembered"
-    sampler = _Sampler(position)
+    sampler = DealSampler(position)
     rng = random.Random(1)
     for _ in range(200):
         hands, _boneyard = sampler.sample(rng)
@@ -211,3 +214,192 @@ def test_expert_takes_the_blocking_move_that_wins_the_hand(seed, script, winning
     apply_move(match, winning)
     hand = match.log[0]
     assert hand.end == "blocked" and hand.winner == seen["side"]
+
+
+def _position_with_passes(preset: str, seats: int, max_unseen: int, first_game: int = 0):
+    """A view (from hard bots' play) where two seats have shown suits they lack and few tiles
+    are unseen."""
+    for game in range(first_game, first_game + 200):
+        match = start_match(rules_for(preset), seats, f"expert-infer/{game}")
+        bots = [make_bot("hard", game * 5 + seat) for seat in range(seats)]
+        while not match.over and match.hand_index == 0:
+            seen = view(match, match.turn)
+            position = read_position(seen)
+            constrained = sum(1 for g in position.groups if g.lacking) >= 2
+            if (
+                constrained
+                and len(position.groups) == 3
+                and position.unseen.bit_count() <= max_unseen
+            ):
+                return seen, position
+            apply_move(match, bots[match.turn].choose(seen))
+    raise AssertionError("no such position")
+
+
+def _consistent_deals(position) -> list[tuple[int, ...]]:
+    """Every deal of the unseen tiles to the other seats that respects each group's facts,
+    by brute force (no boneyard: each seat's groups in turn)."""
+    tiles = list(range(28))
+    unseen = [t for t in tiles if position.unseen & BIT[t]]
+    deals: list[tuple[int, ...]] = []
+
+    def fill(index: int, left: frozenset[int], hands: list[int]) -> None:
+        if index == len(position.groups):
+            deals.append(tuple(hands))
+            return
+        group = position.groups[index]
+        fits = [t for t in left if not group.lacking & (1 << HIGH[t] | 1 << LOW[t])]
+        for chosen in itertools.combinations(sorted(fits), group.count):
+            mask = sum(BIT[t] for t in chosen)
+            hands[group.seat] |= mask
+            fill(index + 1, left - set(chosen), hands)
+            hands[group.seat] ^= mask
+
+    fill(0, frozenset(unseen), [0] * position.seats)
+    return deals
+
+
+def test_deal_sampler_is_uniform_over_the_deals_the_passes_allow():
+    """Every deal that passes allow is sampled, none that they forbid, and all equally often.
+    (In this position the greedy dealer it replaced favoured some deals many times over.)"""
+    seen, position = _position_with_passes("doscientos", 4, 11, first_game=10)
+    assert all(g.seat >= 0 for g in position.groups)  # no boneyard in doscientos
+    deals = _consistent_deals(position)
+    sampler = DealSampler(position)
+    assert sampler.count() == len(deals)
+    assert 30 <= len(deals) <= 1000
+    me = seen["seat"]
+    rng = random.Random(5)
+    draws = 100 * len(deals)
+    counts = Counter(
+        tuple(h if s != me else 0 for s, h in enumerate(sampler.sample(rng)[0]))
+        for _ in range(draws)
+    )
+    allowed = {tuple(h if s != me else 0 for s, h in enumerate(deal)) for deal in deals}
+    assert set(counts) == allowed
+    expected = draws / len(deals)
+    chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
+    # Chi-square with k = deals - 1 degrees of freedom has mean k and sd sqrt(2k): a uniform
+    # sampler stays within 6 sd; the greedy one was over 100 sd away here.
+    k = len(deals) - 1
+    assert abs(chi2 - k) < 6 * (2 * k) ** 0.5, (chi2, k)
+
+
+def test_sampled_deals_respect_draws_in_the_draw_game():
+    """A seat that drew with ends a/b showing held no a or b then: any a or b it holds in a
+    sampled world must be among the tiles it drew since."""
+    checked = 0
+    for game in range(40):
+        match = start_match(rules_for("draw"), 2, f"expert-draws/{game}")
+        bots = [make_bot("hard", game), make_bot("hard", game + 1)]
+        while not match.over and checked < 12:
+            seen = view(match, match.turn)
+            me, other = seen["seat"], 1 - seen["seat"]
+            facts = _draw_facts(seen["history"], other)
+            if facts and len(seen["legal_moves"]) > 1:
+                sampler = DealSampler(read_position(seen))
+                rng = random.Random(game)
+                for _ in range(100):
+                    hands, boneyard = sampler.sample(rng)
+                    assert len(boneyard) == seen["boneyard"]
+                    assert hands[me] == read_position(seen).my_hand
+                    assert hands[other].bit_count() == seen["tile_counts"][other]
+                    for lacking, drawn_since in facts:
+                        showing = [
+                            t
+                            for t in range(28)
+                            if hands[other] & BIT[t] and lacking & (1 << HIGH[t] | 1 << LOW[t])
+                        ]
+                        assert len(showing) <= drawn_since, (seen["history"], NAMES)
+                checked += 1
+            apply_move(match, bots[match.turn].choose(seen))
+    assert checked >= 12
+
+
+def _draw_facts(history, seat: int) -> list[tuple[int, int]]:
+    """For each draw or pass of ``seat`` with tiles on the line: the pips it lacked then, and
+    how many tiles it has drawn since (that draw included)."""
+    left = right = -1
+    facts: list[list[int]] = []
+    for who, text in history:
+        if text in ("draw", "pass"):
+            if who == seat and left >= 0:
+                drew = text == "draw"
+                for fact in facts:
+                    fact[1] += drew
+                facts.append([1 << left | 1 << right, int(drew)])  # the drawn tile may show them
+            continue
+        t = parse_tile(text[:-1])
+        if left < 0:
+            left, right = HIGH[t], LOW[t]
+        elif text.endswith("L"):
+            left = LOW[t] if HIGH[t] == left else HIGH[t]
+        else:
+            right = LOW[t] if HIGH[t] == right else HIGH[t]
+    return [(lacking, drawn) for lacking, drawn in facts]
+
+
+def test_deal_sampler_is_deterministic_for_a_seed():
+    _seen, position = _position_with_passes("doscientos", 4, 12)
+    first = [DealSampler(position).sample(random.Random(9)) for _ in range(3)]
+    again = [DealSampler(position).sample(random.Random(9)) for _ in range(3)]
+    assert first == again
+    rng_a, rng_b = random.Random(3), random.Random(3)
+    a, b = DealSampler(position), DealSampler(position)
+    assert [a.sample(rng_a) for _ in range(50)] == [b.sample(rng_b) for _ in range(50)]
+    assert len({str(a.sample(rng_a)) for _ in range(50)}) > 1  # and it does vary
+
+
+def _heaviest_first(legal: list[str]) -> str:
+    """The playout policy with no exploration: the heaviest play (doubles weigh 8 more; the
+    lowest tile among equals), on the left end when it fits both; else draw or pass."""
+    plays = [parse_move(text) for text in legal if text not in ("draw", "pass")]
+    if not plays:
+        return legal[0]
+    best = max(plays, key=lambda m: (PIPS[m.tile] + 8 * IS_DOUBLE[m.tile], -m.tile))
+    return next(str(m) for m in plays if m.tile == best.tile and m.side == best.side)
+
+
+@pytest.mark.parametrize(
+    ("preset", "options", "seats"),
+    [
+        ("doscientos", {"pass_bonus": True, "collective_bonus": True}, 4),
+        ("partnership", {"collective_bonus": True, "scoring": "all"}, 4),
+        ("draw", {}, 2),
+    ],
+)
+def test_playouts_score_hands_and_bonuses_exactly_as_the_engine(preset, options, seats):
+    """From real positions, with the true hidden tiles and no exploration, a playout ends the
+    hand with the same winner and the same points (bonuses included) as the engine playing the
+    same moves."""
+    rules = rules_for(preset, options)
+    checked = with_bonus = 0
+    for game in range(12):
+        match = start_match(rules, seats, f"expert-playout/{game}")
+        bots = [make_bot("medium", game * 4 + seat) for seat in range(seats)]
+        while not match.over and match.hand_index == 0:
+            seen = view(match, match.turn)
+            if len(seen["history"]) % 3 == 1 and len(seen["legal_moves"]) > 1:
+                break
+            apply_move(match, bots[match.turn].choose(seen))
+        else:
+            continue
+        position = read_position(seen)
+        first = _heaviest_first(seen["legal_moves"])
+        boneyard = list(match.boneyard[match.drawn :])
+        points, winner = _Playout(position).run(
+            list(match.hands), boneyard, parse_move(first), [0.0] * 200, 0.0
+        )
+        before = list(match.scores)
+        hand = match.hand_index
+        apply_move(match, first)
+        while match.hand_index == hand and not match.over:
+            apply_move(match, _heaviest_first(view(match, match.turn)["legal_moves"]))
+        gained = [after - was for after, was in zip(match.scores, before, strict=True)]
+        assert points == gained, (preset, game, seen["history"], first)
+        assert winner == match.log[hand].winner
+        checked += 1
+        with_bonus += bool(match.log[hand].bonuses)
+    assert checked >= 8
+    if options:
+        assert with_bonus >= 2  # the bonuses were really exercised

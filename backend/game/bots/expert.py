@@ -5,15 +5,16 @@ For each decision the bot
 1. reads the public history of the hand (``SeatView["history"]``) to learn what each other seat
    cannot hold: a seat that passed, or drew, while the ends showed ``a`` and ``b`` held neither
    number at that moment (tiles it draws afterwards are free again);
-2. samples a pool of worlds: deals of the unseen tiles to the other seats and to the boneyard
-   that are consistent with those facts and with every seat's tile count (a boneyard order is
-   part of a world);
+2. samples a pool of worlds: deals of the unseen tiles to the other seats and to the boneyard,
+   uniformly over every deal consistent with those facts and with every seat's tile count
+   (``DealSampler``; a boneyard order is part of a world);
 3. weighs each world by how well it explains the other seats' past free choices under a model of
    a sensible player (unload heavy tiles and doubles, keep many numbers, keep tiles that follow;
    a softmax with some uniform noise), and resamples the worlds it will play out by that weight;
 4. plays every candidate move in every chosen world, then finishes the hand with a fast playout
    policy (common random numbers: each world uses the same chances for every candidate), and
-   scores the finished hand with the preset's own ``Rules.score_hand``;
+   scores the finished hand with the preset's own ``Rules.score_hand``, open-end points and the
+   table's own bonus rules (replayed to where the hand stands);
 5. plays the candidate with the best mean value: the side's points minus the opponents' points,
    plus a bonus for winning the hand.
 
@@ -25,15 +26,19 @@ input is the view; the worlds it plays out are its own guesses.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from copy import copy
 from dataclasses import dataclass
-from math import exp, log
+from math import exp, factorial, log
 
 from backend.game.bots import Bot, register_bot
 from backend.game.moves import LEFT, Move, parse_move
 from backend.game.rules import (
     DRAW_ONE_THEN_PASS,
     NO_DRAWING,
+    Award,
+    BonusTracker,
     HandEnd,
     Rules,
     rules_for,
@@ -63,7 +68,7 @@ _PLAYOUT_WEIGHT: tuple[int, ...] = tuple(PIPS[t] + (8 if IS_DOUBLE[t] else 0) fo
 class ExpertSettings:
     """The search budget and the value of a hand. Fixed numbers, so play is deterministic."""
 
-    step_budget: int = 8000
+    step_budget: int = 14000
     """Simulated moves per decision, shared by all candidates and worlds."""
     min_worlds: int = 6
     max_worlds: int = 200
@@ -113,6 +118,33 @@ class _Position:
     last_player: int
     starter: int
     draw_mode: int
+    bonuses: list[BonusTracker]
+    """The table's bonus rules, as they stand after replaying this hand's history."""
+    scores: tuple[int, ...]
+    target: int
+
+
+class _BonusPoints(Award):
+    """Lets the rules' own bonus trackers award points inside a playout (or, with ``points``
+    None, replays history without awarding anything: those points are already in the scores)."""
+
+    __slots__ = ("points", "scores", "seats", "sides", "target")
+
+    def __init__(
+        self, position: _Position, points: list[int] | None, scores: tuple[int, ...]
+    ) -> None:
+        self.seats = position.seats
+        self.sides = position.sides
+        self.target = position.target
+        self.scores = scores
+        self.points = points
+
+    def score_of(self, side: int) -> int:
+        return self.scores[side] + (self.points[side] if self.points is not None else 0)
+
+    def __call__(self, side: int, points: int, reason: str) -> None:
+        if self.points is not None:
+            self.points[side] += points
 
 
 _RULES_CACHE: dict[tuple[str, tuple[tuple[str, int | str | bool], ...]], Rules] = {}
@@ -209,7 +241,9 @@ def read_position(view: SeatView) -> _Position:
         first, last = line[0].split(":"), line[-1].split(":")
         left_value = int(first[0]) * (2 if first[0] == first[1] else 1)
         right_value = int(last[1]) * (2 if last[0] == last[1] else 1)
-    return _Position(
+    bonuses = rules.bonus_trackers()
+    scores = tuple(view["scores"])
+    position = _Position(
         rules=rules,
         seats=seats,
         me=me,
@@ -226,7 +260,35 @@ def read_position(view: SeatView) -> _Position:
         last_player=last_player,
         starter=starter,
         draw_mode=rules.draw_mode(seats),
+        bonuses=bonuses,
+        scores=scores,
+        target=rules.target,
     )
+    if bonuses:
+        _replay_bonuses(position, moves)
+    return position
+
+
+def _replay_bonuses(position: _Position, moves: list[tuple[int, Move]]) -> None:
+    """Bring the bonus trackers to where this hand stands (who passed after whose play...)."""
+    award = _BonusPoints(position, None, position.scores)
+    for tracker in position.bonuses:
+        tracker.start_hand()
+    left = right = -1
+    for seat, move in moves:
+        if move.kind == "play":
+            t = move.tile
+            for tracker in position.bonuses:
+                tracker.on_play(award, seat, t, left, right, False)
+            if left < 0:
+                left, right = HIGH[t], LOW[t]
+            elif move.side == LEFT:
+                left = OTHER_HALF[t][left]
+            else:
+                right = OTHER_HALF[t][right]
+        elif move.kind == "pass":
+            for tracker in position.bonuses:
+                tracker.on_pass(award, seat)
 
 
 def _remove_slot(slots: list[int], tile_pips: int) -> None:
@@ -248,10 +310,138 @@ def _remove_slot(slots: list[int], tile_pips: int) -> None:
         slots.pop(best)
 
 
-class _Sampler:
-    """Deals the unseen tiles to the groups: most constrained tiles first, each to a random free
-    place that may hold it. After ``attempts`` dead ends the facts are dropped (they can only be
-    wrong if a seat passed while holding a fitting tile, which the rules forbid)."""
+class DealSampler:
+    """Deals the unseen tiles to the groups, uniformly over every deal consistent with what the
+    seat knows: each group's size and the numbers its tiles cannot show.
+
+    Tiles that may go to the same set of groups form a class. For each class in turn the sampler
+    draws how many of its tiles each group gets, in proportion to the number of complete deals
+    that choice leaves possible (counted exactly, with memoised big integers), then which tiles,
+    uniformly. Positions with too many combinations of group sizes to count (not met in play)
+    fall back to a greedy sampler; so do facts that admit no deal at all, which would mean a seat
+    passed while holding a fitting tile (the rules forbid it).
+    """
+
+    __slots__ = ("caps", "classes", "fallback", "me", "memo", "my_hand", "seats", "targets")
+
+    MAX_STATES = 50_000
+
+    def __init__(self, position: _Position) -> None:
+        groups = position.groups
+        self.seats = position.seats
+        self.me = position.me
+        self.my_hand = position.my_hand
+        self.targets = [g.seat for g in groups]
+        self.caps = tuple(g.count for g in groups)
+        by_places: dict[tuple[int, ...], list[int]] = {}
+        for t in tiles_of(position.unseen):
+            places = tuple(k for k, g in enumerate(groups) if not g.lacking & _PIP_MASK[t])
+            by_places.setdefault(places, []).append(t)
+        # Most constrained classes first: fewer choices near the root of the count.
+        self.classes = sorted(by_places.items(), key=lambda item: (len(item[0]), item[0]))
+        self.memo: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]] = {}
+        self.fallback: _GreedySampler | None = None
+        states = 1
+        for cap in self.caps:
+            states *= cap + 1
+        consistent = (
+            sum(self.caps) == position.unseen.bit_count()
+            and states * max(1, len(self.classes)) <= self.MAX_STATES
+            and all(places for places in by_places)
+            and self.count() > 0
+        )
+        if not consistent:
+            self.fallback = _GreedySampler(position)
+
+    def count(self) -> int:
+        """How many deals are consistent with the facts (tiles told apart, boneyard unordered)."""
+        return self._count(0, self.caps)
+
+    def _count(self, index: int, caps: tuple[int, ...]) -> int:
+        if index == len(self.classes):
+            return 1
+        running = self._options(index, caps)[1]
+        return running[-1] if running else 0
+
+    def _options(
+        self, index: int, caps: tuple[int, ...]
+    ) -> tuple[list[tuple[int, ...]], list[int]]:
+        """Ways to split class ``index`` over its groups given the room left: each split (tiles
+        per group, in the class's group order) and the running total of the deals it leaves."""
+        key = (index, caps)
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        places, tiles = self.classes[index]
+        splits: list[tuple[int, ...]] = []
+        running: list[int] = []
+        total = 0
+        for split in _splits(len(tiles), [caps[k] for k in places]):
+            rest = list(caps)
+            ways = _FACTORIAL[len(tiles)]
+            for k, n in zip(places, split, strict=True):
+                rest[k] -= n
+                ways //= _FACTORIAL[n]
+            if index + 1 < len(self.classes):
+                ways *= self._count(index + 1, tuple(rest))
+            elif any(rest):
+                ways = 0
+            if ways:
+                total += ways
+                splits.append(split)
+                running.append(total)
+        found = self.memo[key] = (splits, running)
+        return found
+
+    def sample(self, rng: random.Random) -> tuple[list[int], list[int]]:
+        """Every seat's hand (ours as it is) and a boneyard order."""
+        if self.fallback is not None:
+            return self.fallback.sample(rng)
+        caps = list(self.caps)
+        targets = self.targets
+        hands = [0] * self.seats
+        boneyard: list[int] = []
+        for index, (places, tiles) in enumerate(self.classes):
+            splits, running = self._options(index, tuple(caps))
+            split = splits[bisect_right(running, rng.randrange(running[-1]))]
+            pool = tiles[:]
+            rng.shuffle(pool)
+            at = 0
+            for k, n in zip(places, split, strict=True):
+                if not n:
+                    continue
+                caps[k] -= n
+                seat = targets[k]
+                if seat < 0:
+                    boneyard.extend(pool[at : at + n])
+                else:
+                    for t in pool[at : at + n]:
+                        hands[seat] |= BIT[t]
+                at += n
+        hands[self.me] = self.my_hand
+        rng.shuffle(boneyard)
+        return hands, boneyard
+
+
+_FACTORIAL: tuple[int, ...] = tuple(factorial(n) for n in range(29))
+
+
+def _splits(total: int, room: list[int]) -> Iterator[tuple[int, ...]]:
+    """Every way to put ``total`` items into places holding at most ``room[i]`` each."""
+    if len(room) == 1:
+        if total <= room[0]:
+            yield (total,)
+        return
+    rest_room = sum(room[1:])
+    for first in range(max(0, total - rest_room), min(total, room[0]) + 1):
+        for rest in _splits(total - first, room[1:]):
+            yield (first, *rest)
+
+
+class _GreedySampler:
+    """The fallback when exact counting is too big: deals the unseen tiles to the groups, most
+    constrained tiles first, each to a random free place that may hold it (not exactly uniform).
+    After ``attempts`` dead ends the facts are dropped."""
 
     __slots__ = ("counts", "eligible", "me", "my_hand", "order", "seats", "targets")
 
@@ -440,6 +630,8 @@ class _Playout:
         draw = 0
         weight = _PLAYOUT_WEIGHT
         steps = 0
+        trackers = [copy(tracker) for tracker in p.bonuses] if p.bonuses else None
+        award = _BonusPoints(p, points, p.scores) if trackers else None
         while True:
             steps += 1
             hand = hands[seat]
@@ -493,6 +685,7 @@ class _Playout:
             if kind == "play":
                 bit = BIT[t]
                 total = 0
+                before_left, before_right = left, right
                 if left < 0:
                     left, right = HIGH[t], LOW[t]
                     if score_ends:
@@ -519,12 +712,17 @@ class _Playout:
                 drawn_tile = -1
                 passes = 0
                 last_player = seat
+                if trackers:
+                    for tracker in trackers:
+                        tracker.on_play(award, seat, t, before_left, before_right, not hand)  # type: ignore[arg-type]
                 if not hand:
-                    return self._finish("domino", seat, hands, points)
+                    return self._finish("domino", seat, hands, points, trackers, left, right)
                 if not held & EITHER_SUIT[left][right] and (
                     draw_mode == NO_DRAWING or drawn >= bone_count
                 ):
-                    return self._finish("blocked", last_player, hands, points)
+                    return self._finish(
+                        "blocked", last_player, hands, points, trackers, left, right
+                    )
                 seat = seat + 1 if seat + 1 < seats else 0
             elif kind == "draw":
                 t = boneyard[drawn]
@@ -534,22 +732,40 @@ class _Playout:
                 if draw_mode == DRAW_ONE_THEN_PASS:
                     drawn_tile = t
                 if drawn >= bone_count and not held & EITHER_SUIT[left][right]:
-                    return self._finish("blocked", last_player, hands, points)
+                    return self._finish(
+                        "blocked", last_player, hands, points, trackers, left, right
+                    )
                 # the same seat moves again (play the drawn tile, draw again, or pass)
             else:
                 drawn_tile = -1
                 passes += 1
+                if trackers:
+                    for tracker in trackers:
+                        tracker.on_pass(award, seat)  # type: ignore[arg-type]
                 if self.block_on_passes and passes >= seats:
-                    return self._finish("blocked", last_player, hands, points)
+                    return self._finish(
+                        "blocked", last_player, hands, points, trackers, left, right
+                    )
                 seat = seat + 1 if seat + 1 < seats else 0
             if steps > 400:  # pragma: no cover - a hand has at most ~80 moves
-                return self._finish("blocked", last_player, hands, points)
+                return self._finish("blocked", last_player, hands, points, trackers, left, right)
 
     def _finish(
-        self, reason: str, last_seat: int, hands: list[int], points: list[int]
+        self,
+        reason: str,
+        last_seat: int,
+        hands: list[int],
+        points: list[int],
+        trackers: list[BonusTracker] | None,
+        left: int,
+        right: int,
     ) -> tuple[list[int], int | None]:
         end = HandEnd(reason, last_seat, self.position.starter, tuple(hands))  # type: ignore[arg-type]
         score = self.rules.score_hand(end, self.seats)
+        if trackers:  # bonuses at the hand's end (dead double blank) see the scores before it
+            award = _BonusPoints(self.position, points, self.position.scores)
+            for tracker in trackers:
+                tracker.on_hand_end(award, end, score, left, right)
         for side, gained in enumerate(score.points):
             points[side] += gained
         return points, score.winner
@@ -583,7 +799,7 @@ class ExpertBot:
         count = settings.step_budget // per_world
         worlds = max(settings.min_worlds, min(settings.max_worlds, count))
         rng = self.rng
-        sampler = _Sampler(position)
+        sampler = DealSampler(position)
         pool = [sampler.sample(rng) for _ in range(worlds * settings.pool_factor)]
         if position.observations and settings.pool_factor > 1:
             likelihood = _Likelihood(position, settings.temperature, settings.model_noise)

@@ -18,6 +18,9 @@ abstract contract Fixture is Test {
 
     address internal admin = address(0xAD);
     address internal operator = address(0x0E);
+    /// @dev Holds DEW's MINTER_ROLE so tests can create balances. A real deployment has no
+    ///      minter at all: deploy.py mints the cap once and renounces the role.
+    address internal treasury = address(0x7EA5);
     address internal stranger = address(0x57);
     address internal owner = address(0x0A11);
     address internal scholar = address(0x5C01);
@@ -37,7 +40,7 @@ abstract contract Fixture is Test {
         registry = new ScholarshipRegistry(admin, avatar, token);
         settlement = new MatchSettlement(admin, token, registry);
         vm.startPrank(admin);
-        token.grantRole(token.MINTER_ROLE(), operator);
+        token.grantRole(token.MINTER_ROLE(), treasury);
         avatar.grantRole(avatar.MINTER_ROLE(), operator);
         avatar.grantRole(avatar.RENTAL_ROLE(), address(registry));
         registry.grantRole(registry.SETTLEMENT_ROLE(), address(settlement));
@@ -45,7 +48,7 @@ abstract contract Fixture is Test {
         registry.grantRole(registry.SCREENER_ROLE(), operator);
         settlement.grantRole(settlement.SETTLER_ROLE(), operator);
         vm.stopPrank();
-        vm.prank(operator);
+        vm.prank(treasury);
         token.mint(address(settlement), VAULT);
         vm.label(address(token), "DEWToken");
         vm.label(address(avatar), "AvatarNFT");
@@ -61,7 +64,7 @@ abstract contract Fixture is Test {
     }
 
     function _giveDew(address to, uint256 amount) internal {
-        vm.prank(operator);
+        vm.prank(treasury);
         token.mint(to, amount);
     }
 

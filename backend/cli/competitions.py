@@ -1,0 +1,105 @@
+"""Operator commands for tournaments: create one, cancel one (refunding every entry fee)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+import typer
+
+from backend.cli.app import app
+
+
+def _sessions():  # type: ignore[no-untyped-def]
+    from backend.config import get_settings
+    from backend.db import create_db_engine, make_session_factory
+
+    engine = create_db_engine(get_settings().db.url)
+    return engine, make_session_factory(engine)
+
+
+@app.command("create-tournament")
+def create_tournament(
+    name: Annotated[str, typer.Argument(help="Unique name, e.g. 'Campeonato 1'")],
+    preset: Annotated[str, typer.Option(help="Rule preset of every game")] = "draw",
+    tier: Annotated[str, typer.Option(help="campeonato|campeonisimo|supercampeones")] = (
+        "campeonato"
+    ),
+    fmt: Annotated[str, typer.Option("--format", help="swiss|elimination")] = "swiss",
+    season_id: Annotated[int | None, typer.Option(help="Season for seeding and max-rank")] = None,
+    entry_fee: Annotated[int, typer.Option(help="DEW wei taken from the stake balance")] = 0,
+    added_prize: Annotated[int, typer.Option(help="DEW wei from the season's budget")] = 0,
+    fee_bps: Annotated[int, typer.Option(help="Platform fee on entry fees, bps")] = 0,
+    prize_bps: Annotated[
+        str, typer.Option(help="Comma-separated bps per place")
+    ] = "5000,3000,2000",
+    qualify_top: Annotated[int, typer.Option(help="Places qualifying for the next tier")] = 0,
+    qualifier_of: Annotated[int | None, typer.Option(help="The feeder tournament")] = None,
+    max_rank: Annotated[int | None, typer.Option(help="Season rank needed to enter")] = None,
+    vip: Annotated[bool, typer.Option(help="Entrants need a VIP pass")] = False,
+    avatar: Annotated[bool, typer.Option(help="Entrants play an avatar")] = False,
+    min_entrants: Annotated[int, typer.Option()] = 4,
+    max_entrants: Annotated[int, typer.Option()] = 64,
+    starts_in_s: Annotated[float, typer.Option(help="Registration closes in this long")] = 3600,
+    round_every_s: Annotated[float, typer.Option(help="Rounds no closer than this")] = 0,
+    turn_timeout_s: Annotated[float, typer.Option()] = 30.0,
+) -> None:
+    """Open a tournament for registration."""
+    from backend.competitions import exceptions as exc
+    from backend.competitions import service
+
+    engine, sessions = _sessions()
+    try:
+        spec = service.TournamentSpec(
+            name=name,
+            preset=preset,
+            tier=tier,
+            format=fmt,
+            season_id=season_id,
+            entry_fee=entry_fee,
+            added_prize=added_prize,
+            fee_bps=fee_bps,
+            prize_bps=[int(x) for x in prize_bps.split(",") if x.strip()],
+            qualify_top=qualify_top,
+            qualifier_of=qualifier_of,
+            max_rank=max_rank,
+            requires_vip=vip,
+            requires_avatar=avatar,
+            min_entrants=min_entrants,
+            max_entrants=max_entrants,
+            starts_at=datetime.now(UTC) + timedelta(seconds=starts_in_s),
+            round_every_s=round_every_s,
+            turn_timeout_s=turn_timeout_s,
+        )
+        with sessions() as session:
+            t = service.create_tournament(session=session, spec=spec, created_by="operator")
+            typer.echo(f"tournament {t.id} {t.name!r} open until {t.starts_at.isoformat()}")
+    except (exc.CompetitionsError, ValueError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        engine.dispose()
+
+
+@app.command("cancel-tournament")
+def cancel_tournament(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament to cancel")],
+    reason: Annotated[str, typer.Option(help="Why (stored and shown)")] = "operator",
+) -> None:
+    """Cancel a tournament: every entry fee back to its wallet's stake balance."""
+    from backend.competitions import exceptions as exc
+    from backend.competitions import service
+
+    engine, sessions = _sessions()
+    try:
+        with sessions() as session:
+            done = service.cancel(session=session, tournament_id=tournament_id, reason=reason)
+    except exc.CompetitionsError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        engine.dispose()
+    typer.echo(
+        f"tournament {tournament_id} cancelled; {done.refunded} DEW wei of entry fees refunded; "
+        f"{len(done.abandoned_matches)} matches abandoned"
+    )

@@ -1,0 +1,1 @@
+"""Competitions: the season's tiered championships (Campeonato, Campeonísimo, Supercampeones)."""

@@ -1,0 +1,60 @@
+"""Process-level wiring of competitions: what the worker task, the CLI and the demo call."""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from backend.competitions import service
+from backend.competitions.exceptions import CompetitionsError
+from backend.config import Settings, get_settings
+from backend.db import create_db_engine, make_session_factory
+
+log = logging.getLogger(__name__)
+
+# Steps after which a tournament has nothing more to do right now.
+RESTING = {"idle", "registering", "playing", "waiting", "finished", "cancelled"}
+
+
+def advance_tournaments(
+    *, session_factory: sessionmaker[Session], settings: Settings
+) -> dict[str, int]:
+    """Advance every registering or running tournament as far as it can go now.
+
+    Each step is its own transaction (see ``service.advance``): a crash between steps
+    loses nothing, and the next run starts from what the database says."""
+    with session_factory() as session:
+        due = service.due_tournaments(session=session)
+    steps = 0
+    failed = 0
+    for tournament_id in due:
+        for _ in range(settings.competitions.max_steps):
+            with session_factory() as session:
+                try:
+                    step = service.advance(
+                        session=session, settings=settings, tournament_id=tournament_id
+                    )
+                except CompetitionsError as error:
+                    session.rollback()
+                    log.error("tournament %s cannot advance: %s", tournament_id, error)
+                    failed += 1
+                    break
+            if step in RESTING:
+                steps += step in ("finished", "cancelled")
+                break
+            steps += 1
+    return {"tournaments": len(due), "steps": steps, "failed": failed}
+
+
+@lru_cache
+def _process_wiring() -> tuple[Settings, sessionmaker[Session]]:
+    settings = get_settings()
+    return settings, make_session_factory(create_db_engine(settings.db.url))
+
+
+def advance_cycle() -> dict[str, int]:
+    """One pass for the worker task, wired from settings alone."""
+    settings, sessions = _process_wiring()
+    return advance_tournaments(session_factory=sessions, settings=settings)

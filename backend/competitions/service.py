@@ -1,0 +1,758 @@
+"""Tournaments: creation, entry rules and fees, rounds of normal server matches, standings,
+prizes through the economy's settlement, qualification to the next tier, cancellation.
+
+Services take keyword-only ``session`` and commit their own unit of work (as ``tables``
+does). :func:`advance` makes one step of one tournament in one transaction under the
+tournament's row lock; every step is idempotent, so a worker killed at any point and run
+again continues where the database says it is (docs/competitions.md, "Restart safety").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from eth_utils import is_address, to_checksum_address
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from backend.competitions import exceptions as exc
+from backend.competitions import pairing
+from backend.competitions.models import (
+    FORMATS,
+    TIERS,
+    Entrant,
+    Game,
+    GameStatus,
+    Tournament,
+    TournamentStatus,
+    escrow_key,
+)
+from backend.config import Settings
+from backend.db.base import utcnow
+from backend.economy import service as economy
+from backend.economy import stakes
+from backend.economy.exceptions import EconomyError
+from backend.economy.models import Season
+from backend.tables import play
+from backend.tables import service as tables
+from backend.tables.exceptions import TablesError
+from backend.tables.gating import Gate
+from backend.tables.models import Match
+
+log = logging.getLogger(__name__)
+
+# One settle entry holds at most 64 payouts: the prizes and the fee.
+MAX_PRIZE_PLACES = 63
+# The tier a tournament's qualifiers come from.
+FEEDER = {"campeonato": None, "campeonisimo": "campeonato", "supercampeones": "campeonisimo"}
+
+
+def _aware(when: datetime) -> datetime:
+    # SQLite hands timezone-aware columns back naive; they were stored in UTC.
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+@dataclass
+class TournamentSpec:
+    name: str
+    preset: str
+    tier: str = "campeonato"
+    format: str = "swiss"
+    options: dict[str, Any] = field(default_factory=dict)
+    season_id: int | None = None
+    entry_fee: int = 0
+    added_prize: int = 0
+    fee_bps: int = 0
+    prize_bps: list[int] = field(default_factory=lambda: [5000, 3000, 2000])
+    qualify_top: int = 0
+    qualifier_of: int | None = None
+    max_rank: int | None = None
+    requires_vip: bool = False
+    requires_avatar: bool = False
+    min_entrants: int = 4
+    max_entrants: int = 64
+    starts_at: datetime | None = None
+    round_every_s: float = 0.0
+    turn_timeout_s: float = 30.0
+    bot_level: str = "medium"
+
+
+def match_seats(preset: str, options: dict[str, Any]) -> int:
+    """Tournament games are one entrant against one: 2 seats where the preset allows it,
+    else 4 (a team game), each entrant partnered by a bot."""
+    last: TablesError | None = None
+    for seats in (2, 4):
+        try:
+            play.table_rules(preset, options, seats)
+            return seats
+        except TablesError as error:
+            last = error
+    raise exc.InvalidTournament(f"preset {preset!r} with these options: {last}")
+
+
+def create_tournament(
+    *, session: Session, spec: TournamentSpec, created_by: str | None = None
+) -> Tournament:
+    """Create a tournament open for registration; its added prize is charged to the season's
+    emission budget now (given back if it is cancelled)."""
+    if not spec.name or len(spec.name) > 64:
+        raise exc.InvalidTournament(f"name must be 1..64 characters, got {spec.name!r}")
+    if spec.tier not in TIERS:
+        raise exc.InvalidTournament(f"tier must be one of {list(TIERS)}, not {spec.tier!r}")
+    if spec.format not in FORMATS:
+        raise exc.InvalidTournament(f"format must be one of {list(FORMATS)}, not {spec.format!r}")
+    known = [p["preset"] for p in play.presets()]
+    if spec.preset not in known:
+        raise exc.InvalidTournament(f"no preset {spec.preset!r}; presets: {sorted(known)}")
+    seats = match_seats(spec.preset, spec.options)
+    options = play.table_rules(spec.preset, spec.options, seats).options
+    if spec.bot_level not in play.BOT_LEVELS:
+        raise exc.InvalidTournament(f"bot_level must be one of {list(play.BOT_LEVELS)}")
+    for name in ("entry_fee", "added_prize"):
+        value = getattr(spec, name)
+        if not isinstance(value, int) or value < 0 or value >= 1 << 88:
+            raise exc.InvalidTournament(f"{name} must be an integer 0..2**88-1, got {value!r}")
+    if not 0 <= spec.fee_bps <= 2_000:
+        raise exc.InvalidTournament(f"fee_bps must be 0..2000, got {spec.fee_bps!r}")
+    if len(spec.prize_bps) > MAX_PRIZE_PLACES:
+        raise exc.InvalidTournament(
+            f"at most {MAX_PRIZE_PLACES} prize places (one settle entry holds 64 payouts, "
+            f"one is the fee), got {len(spec.prize_bps)}"
+        )
+    try:
+        pairing.prize_shares(0, spec.prize_bps, len(spec.prize_bps))
+    except pairing.PairingError as error:
+        raise exc.InvalidTournament(str(error)) from None
+    if not 2 <= spec.min_entrants <= spec.max_entrants <= 4096:
+        raise exc.InvalidTournament(
+            f"need 2 <= min_entrants <= max_entrants <= 4096, got "
+            f"{spec.min_entrants}..{spec.max_entrants}"
+        )
+    if not 0 <= spec.qualify_top <= spec.min_entrants:
+        raise exc.InvalidTournament(f"qualify_top must be 0..min_entrants, got {spec.qualify_top}")
+    if not 1.0 <= spec.turn_timeout_s <= 600 or not 0 <= spec.round_every_s <= 7 * 86400:
+        raise exc.InvalidTournament("turn_timeout_s must be 1..600 and round_every_s 0..604800")
+    feeder_tier = FEEDER[spec.tier]
+    if feeder_tier is None and spec.qualifier_of is not None:
+        raise exc.InvalidTournament("a Campeonato is open: it has no qualifying tournament")
+    if feeder_tier is not None:
+        feeder = session.get(Tournament, spec.qualifier_of) if spec.qualifier_of else None
+        if feeder is None or feeder.tier != feeder_tier:
+            raise exc.InvalidTournament(
+                f"a {spec.tier} takes the qualifiers of a {feeder_tier}: give its id "
+                f"as qualifier_of (got {spec.qualifier_of!r})"
+            )
+    if spec.max_rank is not None and (spec.season_id is None or spec.max_rank < 1):
+        raise exc.InvalidTournament("max_rank needs a season_id and must be >= 1")
+    season = None
+    if spec.season_id is not None:
+        season = session.get(Season, spec.season_id, with_for_update=True)
+        if season is None:
+            raise exc.InvalidTournament(f"no season with id {spec.season_id!r}")
+    if spec.added_prize:
+        if season is None:
+            raise exc.InvalidTournament("an added prize is paid from a season's emission budget")
+        left = int(season.emission_budget) - int(season.emitted)
+        if left < spec.added_prize:
+            raise exc.InvalidTournament(
+                f"season {season.name!r} has {left} DEW wei of budget left, "
+                f"the added prize is {spec.added_prize}"
+            )
+        season.emitted = str(int(season.emitted) + spec.added_prize)
+    if session.scalar(select(Tournament.id).where(Tournament.name == spec.name)) is not None:
+        raise exc.InvalidTournament(f"a tournament is already named {spec.name!r}")
+    starts_at = spec.starts_at or utcnow() + timedelta(hours=1)
+    if starts_at.tzinfo is None:
+        raise exc.InvalidTournament("starts_at must be timezone-aware")
+    tournament = Tournament(
+        name=spec.name,
+        tier=spec.tier,
+        format=spec.format,
+        preset=spec.preset,
+        options=options,
+        season_id=spec.season_id,
+        entry_fee=str(spec.entry_fee),
+        added_prize=str(spec.added_prize),
+        fee_bps=spec.fee_bps,
+        prize_bps=list(spec.prize_bps),
+        qualify_top=spec.qualify_top,
+        qualifier_of=spec.qualifier_of,
+        max_rank=spec.max_rank,
+        requires_vip=spec.requires_vip,
+        requires_avatar=spec.requires_avatar,
+        min_entrants=spec.min_entrants,
+        max_entrants=spec.max_entrants,
+        starts_at=starts_at,
+        round_every_s=spec.round_every_s,
+        turn_timeout_s=spec.turn_timeout_s,
+        bot_level=spec.bot_level,
+        status=TournamentStatus.REGISTERING,
+        created_by=created_by,
+        created_at=utcnow(),
+    )
+    session.add(tournament)
+    session.commit()
+    return tournament
+
+
+def get_tournament(*, session: Session, tournament_id: int, lock: bool = False) -> Tournament:
+    tournament = session.get(Tournament, tournament_id, with_for_update=lock or None)
+    if tournament is None:
+        raise exc.TournamentNotFound(f"no tournament {tournament_id!r}")
+    return tournament
+
+
+def list_tournaments(
+    *, session: Session, status: str | None = None, limit: int = 100
+) -> list[Tournament]:
+    query = select(Tournament)
+    if status:
+        query = query.where(Tournament.status == status)
+    return list(session.scalars(query.order_by(Tournament.id.desc()).limit(limit)))
+
+
+def entrants_of(*, session: Session, tournament_id: int) -> list[Entrant]:
+    return list(
+        session.scalars(
+            select(Entrant).where(Entrant.tournament_id == tournament_id).order_by(Entrant.number)
+        )
+    )
+
+
+def games_of(*, session: Session, tournament_id: int) -> list[Game]:
+    return list(
+        session.scalars(
+            select(Game).where(Game.tournament_id == tournament_id).order_by(Game.round, Game.board)
+        )
+    )
+
+
+# --- registration ---------------------------------------------------------------------------
+
+
+def _open_for_entry(session: Session, tournament_id: int) -> tuple[Tournament, int]:
+    t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
+    if t.status != TournamentStatus.REGISTERING or utcnow() >= _aware(t.starts_at):
+        raise exc.RegistrationClosed(f"tournament {t.name!r} is not taking entries ({t.status})")
+    count = session.scalar(
+        select(func.count()).select_from(Entrant).where(Entrant.tournament_id == t.id)
+    )
+    if count >= t.max_entrants:
+        raise exc.TournamentFull(f"tournament {t.name!r} is full ({t.max_entrants} entrants)")
+    return t, count
+
+
+def _check_rules(
+    session: Session, gate: Gate | None, t: Tournament, address: str, avatar_id: int | None
+) -> tuple[int | None, str | None]:
+    """Apply the entry rules; returns the avatar and how its player was admitted."""
+    if t.qualifier_of is not None:
+        qualified = session.scalar(
+            select(Entrant.number).where(
+                Entrant.tournament_id == t.qualifier_of,
+                Entrant.address == address,
+                Entrant.qualified.is_(True),
+            )
+        )
+        if qualified is None:
+            raise exc.NotEligible(
+                f"{address} did not qualify in tournament {t.qualifier_of} for this {t.tier}"
+            )
+    if t.max_rank is not None:
+        assert t.season_id is not None
+        board = economy.season_leaderboard(session=session, season_id=t.season_id, limit=t.max_rank)
+        if all(row["address"] != address for row in board):
+            raise exc.NotEligible(f"{address} is not in the top {t.max_rank} of the season")
+    admitted_as: str | None = None
+    if avatar_id is not None or t.requires_avatar or t.requires_vip:
+        if gate is None:
+            raise exc.NotEligible("entry rules need the chain, which is not configured")
+        if t.requires_vip and not gate.is_vip(address):
+            raise exc.NotEligible("this tournament needs a valid VIP pass")
+        if avatar_id is not None or t.requires_avatar:
+            admission = gate.admit(address, avatar_id)  # raises the tables' NotEligible
+            if t.requires_avatar and admission.avatar_id is None:
+                raise exc.NotEligible("this tournament is played with an avatar you own or rent")
+            avatar_id, admitted_as = admission.avatar_id, admission.admitted_as
+    return avatar_id, admitted_as
+
+
+def register(
+    *,
+    session: Session,
+    gate: Gate | None,
+    tournament_id: int,
+    address: str,
+    avatar_id: int | None = None,
+) -> Entrant:
+    """Enter a wallet: the entry rules, then its entry fee taken from its stake balance into
+    the tournament's escrow, in one transaction (short of DEW: nothing is written)."""
+    if not isinstance(address, str) or not is_address(address):
+        raise exc.InvalidTournament(f"not an address: {address!r}")
+    address = to_checksum_address(address)
+    t, count = _open_for_entry(session, tournament_id)
+    existing = session.scalar(
+        select(Entrant).where(Entrant.tournament_id == t.id, Entrant.address == address)
+    )
+    if existing is not None:
+        raise exc.AlreadyRegistered(f"{address} is already entered in {t.name!r}")
+    avatar, admitted_as = _check_rules(session, gate, t, address, avatar_id)
+    number = (
+        session.scalar(select(func.max(Entrant.number)).where(Entrant.tournament_id == t.id)) or 0
+    ) + 1
+    fee = int(t.entry_fee)
+    entrant = Entrant(
+        tournament_id=t.id,
+        number=number,
+        address=address,
+        avatar_id=avatar,
+        admitted_as=admitted_as,
+        fee_paid=str(fee),
+        registered_at=utcnow(),
+    )
+    session.add(entrant)
+    session.flush()
+    if fee:
+        try:
+            stakes.escrow_stakes(
+                session=session, match_id=escrow_key(t.id), seats=[(number, address)], stake=fee
+            )
+        except stakes.InsufficientStake as error:
+            session.rollback()
+            raise exc.InsufficientFunds(
+                f"{error}; deposit DEW into the vault to pay the entry fee"
+            ) from None
+    t.version += 1
+    session.commit()
+    log.info("%s entered tournament %s as #%d (count %d)", address, t.id, number, count + 1)
+    return entrant
+
+
+def add_bots(
+    *, session: Session, tournament_id: int, count: int, level: str | None = None
+) -> list[Entrant]:
+    """Fill places with bots (no fee, no prize, no qualification: see docs)."""
+    if not 1 <= count <= 4096:
+        raise exc.InvalidTournament(f"count must be 1..4096, got {count!r}")
+    t, have = _open_for_entry(session, tournament_id)
+    level = level or t.bot_level
+    if level not in play.BOT_LEVELS:
+        raise exc.InvalidTournament(f"bot level must be one of {list(play.BOT_LEVELS)}")
+    if have + count > t.max_entrants:
+        raise exc.TournamentFull(f"only {t.max_entrants - have} places are left")
+    first = (
+        session.scalar(select(func.max(Entrant.number)).where(Entrant.tournament_id == t.id)) or 0
+    ) + 1
+    bots = [
+        Entrant(
+            tournament_id=t.id,
+            number=first + i,
+            bot_level=level,
+            fee_paid="0",
+            registered_at=utcnow(),
+        )
+        for i in range(count)
+    ]
+    session.add_all(bots)
+    t.version += 1
+    session.commit()
+    return bots
+
+
+# --- cancellation ---------------------------------------------------------------------------
+
+
+@dataclass
+class Cancelled:
+    refunded: int
+    abandoned_matches: list[str]
+
+
+def cancel(*, session: Session, tournament_id: int, reason: str) -> Cancelled:
+    """Cancel a tournament not yet finished: every entry fee goes back to its wallet's stake
+    balance, to the unit, and the added prize back to the season's budget, in one
+    transaction; then its matches still in play are abandoned (they no longer count)."""
+    if not reason or len(reason) > 500:
+        raise exc.InvalidTournament("give a reason of 1..500 characters")
+    t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
+    if t.status not in (TournamentStatus.REGISTERING, TournamentStatus.RUNNING):
+        raise exc.NotCancellable(f"tournament {t.name!r} is {t.status}")
+    refunded = _cancel_locked(session, t, reason)
+    live = list(
+        session.scalars(
+            select(Game.match_id).where(Game.tournament_id == t.id, Game.status == GameStatus.LIVE)
+        )
+    )
+    session.commit()
+    abandoned = []
+    for match_id in live:
+        try:
+            tables.abandon_match(
+                session=session, match_id=match_id, reason=f"tournament cancelled: {reason}"
+            )
+            abandoned.append(match_id)
+        except TablesError as error:  # it ended meanwhile: nothing of it counts any more
+            session.rollback()
+            log.info("match %s of cancelled tournament %s: %s", match_id, t.id, error)
+    return Cancelled(refunded, [m for m in abandoned if m])
+
+
+def _cancel_locked(session: Session, t: Tournament, reason: str) -> int:
+    try:
+        refunded = stakes.release_stakes(session=session, match_id=escrow_key(t.id))
+    except EconomyError as error:
+        raise exc.NotCancellable(str(error)) from None
+    added = int(t.added_prize)
+    if added and t.season_id is not None:
+        season = session.get(Season, t.season_id, with_for_update=True)
+        assert season is not None
+        season.emitted = str(int(season.emitted) - added)
+    t.status = TournamentStatus.CANCELLED
+    t.cancel_reason = reason
+    t.finished_at = utcnow()
+    t.version += 1
+    log.warning("tournament %s cancelled (%s): %d DEW wei refunded", t.id, reason, refunded)
+    return refunded
+
+
+# --- rounds ---------------------------------------------------------------------------------
+
+
+def _by_seed(entrants: list[Entrant]) -> list[int]:
+    return [e.number for e in sorted(entrants, key=lambda e: e.seed or 0)]
+
+
+def _history(games: list[Game]) -> dict[int, list[pairing.Game]]:
+    rounds: dict[int, list[pairing.Game]] = {}
+    for g in games:
+        rounds.setdefault(g.round, []).append(pairing.Game(g.a, g.b, g.winner))
+    return rounds
+
+
+def _seat_spec(e: Entrant) -> tables.SeatSpec:
+    if e.address is None:
+        return tables.SeatSpec(bot_level=e.bot_level or "medium")
+    return tables.SeatSpec(address=e.address, avatar_id=e.avatar_id, admitted_as=e.admitted_as)
+
+
+def _start_round(session: Session, t: Tournament, number: int, pairings: list[pairing.Pairing]):
+    entrants = {e.number: e for e in entrants_of(session=session, tournament_id=t.id)}
+    seats = match_seats(t.preset, t.options)
+    for board, p in enumerate(pairings):
+        if p.b is None:
+            session.add(
+                Game(
+                    tournament_id=t.id,
+                    round=number,
+                    board=board,
+                    a=p.a,
+                    b=None,
+                    status=GameStatus.BYE,
+                    winner=p.a,
+                    outcome="bye",
+                )
+            )
+            continue
+        specs = [_seat_spec(entrants[p.a]), _seat_spec(entrants[p.b])]
+        if seats == 4:  # team game: seats 0 and 2 are one side, 1 and 3 the other
+            specs += [tables.SeatSpec(bot_level=t.bot_level)] * 2
+        table = tables.create_seated_match(
+            session=session,
+            preset=t.preset,
+            options=t.options,
+            seats=specs,
+            turn_timeout_s=t.turn_timeout_s,
+            bot_level=t.bot_level,
+        )
+        session.add(
+            Game(
+                tournament_id=t.id,
+                round=number,
+                board=board,
+                a=p.a,
+                b=p.b,
+                table_id=table.id,
+                match_id=table.match_id,
+                status=GameStatus.LIVE,
+            )
+        )
+    t.current_round = number
+    t.version += 1
+
+
+def _collect_results(session: Session, t: Tournament) -> int:
+    """Copy finished matches' winners into the round's games; returns the games still live."""
+    live = 0
+    for g in session.scalars(
+        select(Game).where(
+            Game.tournament_id == t.id,
+            Game.round == t.current_round,
+            Game.status == GameStatus.LIVE,
+        )
+    ):
+        match = session.get(Match, g.match_id)
+        if match is None or match.status == "live":
+            live += 1
+            continue
+        g.status = GameStatus.FINISHED
+        if match.status == "finished" and match.result:
+            won = {s["seat"] for s in match.result.get("seats", []) if s.get("won")}
+            g.winner = g.a if 0 in won else g.b if 1 in won else None
+            g.outcome = "won" if g.winner is not None else "draw"
+        else:  # abandoned by an operator: no result, scored as a draw
+            g.winner, g.outcome = None, "abandoned"
+        if t.format == "elimination" and g.winner is None:
+            by_seed = _by_seed(entrants_of(session=session, tournament_id=t.id))
+            g.winner = pairing.decide(pairing.Game(g.a, g.b, None), by_seed).winner
+        t.version += 1
+    return live
+
+
+def standings(*, session: Session, tournament: Tournament) -> list[pairing.Standing]:
+    """The standings from the games finished so far (final once the tournament is)."""
+    entrants = entrants_of(session=session, tournament_id=tournament.id)
+    if tournament.status == TournamentStatus.REGISTERING or not entrants:
+        return []
+    by_seed = _by_seed(entrants)
+    done = [g for g in games_of(session=session, tournament_id=tournament.id) if g.status != "live"]
+    rounds = _history(done)
+    if tournament.format == "elimination":
+        return pairing.elimination_standings(by_seed, [rounds[r] for r in sorted(rounds)])
+    return pairing.swiss_standings(by_seed, [g for r in sorted(rounds) for g in rounds[r]])
+
+
+def advance(*, session: Session, settings: Settings, tournament_id: int) -> str:
+    """One step of one tournament, committed: start it, collect a round's results, start the
+    next round when it is due, or finish it (standings, prizes, qualifiers). Returns what
+    it did; calling it again when nothing is due changes nothing."""
+    t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
+    now = utcnow()
+    step = "idle"
+    if t.status == TournamentStatus.REGISTERING:
+        entrants = entrants_of(session=session, tournament_id=t.id)
+        if now < _aware(t.starts_at) and len(entrants) < t.max_entrants:
+            step = "registering"
+        elif len(entrants) < t.min_entrants:
+            _cancel_locked(session, t, f"{len(entrants)} entrants, fewer than {t.min_entrants}")
+            step = "cancelled"
+        else:
+            _seed(session, t, entrants)
+            t.starts_at = min(_aware(t.starts_at), now)  # full before the hour: starts now
+            t.status = TournamentStatus.RUNNING
+            t.rounds_total = pairing.rounds_needed(t.format, len(entrants))
+            by_seed = _by_seed(entrants)
+            first = (
+                pairing.first_elimination_round(by_seed)
+                if t.format == "elimination"
+                else pairing.pair_swiss(by_seed, [])
+            )
+            _start_round(session, t, 1, first)
+            step = "round 1"
+    elif t.status == TournamentStatus.RUNNING:
+        if _collect_results(session, t):
+            step = "playing"
+        elif t.current_round < t.rounds_total:
+            due = _aware(t.starts_at) + timedelta(seconds=t.round_every_s * t.current_round)
+            if now < due:
+                step = "waiting"
+            else:
+                games = games_of(session=session, tournament_id=t.id)
+                history = _history(games)
+                by_seed = _by_seed(entrants_of(session=session, tournament_id=t.id))
+                if t.format == "elimination":
+                    nxt = pairing.next_elimination_round(history[t.current_round])
+                else:
+                    nxt = pairing.pair_swiss(by_seed, [g for r in history.values() for g in r])
+                _start_round(session, t, t.current_round + 1, nxt)
+                step = f"round {t.current_round}"
+        else:
+            _finish(session, settings, t)
+            step = "finished"
+    session.commit()
+    if step not in ("idle", "registering", "playing", "waiting"):
+        log.info("tournament %s: %s", tournament_id, step)
+    return step
+
+
+def _seed(session: Session, t: Tournament, entrants: list[Entrant]) -> None:
+    ranks: dict[int, int] = {}
+    if t.season_id is not None:
+        board = economy.season_leaderboard(session=session, season_id=t.season_id, limit=10_000)
+        by_address = {row["address"]: int(row["rank"]) for row in board}  # type: ignore[call-overload]
+        ranks = {e.number: by_address[e.address] for e in entrants if e.address in by_address}
+    order = pairing.seed([e.number for e in entrants], ranks)
+    position = {number: i + 1 for i, number in enumerate(order)}
+    for e in entrants:
+        e.seed = position[e.number]
+
+
+def _finish(session: Session, settings: Settings, t: Tournament) -> None:
+    """Final standings; prizes and qualification go down the standings to human entrants
+    (bots win nothing); the prizes are planned into the settlement outbox here, in the
+    transaction that marks the tournament finished, so they are planned exactly once."""
+    entrants = {e.number: e for e in entrants_of(session=session, tournament_id=t.id)}
+    final = standings(session=session, tournament=t)
+    humans = [s for s in final if entrants[s.entrant].address is not None]
+    fees = sum(int(e.fee_paid) for e in entrants.values())
+    added = int(t.added_prize)
+    if not humans and added and t.season_id is not None:
+        season = session.get(Season, t.season_id, with_for_update=True)
+        assert season is not None
+        season.emitted = str(int(season.emitted) - added)  # nobody to pay: back to the season
+        added = 0
+    fee = fees * t.fee_bps // pairing.BPS
+    shares = pairing.prize_shares(fees + added - fee, t.prize_bps, len(humans)) if humans else []
+    prizes = []
+    for s in final:
+        e = entrants[s.entrant]
+        e.place, e.score = s.place, s.score
+    for index, s in enumerate(humans):
+        e = entrants[s.entrant]
+        e.qualified = index < t.qualify_top
+        if index < len(shares):
+            e.prize = str(shares[index])
+            assert e.address is not None
+            prizes.append(
+                economy.Prize(
+                    place=s.place,
+                    address=e.address,
+                    amount=shares[index],
+                    avatar_id=e.avatar_id,
+                    admitted_as=e.admitted_as,
+                )
+            )
+    key = escrow_key(t.id)
+    results = [
+        {
+            "entrant": s.entrant,
+            "place": s.place,
+            "score": s.score,
+            "prize": entrants[s.entrant].prize,
+        }
+        for s in final
+    ]
+    match_hashes = [
+        session.scalar(select(Match.result_hash).where(Match.id == g.match_id))
+        for g in games_of(session=session, tournament_id=t.id)
+        if g.match_id
+    ]
+    digest = hashlib.sha256(
+        json.dumps({"key": key, "standings": results, "matches": match_hashes}).encode()
+    ).hexdigest()
+    if fees + added:
+        economy.plan_prize_settlement(
+            session=session,
+            key=key,
+            chain_match_id="0x" + hashlib.sha256(f"dew-tournament:{key}".encode()).hexdigest(),
+            result_hash="0x" + digest,
+            prizes=prizes,
+            entry_fees=fees,
+            added_prize=added,
+            fee=fee,
+            treasury=settings.economy.treasury,
+            season_id=t.season_id,
+            finished_at=utcnow(),
+            chain_id=settings.chain.chain_id,
+        )
+    t.status = TournamentStatus.FINISHED
+    t.finished_at = utcnow()
+    t.version += 1
+
+
+def due_tournaments(*, session: Session) -> list[int]:
+    """Tournaments a worker should look at: registering or running."""
+    return list(
+        session.scalars(
+            select(Tournament.id)
+            .where(Tournament.status.in_((TournamentStatus.REGISTERING, TournamentStatus.RUNNING)))
+            .order_by(Tournament.id)
+        )
+    )
+
+
+# --- views ----------------------------------------------------------------------------------
+
+
+def summary(t: Tournament) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "name": t.name,
+        "tier": t.tier,
+        "format": t.format,
+        "preset": t.preset,
+        "options": t.options,
+        "season_id": t.season_id,
+        "entry_fee": int(t.entry_fee),
+        "added_prize": int(t.added_prize),
+        "fee_bps": t.fee_bps,
+        "prize_bps": list(t.prize_bps),
+        "qualify_top": t.qualify_top,
+        "qualifier_of": t.qualifier_of,
+        "max_rank": t.max_rank,
+        "requires_vip": t.requires_vip,
+        "requires_avatar": t.requires_avatar,
+        "min_entrants": t.min_entrants,
+        "max_entrants": t.max_entrants,
+        "starts_at": _aware(t.starts_at).isoformat(),
+        "round_every_s": t.round_every_s,
+        "turn_timeout_s": t.turn_timeout_s,
+        "status": t.status,
+        "rounds_total": t.rounds_total,
+        "current_round": t.current_round,
+        "version": t.version,
+        "cancel_reason": t.cancel_reason,
+    }
+
+
+def entrant_view(e: Entrant) -> dict[str, Any]:
+    return {
+        "number": e.number,
+        "address": e.address,
+        "bot_level": e.bot_level,
+        "avatar_id": e.avatar_id,
+        "seed": e.seed,
+        "place": e.place,
+        "score": e.score,
+        "prize": int(e.prize),
+        "qualified": e.qualified,
+    }
+
+
+def bracket_view(*, session: Session, tournament_id: int) -> list[dict[str, Any]]:
+    rounds: dict[int, list[dict[str, Any]]] = {}
+    for g in games_of(session=session, tournament_id=tournament_id):
+        rounds.setdefault(g.round, []).append(
+            {
+                "board": g.board,
+                "a": g.a,
+                "b": g.b,
+                "table_id": g.table_id,
+                "match_id": g.match_id,
+                "status": g.status,
+                "winner": g.winner,
+                "outcome": g.outcome,
+            }
+        )
+    return [{"round": r, "games": games} for r, games in sorted(rounds.items())]
+
+
+def standings_view(*, session: Session, tournament: Tournament) -> list[dict[str, Any]]:
+    entrants = {e.number: e for e in entrants_of(session=session, tournament_id=tournament.id)}
+    return [
+        {
+            "place": s.place,
+            "entrant": s.entrant,
+            "address": entrants[s.entrant].address,
+            "score": s.score,
+            "wins": s.wins,
+            "tiebreak": s.tiebreak,
+            "prize": int(entrants[s.entrant].prize),
+            "qualified": entrants[s.entrant].qualified,
+        }
+        for s in standings(session=session, tournament=tournament)
+    ]

@@ -1,0 +1,360 @@
+"""The play protocol's messages (version 1), defined once for every client.
+
+The web client's ``backend/web/protocol.js`` is generated from this module
+(``uv run python scripts/gen_protocol_js.py``; a test checks it is fresh), and the Python
+client (``backend.client.DewClient``) builds and checks its messages with it. The server's
+own encoding lives in ``backend.tables.live`` and ``backend.api.ws``; tests check that what
+it sends satisfies these definitions. Stdlib only, so any client can import it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+PROTOCOL_VERSION = 1
+
+# A move as the engine writes it: a tile played on the left or right end, a draw, a pass.
+MOVE_PATTERN = r"^([0-6]:[0-6][LR]|draw|pass)$"
+
+JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array")
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str  # one of JSON_TYPES
+    required: bool = True
+    nullable: bool = False
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Message:
+    type: str
+    fields: tuple[Field, ...]
+    doc: str
+
+
+def _f(name: str, type_: str, doc: str = "", *, required: bool = True, null: bool = False) -> Field:
+    return Field(name, type_, required, null, doc)
+
+
+CLIENT_MESSAGES: tuple[Message, ...] = (
+    Message(
+        "move",
+        (
+            _f("move", "string", '"6:4L", "6:4R", "draw" or "pass"'),
+            _f(
+                "ply",
+                "integer",
+                "the ply you saw: refused with stale_ply if moved on",
+                required=False,
+                null=True,
+            ),
+            _f("ref", "string", "echoed in the ack or error", required=False, null=True),
+        ),
+        "play a move",
+    ),
+    Message("resync", (), "ask for a full snapshot"),
+    Message("ping", (_f("ref", "string", "echoed", required=False, null=True),), "keep-alive"),
+)
+
+SERVER_MESSAGES: tuple[Message, ...] = (
+    Message(
+        "snapshot",
+        (
+            _f("table", "object", "the table (TableOut fields)"),
+            _f("seats", "array", "seat, address, bot, avatar_id per seat"),
+            _f("you", "integer", "your seat; null for a spectator", null=True),
+            _f("match_id", "string", null=True),
+            _f("match_status", "string", "none, live, finished or abandoned"),
+            _f("seed_commitment", "string", "sha256 of the server seed", null=True),
+            _f("ply", "integer"),
+            _f("moves", "array", "[seat, move, actor] public move log"),
+            _f("view", "object", "the engine's view for your seat", null=True),
+            _f("deadline_ms", "integer", "turn deadline, Unix ms", null=True),
+            _f("final", "object", "the match_over message if over", null=True),
+        ),
+        "the full state: on connect and on resync",
+    ),
+    Message(
+        "ack",
+        (_f("ref", "string", null=True), _f("ply", "integer")),
+        "your move is committed",
+    ),
+    Message(
+        "moved",
+        (
+            _f("match_id", "string"),
+            _f("ply", "integer", "the ply after the move"),
+            _f("seat", "integer"),
+            _f("move", "string", "public: a draw hides the tile"),
+            _f("actor", "string", "player, bot or timeout"),
+            _f("view", "object"),
+            _f("deadline_ms", "integer", null=True),
+        ),
+        "a move was committed",
+    ),
+    Message(
+        "match_over",
+        (
+            _f("match_id", "string"),
+            _f("ply", "integer"),
+            _f("result", "object", "seats, winner_seats, forfeited_seat, scores"),
+            _f("server_seed", "string", "the revealed seed"),
+            _f("result_hash", "string", "0x + sha256 of the record", null=True),
+        ),
+        "the match ended",
+    ),
+    Message("pong", (_f("ref", "string", null=True),), "answer to ping"),
+    Message(
+        "error",
+        (_f("ref", "string", null=True), _f("error", "object", "code, message, detail")),
+        "a refused message; nothing changed",
+    ),
+)
+
+# Fields the server may send beyond the list above are allowed (the protocol grows by
+# adding fields); a missing or mistyped listed field is a protocol error.
+
+WS_ERROR_CODES: tuple[str, ...] = (
+    "malformed_json",
+    "malformed_message",
+    "message_too_large",
+    "rate_limited",
+    "unsupported_version",
+    "unknown_type",
+    "illegal_move",
+    "not_your_turn",
+    "stale_ply",
+    "match_not_live",
+    "unavailable",
+    "forbidden",
+    "invalid_request",
+)
+
+CLOSE_CODES: dict[int, str] = {
+    1000: "normal",
+    4401: "bad token",
+    4403: "not allowed",
+    4404: "unknown table",
+    4408: "too slow",
+}
+
+# The HTTP routes a client uses (method, path template); docs/protocol.md describes them.
+ROUTES: dict[str, tuple[str, str]] = {
+    "nonce": ("POST", "/auth/nonce"),
+    "signin": ("POST", "/auth/signin"),
+    "refresh": ("POST", "/auth/refresh"),
+    "logout": ("POST", "/auth/logout"),
+    "me": ("GET", "/auth/me"),
+    "presets": ("GET", "/presets"),
+    "lobby": ("GET", "/tables"),
+    "create_table": ("POST", "/tables"),
+    "table": ("GET", "/tables/{table_id}"),
+    "join": ("POST", "/tables/{table_id}/join"),
+    "leave": ("POST", "/tables/{table_id}/leave"),
+    "invite": ("POST", "/tables/{table_id}/invite"),
+    "start": ("POST", "/tables/{table_id}/start"),
+    "queue": ("POST", "/matchmaking"),
+    "ticket": ("GET", "/matchmaking/{ticket_id}"),
+    "cancel_ticket": ("DELETE", "/matchmaking/{ticket_id}"),
+    "match": ("GET", "/matches/{match_id}"),
+    "results": ("GET", "/results"),
+    "offers": ("POST", "/economy/offers"),
+    "accept": ("POST", "/economy/agreements/{agreement_id}/accept"),
+    "cancel_offer": ("POST", "/economy/agreements/{agreement_id}/cancel"),
+    "agreements": ("GET", "/economy/agreements"),
+    "owner_avatars": ("GET", "/economy/owners/{address}/avatars"),
+    "scholar_earnings": ("GET", "/economy/scholars/{address}/earnings"),
+    "wallet": ("GET", "/economy/wallets/{address}"),
+    "table_socket": ("WS", "/ws/tables/{table_id}"),
+}
+
+_BY_TYPE_CLIENT = {m.type: m for m in CLIENT_MESSAGES}
+_BY_TYPE_SERVER = {m.type: m for m in SERVER_MESSAGES}
+_MOVE = re.compile(MOVE_PATTERN)
+
+
+class ProtocolError(ValueError):
+    """A message that does not follow these definitions."""
+
+
+def _type_ok(value: Any, type_: str) -> bool:
+    if type_ == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_ == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(
+        value,
+        {"string": str, "boolean": bool, "object": dict, "array": list}[type_],
+    )
+
+
+def _check(message: Any, catalogue: dict[str, Message]) -> dict[str, Any]:
+    if not isinstance(message, dict):
+        raise ProtocolError(f"a message is a JSON object, not {type(message).__name__}")
+    if message.get("v") != PROTOCOL_VERSION:
+        raise ProtocolError(f"protocol version {message.get('v')!r}, not {PROTOCOL_VERSION}")
+    kind = message.get("type")
+    spec = catalogue.get(kind)  # type: ignore[arg-type]
+    if spec is None:
+        raise ProtocolError(f"unknown message type {kind!r}")
+    for field in spec.fields:
+        if field.name not in message:
+            if field.required:
+                raise ProtocolError(f"{kind} message without {field.name!r}")
+            continue
+        value = message[field.name]
+        if value is None:
+            if not field.nullable:
+                raise ProtocolError(f"{kind}.{field.name} must not be null")
+            continue
+        if field.name == "ref" and isinstance(value, int) and not isinstance(value, bool):
+            continue  # refs are echoed as sent: strings or integers
+        if not _type_ok(value, field.type):
+            raise ProtocolError(f"{kind}.{field.name} must be a {field.type}, not {value!r:.60}")
+    if kind == "move" and not _MOVE.match(message["move"]):
+        raise ProtocolError(f"not a move: {message['move']!r}")
+    return message
+
+
+def client_message(kind: str, **fields: Any) -> dict[str, Any]:
+    """A checked client → server message: ``client_message("move", move="6:4L", ply=3)``."""
+    spec = _BY_TYPE_CLIENT.get(kind)
+    if spec is None:
+        raise ProtocolError(f"unknown message type {kind!r}")
+    known = {f.name for f in spec.fields}
+    extra = set(fields) - known
+    if extra:
+        raise ProtocolError(f"{kind} has no field(s) {sorted(extra)}")
+    return _check({"v": PROTOCOL_VERSION, "type": kind, **fields}, _BY_TYPE_CLIENT)
+
+
+def check_server_message(message: Any) -> dict[str, Any]:
+    """Check a decoded server → client message; returns it, or raises ``ProtocolError``."""
+    return _check(message, _BY_TYPE_SERVER)
+
+
+def parse_server_message(text: str | bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(text)
+    except ValueError as error:
+        raise ProtocolError(f"not JSON: {error}") from None
+    return check_server_message(message)
+
+
+# --- the generated JavaScript module ----------------------------------------------------------
+
+
+def _spec_json(messages: tuple[Message, ...]) -> dict[str, Any]:
+    return {
+        m.type: {
+            "doc": m.doc,
+            "fields": [
+                {
+                    "name": f.name,
+                    "type": f.type,
+                    "required": f.required,
+                    "nullable": f.nullable,
+                    "doc": f.doc,
+                }
+                for f in m.fields
+            ],
+        }
+        for m in messages
+    }
+
+
+def _js(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True)
+
+
+def render_js() -> str:
+    """The text of ``backend/web/protocol.js``: the same definitions and checks as here."""
+    return f"""// GENERATED from backend/protocol.py by scripts/gen_protocol_js.py: do not edit.
+// The DEW play protocol (version {PROTOCOL_VERSION}): messages, routes, codes, and checks.
+
+export const PROTOCOL_VERSION = {PROTOCOL_VERSION};
+export const MOVE_PATTERN = new RegExp({json.dumps(MOVE_PATTERN)});
+export const CLIENT_MESSAGES = {_js(_spec_json(CLIENT_MESSAGES))};
+export const SERVER_MESSAGES = {_js(_spec_json(SERVER_MESSAGES))};
+export const WS_ERROR_CODES = {_js(list(WS_ERROR_CODES))};
+export const CLOSE_CODES = {_js({str(k): v for k, v in CLOSE_CODES.items()})};
+export const ROUTES = {_js({k: list(v) for k, v in ROUTES.items()})};
+
+export class ProtocolError extends Error {{}}
+
+function typeOk(value, type) {{
+  switch (type) {{
+    case "integer": return Number.isInteger(value);
+    case "number": return typeof value === "number";
+    case "string": return typeof value === "string";
+    case "boolean": return typeof value === "boolean";
+    case "array": return Array.isArray(value);
+    case "object": return value !== null && typeof value === "object" && !Array.isArray(value);
+    default: return false;
+  }}
+}}
+
+function check(message, catalogue) {{
+  if (message === null || typeof message !== "object" || Array.isArray(message)) {{
+    throw new ProtocolError("a message is a JSON object");
+  }}
+  if (message.v !== PROTOCOL_VERSION) {{
+    throw new ProtocolError(`protocol version ${{message.v}}, not ${{PROTOCOL_VERSION}}`);
+  }}
+  const spec = Object.hasOwn(catalogue, message.type) ? catalogue[message.type] : null;
+  if (!spec) throw new ProtocolError(`unknown message type ${{JSON.stringify(message.type)}}`);
+  for (const field of spec.fields) {{
+    if (!(field.name in message)) {{
+      if (!field.required) continue;
+      throw new ProtocolError(`${{message.type}} message without ${{field.name}}`);
+    }}
+    const value = message[field.name];
+    if (value === null) {{
+      if (field.nullable) continue;
+      throw new ProtocolError(`${{message.type}}.${{field.name}} null`);
+    }}
+    if (field.name === "ref" && Number.isInteger(value)) continue;
+    if (!typeOk(value, field.type)) {{
+      throw new ProtocolError(`${{message.type}}.${{field.name}} must be a ${{field.type}}`);
+    }}
+  }}
+  if (message.type === "move" && !MOVE_PATTERN.test(message.move)) {{
+    throw new ProtocolError(`not a move: ${{JSON.stringify(message.move)}}`);
+  }}
+  return message;
+}}
+
+/** A checked client message: clientMessage("move", {{move: "6:4L", ply: 3}}). */
+export function clientMessage(type, fields = {{}}) {{
+  const spec = Object.hasOwn(CLIENT_MESSAGES, type) ? CLIENT_MESSAGES[type] : null;
+  if (!spec) throw new ProtocolError(`unknown message type ${{JSON.stringify(type)}}`);
+  const known = new Set(spec.fields.map((f) => f.name));
+  for (const name of Object.keys(fields)) {{
+    if (!known.has(name)) throw new ProtocolError(`${{type}} has no field ${{name}}`);
+  }}
+  return check({{ v: PROTOCOL_VERSION, type, ...fields }}, CLIENT_MESSAGES);
+}}
+
+/** Parse and check a server message (text); throws ProtocolError. */
+export function parseServerMessage(text) {{
+  let message;
+  try {{
+    message = JSON.parse(text);
+  }} catch (error) {{
+    throw new ProtocolError(`not JSON: ${{error.message}}`);
+  }}
+  return check(message, SERVER_MESSAGES);
+}}
+
+/** A route's path with its {{placeholders}} filled in. */
+export function routePath(name, params = {{}}) {{
+  const [, template] = ROUTES[name];
+  return template.replace(/\\{{(\\w+)\\}}/g, (_, key) => encodeURIComponent(String(params[key])));
+}}
+"""

@@ -1,0 +1,190 @@
+#!/usr/bin/env python
+"""Benchmark the web client's first load in Debian's Chromium (Playwright).
+
+It starts a server itself (uvicorn running ``backend.api.app:create_app`` on a fresh SQLite
+database with a few open and live tables, so the lobby has rows) and loads ``/`` in a fresh
+browser context (cold cache) ``--loads`` times. Figures (``--json`` prints one JSON object):
+
+    first_load_bytes     bytes of every response the first load fetched (HTML, modules,
+                         CSS, the lobby's API calls); budget 200 KB
+    interactive_ms       p50/max from navigation start to the lobby rendered and usable
+                         (the page's ``dew-interactive`` performance mark); budget 1000 ms
+
+Baseline in the same run: ``health_ms``, the median time of a ``fetch("/health")`` from the
+same page, i.e. one round trip to this server; ``interactive / health`` is printed as a ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from eth_account import Account
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from backend.client import DewClient  # noqa: E402
+from backend.db import migrate  # noqa: E402
+
+CHROMIUM = os.environ.get("DEW_CHROMIUM", "/usr/bin/chromium")
+BYTES_BUDGET = 200 * 1024
+INTERACTIVE_BUDGET_MS = 1000.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(db_url: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
+    env |= {
+        "DEW_DB_URL": db_url,
+        "DEW_CHAIN_MANIFEST_PATH": "/nonexistent/deployment.json",
+        "DEW_SERVER_BOT_MOVE_DELAY_S": "2.0",
+        "DEW_SERVER_TURN_TIMEOUT_S": "600",
+    }
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "uvicorn", "backend.api.app:create_app", "--factory"),
+            *("--port", str(port), "--log-level", "warning", "--no-access-log"),
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError("the server exited at start")
+        try:
+            if httpx.get(url + "/health", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("the server did not start in 60 s")
+        time.sleep(0.1)
+
+
+def seed_lobby(url: str, tables: int) -> None:
+    """Open tables to join and AI matches to watch: the lobby renders real rows."""
+    with DewClient(url) as client:
+        client.sign_in(Account.create().key.hex())
+        for i in range(tables):
+            client.create_table(preset="dew200", seats=4)
+            if i % 2 == 0:
+                client.create_table(preset="dew200", seats=4, kind="ai")
+
+
+def measure(url: str, loads: int) -> dict[str, float]:
+    from playwright.sync_api import sync_playwright
+
+    byte_counts: list[int] = []
+    interactive: list[float] = []
+    health: list[float] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        for _ in range(loads):
+            context = browser.new_context()  # cold cache every time
+            page = context.new_page()
+            finished: list[object] = []
+
+            def record(request: object, finished: list[object] = finished) -> None:
+                finished.append(request)
+
+            page.on("requestfinished", record)
+            page.goto(url + "/")
+            page.wait_for_function(
+                "performance.getEntriesByName('dew-interactive').length > 0", timeout=30_000
+            )
+            page.wait_for_load_state("networkidle")
+            page.remove_listener("requestfinished", record)
+            interactive.append(
+                page.evaluate("performance.getEntriesByName('dew-interactive')[0].startTime")
+            )
+            sizes = [r.sizes() for r in finished]  # type: ignore[attr-defined]
+            byte_counts.append(sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes))
+            health.extend(
+                page.evaluate(
+                    """async () => {
+                      const times = [];
+                      for (let i = 0; i < 20; i++) {
+                        const start = performance.now();
+                        await (await fetch('/health', {cache: 'no-store'})).text();
+                        times.push(performance.now() - start);
+                      }
+                      return times;
+                    }"""
+                )
+            )
+            context.close()
+        browser.close()
+    return {
+        "first_load_bytes": max(byte_counts),
+        "interactive_ms_p50": statistics.median(interactive),
+        "interactive_ms_max": max(interactive),
+        "health_ms": statistics.median(health),
+        "loads": loads,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--loads", type=int, default=10, help="cold page loads to measure")
+    parser.add_argument("--tables", type=int, default=6, help="open tables in the lobby")
+    parser.add_argument("--quick", action="store_true", help="smoke mode: 2 loads, 2 tables")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    if args.quick:
+        args.loads, args.tables = 2, 2
+    with tempfile.TemporaryDirectory(prefix="dew-bench-web-") as workdir:
+        db_url = f"sqlite:///{workdir}/dew.sqlite3"
+        migrate(db_url)
+        proc, url = start_server(db_url)
+        try:
+            seed_lobby(url, args.tables)
+            figures = measure(url, args.loads)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    figures["interactive_over_health"] = figures["interactive_ms_p50"] / figures["health_ms"]
+    figures["load_average_1m"] = os.getloadavg()[0]  # a shared machine slows every figure
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    kb = figures["first_load_bytes"] / 1024
+    print(f"web client first load, {figures['loads']} cold loads in Chromium ({CHROMIUM})")
+    print(
+        f"  first load            {kb:8.1f} KB   budget {BYTES_BUDGET // 1024} KB: "
+        f"{'OK' if figures['first_load_bytes'] < BYTES_BUDGET else 'OVER'}"
+    )
+    print(
+        f"  interactive lobby p50 {figures['interactive_ms_p50']:8.1f} ms   "
+        f"max {figures['interactive_ms_max']:.1f} ms   budget {INTERACTIVE_BUDGET_MS:.0f} ms: "
+        f"{'OK' if figures['interactive_ms_max'] < INTERACTIVE_BUDGET_MS else 'OVER'}"
+    )
+    print(f"  baseline /health      {figures['health_ms']:8.2f} ms   (fetch from the same page)")
+    print(f"  ratio interactive / health round trip: {figures['interactive_over_health']:.1f}x")
+    print(f"  machine load average (1 min): {figures['load_average_1m']:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

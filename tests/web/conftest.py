@@ -1,0 +1,147 @@
+"""Real Chromium (Debian's, at /usr/bin/chromium) driven by Playwright, with an injected
+EIP-1193 wallet whose key stays in Python: the page asks, eth-account signs.
+
+Each wallet is its own browser context, so sessions (sessionStorage) never mix. Screenshots go
+to ``var/test-artifacts/web/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "var" / "test-artifacts" / "web"
+CHROMIUM = os.environ.get("DEW_CHROMIUM", "/usr/bin/chromium")
+
+# The provider the page sees: EIP-1193 `request`, announced over EIP-6963 and as
+# window.ethereum. Every request goes to the exposed Python function.
+PROVIDER_JS = """
+(() => {
+  const provider = {
+    isDewTest: true,
+    async request({ method, params }) {
+      const answer = JSON.parse(await window.__dewWallet(method, JSON.stringify(params || [])));
+      if (answer.error) throw Object.assign(new Error(answer.error), { code: 4001 });
+      return answer.result;
+    },
+    on() {},
+    removeListener() {},
+  };
+  const info = { uuid: "6f1c6c2e-0000-4000-8000-00000000d3w0", name: "DEW test wallet",
+                 icon: "data:image/svg+xml,<svg/>", rdns: "dew.test" };
+  const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider",
+    { detail: Object.freeze({ info, provider }) }));
+  window.addEventListener("eip6963:requestProvider", announce);
+  announce();
+  window.ethereum = provider;
+})();
+"""
+
+
+class InjectedWallet:
+    """What the injected provider does with one key: sign messages, send transactions."""
+
+    def __init__(self, key: str, w3: Any = None, chain_id: int = 31337) -> None:
+        self.account = Account.from_key(key)
+        self.w3, self.chain_id = w3, chain_id
+        self.requests: list[str] = []
+
+    def handle(self, method: str, params_json: str) -> str:
+        self.requests.append(method)
+        params = json.loads(params_json)
+        try:
+            return json.dumps({"result": self._answer(method, params)})
+        except Exception as error:
+            return json.dumps({"error": f"{type(error).__name__}: {error}"})
+
+    def _answer(self, method: str, params: list[Any]) -> Any:
+        if method in ("eth_requestAccounts", "eth_accounts"):
+            return [self.account.address.lower()]  # as many wallets answer: not checksummed
+        if method == "eth_chainId":
+            return hex(self.chain_id)
+        if method == "personal_sign":
+            text = bytes.fromhex(params[0].removeprefix("0x")).decode()
+            assert params[1].lower() == self.account.address.lower()
+            signed = self.account.sign_message(encode_defunct(text=text))
+            return "0x" + signed.signature.hex().removeprefix("0x")
+        if method == "eth_sendTransaction":
+            return self._send(params[0])
+        if method == "eth_getTransactionReceipt":
+            assert self.w3 is not None
+            try:
+                receipt = self.w3.eth.get_transaction_receipt(params[0])
+            except Exception:  # not mined yet
+                return None
+            return {"transactionHash": params[0], "status": hex(receipt["status"])}
+        raise ValueError(f"unsupported method {method}")
+
+    def _send(self, tx: dict[str, Any]) -> str:
+        assert self.w3 is not None, "this test's wallet has no chain"
+        if tx["from"].lower() != self.account.address.lower():
+            raise ValueError(f"transaction from {tx['from']}, wallet is {self.account.address}")
+        w3 = self.w3
+        base = w3.eth.get_block("latest")["baseFeePerGas"]
+        fields = {
+            "from": self.account.address,
+            "to": w3.to_checksum_address(tx["to"]),
+            "data": tx["data"],
+            "value": int(tx.get("value") or "0x0", 16),
+            "chainId": int(tx["chainId"], 16),
+            "nonce": w3.eth.get_transaction_count(self.account.address, "pending"),
+            "gas": int(tx["gas"], 16) if tx.get("gas") else 1_000_000,
+            "maxFeePerGas": base * 2 + 10**9,
+            "maxPriorityFeePerGas": 10**9,
+        }
+        signed = self.account.sign_transaction(fields)
+        return "0x" + w3.eth.send_raw_transaction(signed.raw_transaction).hex().removeprefix("0x")
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.fail(f"no Chromium at {CHROMIUM}: run `make install` (it apt-gets chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        yield browser
+        browser.close()
+
+
+def open_wallet_page(browser: Any, base_url: str, wallet: InjectedWallet | None) -> Any:
+    """A fresh context (its own session) with the wallet injected, on the lobby."""
+    context = browser.new_context(viewport={"width": 1100, "height": 900}, locale="es-ES")
+    if wallet is not None:
+        context.expose_function("__dewWallet", wallet.handle)
+        context.add_init_script(PROVIDER_JS)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.js_errors = errors  # type: ignore[attr-defined]
+    page.goto(base_url + "/")
+    page.wait_for_selector("main[data-ready=true]")
+    return page
+
+
+def sign_in_page(page: Any) -> str:
+    page.click("#connect")
+    page.wait_for_selector("#me")
+    return str(page.get_attribute("#me", "data-address"))

@@ -1,0 +1,135 @@
+"""Renting an avatar through the page, on the demo's real stack (anvil with the contracts,
+``dew serve``, a Celery worker and beat, the economy jobs): the owner offers it and the
+scholar accepts it, each signing the transactions the page shows with their own injected
+wallet; after a settled match both dashboards show the Rewards Division split."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+
+from backend.cli.demo import DemoConfig, Season, api_txs, choose_move, ok
+from backend.client import DewClient
+from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+
+pytestmark = pytest.mark.timeout(420)
+OWNER_BPS = 3_000
+
+
+def wait_for(what: str, check: Any, timeout_s: float = 60) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout_s}s waiting for {what}")
+        time.sleep(0.25)
+
+
+@pytest.fixture(scope="module")
+def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Season]:
+    """The demo's first steps: chain, services, five signed-in wallets, a season, avatars."""
+    config = DemoConfig(workdir=tmp_path_factory.mktemp("web-demo"), out=lambda _text: None)
+    with ExitStack() as stack:
+        run = Season(config, stack)
+        run.start()
+        run.sign_in()
+        run.mint_avatars()
+        body = {"screener": run.operator, "owner": run.oscar.address}
+        run.chain.send(run.operator_key, api_txs(run.http.post("/economy/screenings", json=body)))
+        yield run
+
+
+def test_owner_offers_scholar_accepts_in_the_page_and_both_see_the_split(
+    browser, season, artifacts
+):
+    owner, scholar, avatar = season.oscar, season.rita, season.avatar_rd
+    owner_page = open_wallet_page(browser, season.base, InjectedWallet(owner.key, season.w3))
+    assert sign_in_page(owner_page) == owner.address
+    owner_page.goto(season.base + "/#/dashboard")
+    owner_page.wait_for_selector("#offer-form")
+    owner_page.fill("#offer-form input[name=avatar_id]", str(avatar))
+    owner_page.fill("#offer-form input[name=scholar]", scholar.address)
+    owner_page.select_option("#offer-form select[name=terms]", "rewards_division")
+    owner_page.fill("#offer-form input[name=owner_bps]", str(OWNER_BPS))
+    owner_page.click("#offer-form button[type=submit]")
+    owner_page.wait_for_selector(".tx-panel .txs li")
+    assert "offer" in owner_page.inner_text(".tx-panel .txs").lower()
+    owner_page.click(".tx-panel .sign-send")
+    owner_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+
+    scholar_page = open_wallet_page(browser, season.base, InjectedWallet(scholar.key, season.w3))
+    assert sign_in_page(scholar_page) == scholar.address
+
+    def offer_shown() -> bool:
+        scholar_page.goto(season.base + "/#/dashboard")
+        scholar_page.reload()
+        scholar_page.wait_for_selector("main[data-ready=true][data-view=dashboard]")
+        return scholar_page.locator("#offers-to-me button.accept").count() == 1
+
+    wait_for("the offer on the scholar's dashboard (indexer)", offer_shown)
+    scholar_page.click("#offers-to-me button.accept")
+    scholar_page.click(".tx-panel .sign-send")
+    scholar_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+
+    [agreement] = wait_for(
+        "the agreement active in the mirror",
+        lambda: [
+            a
+            for a in ok(season.http.get("/economy/agreements", params={"avatar_id": avatar}))
+            if a["status"] == "active"
+        ],
+    )
+    assert (agreement["owner"], agreement["scholar"]) == (owner.address, scholar.address)
+    assert (agreement["terms"], agreement["owner_bps"]) == ("rewards_division", OWNER_BPS)
+    assert season.contracts.avatar.functions.userOf(avatar).call() == scholar.address
+
+    # The scholar plays earning matches with the avatar until one pays it (a win).
+    with DewClient(season.base) as client:
+        client.sign_in(scholar.key)
+        for _ in range(8):
+            table = client.create_table(
+                preset="draw", seats=2, kind="practice", earning=True, avatar_id=avatar
+            )
+            final = client.play(table["id"], choose_move)
+            seat = next(s for s in table["seats"] if s["address"] == scholar.address)["seat"]
+            if seat in final["result"]["winner_seats"]:
+                break
+        else:
+            pytest.fail("the scholar lost eight matches in a row to the bot")
+
+    def avatar_paid() -> dict[str, Any] | None:
+        rows = ok(season.http.get(f"/economy/owners/{owner.address}/avatars"))
+        row = next((r for r in rows if r["avatar_id"] == avatar), None)
+        return row if row and int(row["paid"]) > 0 and int(row["pending"]) == 0 else None
+
+    row = wait_for("the avatar's payout settled and booked", avatar_paid, timeout_s=120)
+    gross = int(row["gross"])
+    owner_share = gross * OWNER_BPS // 10_000
+    scholar_share = gross * (10_000 - OWNER_BPS) // 10_000
+    assert int(row["owner_share"]) == owner_share + (gross - owner_share - scholar_share)
+    assert int(row["scholar_share"]) == scholar_share
+
+    owner_page.goto(season.base + "/#/dashboard")
+    owner_page.reload()
+    owner_page.wait_for_selector("#my-avatars [data-owner-share]")
+    shown = owner_page.get_attribute("#my-avatars [data-owner-share]", "data-owner-share")
+    assert shown == row["owner_share"]
+    assert (
+        owner_page.get_attribute("#my-avatars [data-scholar-share]", "data-scholar-share")
+        == row["scholar_share"]
+    )
+    owner_page.screenshot(path=str(artifacts / "dashboard-owner.png"), full_page=True)
+
+    scholar_page.goto(season.base + "/#/dashboard")
+    scholar_page.reload()
+    scholar_page.wait_for_selector("#earnings #paid")
+    assert scholar_page.get_attribute("#earnings #paid", "data-wei") == row["scholar_share"]
+    assert scholar_page.locator("#agreements [data-agreement-status=active]").count() == 1
+    scholar_page.screenshot(path=str(artifacts / "dashboard-scholar.png"), full_page=True)
+    assert not owner_page.js_errors and not scholar_page.js_errors

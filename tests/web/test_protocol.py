@@ -1,0 +1,129 @@
+"""The shared message definitions: the generated JavaScript module is fresh, bad messages are
+refused, and the Python client plays whole matches against a real server with them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from eth_account import Account
+
+from backend import protocol
+from backend.client import DewClient, DewClientError
+from backend.game import replay
+from backend.tables.live import PROTOCOL_VERSION as SERVER_VERSION
+from tests.tables.harness import ServerProcess
+
+pytestmark = pytest.mark.timeout(180)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_protocol_js_is_generated_from_protocol_py():
+    committed = (REPO / "backend" / "web" / "protocol.js").read_text()
+    assert committed == protocol.render_js(), "run: uv run python scripts/gen_protocol_js.py"
+    check = subprocess.run(
+        [sys.executable, "scripts/gen_protocol_js.py", "--check"], cwd=REPO, capture_output=True
+    )
+    assert check.returncode == 0, check.stdout
+
+
+def test_the_server_speaks_this_version():
+    assert protocol.PROTOCOL_VERSION == SERVER_VERSION
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "problem"),
+    [
+        ("move", {"move": "7:1L"}, "not a move"),
+        ("move", {"move": "6:4"}, "not a move"),
+        ("move", {}, "without 'move'"),
+        ("move", {"move": "draw", "ply": "3"}, "must be a integer"),
+        ("move", {"move": "draw", "seat": 1}, "no field"),
+        ("shout", {}, "unknown message type"),
+    ],
+)
+def test_bad_client_messages_are_refused(kind, fields, problem):
+    with pytest.raises(protocol.ProtocolError, match=problem):
+        protocol.client_message(kind, **fields)
+
+
+def test_server_messages_are_checked():
+    ok = {"v": 1, "type": "ack", "ref": "m1", "ply": 4}
+    assert protocol.check_server_message(ok) is ok
+    for bad, problem in [
+        ({**ok, "v": 2}, "protocol version"),
+        ({**ok, "ply": None}, "must not be null"),
+        ({"v": 1, "type": "ack", "ref": None}, "without 'ply'"),
+        ({**ok, "type": "nope"}, "unknown message type"),
+    ]:
+        with pytest.raises(protocol.ProtocolError, match=problem):
+            protocol.check_server_message(bad)
+    with pytest.raises(protocol.ProtocolError, match="not JSON"):
+        protocol.parse_server_message("{")
+
+
+@pytest.fixture(scope="module")
+def server(pg_url: str) -> Iterator[ServerProcess]:
+    with ServerProcess(pg_url, turn_timeout_s=60, bot_move_delay_s=0.0) as proc:
+        yield proc
+
+
+def test_dew_client_plays_a_practice_match_and_the_record_replays(server):
+    with DewClient(server.url) as client:
+        address = client.sign_in(Account.create().key.hex())
+        table = client.create_table(preset="draw", seats=2, kind="practice")
+        assert table["status"] == "playing"
+        final = client.play(table["id"])
+        match = client.match(final["match_id"])
+    assert match["status"] == "finished"
+    assert [s["address"] for s in match["seats"]].count(address) == 1
+    assert replay(match["record"]).to_json()["winner_seats"] == final["result"]["winner_seats"]
+
+
+def test_dew_client_plays_two_wallets_against_each_other(server):
+    import threading
+
+    clients = [DewClient(server.url) for _ in range(2)]
+    for c in clients:
+        c.sign_in(Account.create().key.hex())
+    table = clients[0].create_table(preset="draw", seats=2)
+    clients[1].join(table["id"])
+    finals: list[dict] = []
+    threads = [
+        threading.Thread(target=lambda c=c: finals.append(c.play(table["id"]))) for c in clients
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(150)
+    for c in clients:
+        c.close()
+    assert len(finals) == 2
+    assert finals[0]["result_hash"] == finals[1]["result_hash"]
+
+
+def test_dew_client_reports_refusals_with_their_code(server):
+    with DewClient(server.url) as client:
+        with pytest.raises(DewClientError) as refused:
+            client.create_table(preset="draw", seats=2)
+        assert (refused.value.code, refused.value.status) == ("not_authenticated", 401)
+        client.sign_in(Account.create().key.hex())
+        with pytest.raises(DewClientError) as unknown:
+            client.create_table(preset="no-such-game", seats=2)
+        assert unknown.value.code == "unknown_preset"
+
+
+def test_the_web_client_is_served(server):
+    page = httpx.get(server.url + "/")
+    assert page.status_code == 200
+    assert '<script type="module" src="/web/app.js">' in page.text
+    for name in ("app.js", "api.js", "protocol.js", "wallet.js", "i18n.js", "replay.js"):
+        module = httpx.get(f"{server.url}/web/{name}")
+        assert module.status_code == 200, name
+        assert "javascript" in module.headers["content-type"], name
+    assert httpx.get(server.url + "/web/../pyproject.toml").status_code == 404
+    assert httpx.get(server.url + "/web/nope.js").status_code == 404
