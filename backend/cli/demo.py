@@ -420,7 +420,11 @@ class EconomyLoop:
 
         index_registry(session_factory=self.sessions, reader=self.reader)
         index_deposits(session_factory=self.sessions, reader=self.reader)
-        jobs.plan_finished_matches(session_factory=self.sessions, settings=self.settings)
+        jobs.plan_finished_matches(
+            session_factory=self.sessions,
+            settings=self.settings,
+            chain_clock_offset_s=self.reader.clock_offset_s(),
+        )
         jobs.sync_ledger(session_factory=self.sessions, reader=self.reader)
 
     def _run(self) -> None:
