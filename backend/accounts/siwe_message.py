@@ -24,6 +24,7 @@ Tests check it against ``siwe`` on generated messages and on malformed ones.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -233,8 +234,10 @@ def checksum_address(raw: bytes) -> str:
     )
 
 
+@functools.lru_cache(maxsize=8192)
 def is_checksum_address(text: str) -> bool:
-    """True for a 0x address in its EIP-55 mixed-case form."""
+    """True for a 0x address in its EIP-55 mixed-case form (cached: a sign-in checks its
+    wallet's address at the nonce and again in the message, each a keccak)."""
     return bool(_ADDRESS.fullmatch(text)) and checksum_address(bytes.fromhex(text[2:])) == text
 
 
