@@ -413,7 +413,7 @@ def plan_prize_settlement(
     season_id: int | None,
     finished_at: datetime,
     chain_id: int | None = None,
-    now_s: int | None = None,
+    played_at_s: int | None = None,
 ) -> PlannedSettlement:
     """Book a competition's prizes as pending and queue them as one ``settle`` entry, through
     the same outbox, ledger and reconciliation as a match.
@@ -458,6 +458,9 @@ def plan_prize_settlement(
     )
     session.add(settlement)
     session.flush()
+    # A prize is won when the competition ends: an avatar's prize is split by the agreement
+    # in force then (``played_at_s``, chain time; default ``finished_at``).
+    played_at = int(_aware(finished_at).timestamp()) if played_at_s is None else played_at_s
     legs: list[LedgerLeg] = []
     chain_payouts: list[outbox.Payout] = []
     for p in prizes:
@@ -466,7 +469,9 @@ def plan_prize_settlement(
         address = checksum(p.address)
         if p.to_avatar:
             assert p.avatar_id is not None
-            chain_payouts.append(outbox.Payout(amount=p.amount, avatar_id=p.avatar_id))
+            chain_payouts.append(
+                outbox.Payout(amount=p.amount, avatar_id=p.avatar_id, played_at=played_at)
+            )
             legs += _predicted_avatar_legs(
                 session,
                 match_id=key,
@@ -475,7 +480,7 @@ def plan_prize_settlement(
                 amount=p.amount,
                 player=address,
                 admitted_as=p.admitted_as,
-                now_s=int(time.time()) if now_s is None else now_s,
+                played_at_s=played_at,
             )
         else:
             chain_payouts.append(outbox.Payout(amount=p.amount, account=address))
