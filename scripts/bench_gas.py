@@ -165,7 +165,8 @@ class Bench:
         for owner, scholar, avatar_id in zip(owners, scholars, avatars, strict=True):
             self.tx(self.operator, self.c.registry.functions.setScreened(owner, True))
             self.impersonate(owner)
-            terms = (1, 30 * 86400, 0, 3000, 1000, manager, 2)  # owner 30%, manager 10%
+            # owner 30%, manager 10%; the offer stays valid (validUntil = 2**64 - 1)
+            terms = (1, 30 * 86400, 0, 3000, 1000, manager, 2, 2**64 - 1)
             self.tx(owner, self.c.registry.functions.offer(avatar_id, scholar, terms))
             agreement_id = self.c.registry.functions.agreementCount().call()
             self.impersonate(scholar)
@@ -218,7 +219,11 @@ def run(quick: bool) -> dict[str, Any]:
                 figures[f"settle_gas_per_payout_new_{n}{suffix}"] = per_payout(gas, n)
         for n in sizes:
             avatars = b.split_avatars(n)
-            payouts = [SettlementPayout(amount=PAYOUT, avatar_id=a) for a in avatars]
+            # Played just now, under the agreement: the split walks no history.
+            played_at = b.w3.eth.get_block("latest")["timestamp"]
+            payouts = [
+                SettlementPayout(amount=PAYOUT, avatar_id=a, played_at=played_at) for a in avatars
+            ]
             figures[f"settle_gas_per_payout_split_{n}"] = per_payout(
                 b.settle(payouts, per_match=4), n
             )

@@ -64,7 +64,9 @@ def settlement_match(payload: dict[str, Any]) -> SettlementMatch:
         payload["match_id"],
         payload["result_hash"],
         [
-            SettlementPayout(amount=int(p["amount"]), avatar_id=p["avatar_id"])
+            SettlementPayout(
+                amount=int(p["amount"]), avatar_id=p["avatar_id"], played_at=p.get("played_at")
+            )
             if "avatar_id" in p
             else SettlementPayout(amount=int(p["amount"]), account=p["account"])
             for p in payload["payouts"]

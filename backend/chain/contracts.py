@@ -38,6 +38,7 @@ ISSUER_ROLE = keccak(text="ISSUER_ROLE")
 SCREENER_ROLE = keccak(text="SCREENER_ROLE")
 SETTLER_ROLE = keccak(text="SETTLER_ROLE")
 GUARDIAN_ROLE = keccak(text="GUARDIAN_ROLE")
+SETTLEMENT_ROLE = keccak(text="SETTLEMENT_ROLE")
 
 # Every role of every contract, by name: what the manifest records and deploy checks.
 ROLES: dict[str, dict[str, bytes]] = {
@@ -51,6 +52,7 @@ ROLES: dict[str, dict[str, bytes]] = {
     "ScholarshipRegistry": {
         "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
         "SCREENER_ROLE": SCREENER_ROLE,
+        "SETTLEMENT_ROLE": SETTLEMENT_ROLE,
     },
     "MatchSettlement": {
         "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
@@ -241,6 +243,8 @@ PAYOUT_KIND_ACCOUNT = 0
 PAYOUT_KIND_AVATAR = 1
 MAX_PAYOUT_AMOUNT = (1 << 88) - 1
 MAX_PAYOUTS_PER_MATCH = (1 << 16) - 1
+MAX_AVATAR_ID = (1 << 96) - 1
+MAX_PLAYED_AT = (1 << 64) - 1
 _ADDRESS_MASK = (1 << 160) - 1
 
 # Upper bounds for planning batches, from scripts/bench_gas.py on anvil. Worst cases: a match
@@ -251,16 +255,18 @@ _ADDRESS_MASK = (1 << 160) - 1
 SETTLE_GAS_BASE = 65_000  # includes the vault's limit checks (a cold read, the window)
 SETTLE_GAS_PER_MATCH = 27_000
 SETTLE_GAS_PER_ACCOUNT_PAYOUT = 27_000
-SETTLE_GAS_PER_AVATAR_PAYOUT = 110_000
+SETTLE_GAS_PER_AVATAR_PAYOUT = 120_000
 
 
 @dataclass(frozen=True)
 class SettlementPayout:
-    """One payout of a match: to an account, or to an avatar (split per its agreement)."""
+    """One payout of a match: to an account, or to an avatar, split per the agreement in
+    force at ``played_at`` (unix seconds, chain time; None: when it is settled)."""
 
     amount: int
     account: str | None = None
     avatar_id: int | None = None
+    played_at: int | None = None
 
     def __post_init__(self) -> None:
         if (self.account is None) == (self.avatar_id is None):
@@ -275,16 +281,31 @@ class SettlementPayout:
             if not Web3.is_address(self.account) or int(self.account, 16) == 0:
                 raise SettlementEncodingError(f"bad payout account {self.account!r}")
             object.__setattr__(self, "account", to_checksum_address(self.account))
-        elif not isinstance(self.avatar_id, int) or not 0 < self.avatar_id <= _ADDRESS_MASK:
+        elif not isinstance(self.avatar_id, int) or not 0 < self.avatar_id <= MAX_AVATAR_ID:
             raise SettlementEncodingError(f"bad avatar id {self.avatar_id!r}")
+        if self.played_at is not None:
+            if self.avatar_id is None:
+                raise SettlementEncodingError(f"only an avatar payout has a play time: {self!r}")
+            if (
+                not isinstance(self.played_at, int)
+                or isinstance(self.played_at, bool)
+                or not 0 < self.played_at <= MAX_PLAYED_AT
+            ):
+                raise SettlementEncodingError(f"bad play time {self.played_at!r}")
 
     @property
     def word(self) -> int:
-        """The 32-byte payout word: kind (8 bits) | amount (88 bits) | target (160 bits)."""
+        """The 32-byte payout word: kind (8 bits) | amount (88 bits) | target (160 bits);
+        an avatar's target is played_at (64 bits, 0: at settlement) | avatar id (96 bits)."""
         if self.account is not None:
             return (PAYOUT_KIND_ACCOUNT << 248) | (self.amount << 160) | int(self.account, 16)
         assert self.avatar_id is not None
-        return (PAYOUT_KIND_AVATAR << 248) | (self.amount << 160) | self.avatar_id
+        return (
+            (PAYOUT_KIND_AVATAR << 248)
+            | (self.amount << 160)
+            | ((self.played_at or 0) << 96)
+            | self.avatar_id
+        )
 
 
 def decode_payout_word(word: int) -> SettlementPayout:
@@ -295,7 +316,10 @@ def decode_payout_word(word: int) -> SettlementPayout:
     if kind == PAYOUT_KIND_ACCOUNT:
         return SettlementPayout(amount=amount, account=to_checksum_address(target.to_bytes(20)))
     if kind == PAYOUT_KIND_AVATAR:
-        return SettlementPayout(amount=amount, avatar_id=target)
+        played_at = target >> 96
+        return SettlementPayout(
+            amount=amount, avatar_id=target & MAX_AVATAR_ID, played_at=played_at or None
+        )
     raise SettlementEncodingError(f"unknown payout kind {kind} in word {word:#066x}")
 
 

@@ -36,6 +36,7 @@ from backend.chain.contracts import (
     REPO_ROOT,
     ROLES,
     SCREENER_ROLE,
+    SETTLEMENT_ROLE,
     SETTLER_ROLE,
     Manifest,
     load_artifact,
@@ -179,6 +180,12 @@ def deploy_all(
         (avatar, RENTAL_ROLE, registry_address, "AvatarNFT.RENTAL_ROLE -> registry"),
         (vip, ISSUER_ROLE, operator, "VIPPass.ISSUER_ROLE -> operator"),
         (registry, SCREENER_ROLE, operator, "ScholarshipRegistry.SCREENER_ROLE -> operator"),
+        (
+            registry,
+            SETTLEMENT_ROLE,
+            settlement_address,
+            "ScholarshipRegistry.SETTLEMENT_ROLE -> settlement",
+        ),
         (settlement, SETTLER_ROLE, operator, "MatchSettlement.SETTLER_ROLE -> operator"),
         (settlement, GUARDIAN_ROLE, guardian, "MatchSettlement.GUARDIAN_ROLE -> guardian"),
     ]

@@ -41,11 +41,13 @@ MAX_MINTS_PER_REQUEST = 500
 
 @dataclass(frozen=True)
 class Payout:
-    """``amount`` DEW base units to an avatar (split on chain by its agreement) or an account."""
+    """``amount`` DEW base units to an avatar (split on chain by the agreement in force at
+    ``played_at``, unix seconds) or an account."""
 
     amount: int
     avatar_id: int | None = None
     account: str | None = None
+    played_at: int | None = None
 
 
 def _bytes32_hex(value: bytes | str, what: str) -> str:
@@ -83,7 +85,10 @@ def _settlement_payout(payout: Payout) -> SettlementPayout:
     try:
         # The contracts' own dataclass: the same limits as the encoder (88-bit amounts ...).
         return SettlementPayout(
-            amount=payout.amount, account=payout.account, avatar_id=payout.avatar_id
+            amount=payout.amount,
+            account=payout.account,
+            avatar_id=payout.avatar_id,
+            played_at=payout.played_at,
         )
     except SettlementEncodingError as exc:
         raise ChainValueError(str(exc)) from exc
@@ -91,7 +96,10 @@ def _settlement_payout(payout: Payout) -> SettlementPayout:
 
 def _payout_json(payout: SettlementPayout) -> dict[str, Any]:
     if payout.avatar_id is not None:
-        return {"avatar_id": payout.avatar_id, "amount": str(payout.amount)}
+        out: dict[str, Any] = {"avatar_id": payout.avatar_id, "amount": str(payout.amount)}
+        if payout.played_at is not None:
+            out["played_at"] = payout.played_at
+        return out
     return {"account": payout.account, "amount": str(payout.amount)}
 
 

@@ -3,6 +3,7 @@ registry's agreement events. Only blocks at the confirmation depth are read."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from eth_utils import to_checksum_address
 from hexbytes import HexBytes
 from web3 import Web3
+from web3.exceptions import Web3Exception
 
 from backend.chain.contracts import Contracts
 
@@ -66,6 +68,15 @@ class ChainReader:
         self._split = s.events.AvatarPayoutSplit()
         self._withdrawn = s.events.VaultWithdrawn()
         self._transfer = contracts.token.events.Transfer()
+
+    def clock_offset_s(self) -> int:
+        """Chain time minus this machine's clock: the next block's timestamp against now
+        (about 0 on a real network; a dev chain's ``evm_increaseTime`` shows here)."""
+        try:
+            block = self.w3.eth.get_block("pending")
+        except (ValueError, Web3Exception):  # a node without a pending block: use the latest
+            block = self.w3.eth.get_block("latest")
+        return int(block["timestamp"]) - int(time.time())
 
     def safe_head(self) -> int:
         """The newest block with ``confirmations`` blocks on top of it (itself included)."""
@@ -131,28 +142,18 @@ class ChainReader:
         ]
 
     def _resolve(self, split: Any) -> SplitEvent:
+        """The event names the parties it paid: no state read at its block is needed."""
         args = split["args"]
-        agreement_id = int(args["agreementId"])
-        avatar_id = int(args["avatarId"])
-        block = split["blockNumber"]
-        manager = scholar = None
-        if agreement_id:
-            a = self.contracts.registry.functions.agreementOf(agreement_id).call(
-                block_identifier=block
-            )
-            owner, scholar = a[0], a[5]
-            manager = a[9] if a[9] != ZERO_ADDRESS else None
-        else:
-            owner = self.contracts.avatar.functions.ownerOf(avatar_id).call(block_identifier=block)
+        manager, scholar = args["manager"], args["scholar"]
         return SplitEvent(
-            avatar_id=avatar_id,
-            agreement_id=agreement_id,
+            avatar_id=int(args["avatarId"]),
+            agreement_id=int(args["agreementId"]),
             to_owner=int(args["toOwner"]),
             to_manager=int(args["toManager"]),
             to_scholar=int(args["toScholar"]),
-            owner=to_checksum_address(owner),
-            manager=to_checksum_address(manager) if manager else None,
-            scholar=to_checksum_address(scholar) if scholar else None,
+            owner=to_checksum_address(args["owner"]),
+            manager=to_checksum_address(manager) if manager != ZERO_ADDRESS else None,
+            scholar=to_checksum_address(scholar) if scholar != ZERO_ADDRESS else None,
         )
 
     def vault_outflows(self, start: int | None = None, end: int | None = None) -> dict[str, int]:
@@ -205,10 +206,12 @@ def _decode_registry_log(registry: Any, log: Any) -> Any:
         "OwnerScreened",
         "AgreementOffered",
         "OfferCancelled",
+        "OffersCancelled",
         "AgreementAccepted",
         "RentPaid",
         "AgreementTerminated",
         "AgreementExpired",
+        "AgreementReclaimed",
     ):
         event = getattr(registry.events, name)()
         if topic0 == HexBytes(event.topic):

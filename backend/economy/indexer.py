@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_utils import to_checksum_address
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.economy.chain_reader import ZERO_ADDRESS, ChainReader
@@ -78,6 +79,19 @@ def _apply(session: Session, event: Any) -> None:
         row.screener = to_checksum_address(args["screener"])
         row.block_number = block
         return
+    if name == "OffersCancelled":
+        # Every offer this owner made for the avatar before this event had an older nonce.
+        owner = to_checksum_address(args["owner"])
+        for offer in session.scalars(
+            select(AgreementMirror).where(
+                AgreementMirror.owner == owner,
+                AgreementMirror.avatar_id == int(args["avatarId"]),
+                AgreementMirror.status == AgreementStatus.OFFERED,
+            )
+        ):
+            offer.status = AgreementStatus.CANCELLED
+            offer.updated_block = block
+        return
     agreement_id = int(args["agreementId"])
     if name == "AgreementOffered":
         t = args["terms"]
@@ -96,6 +110,7 @@ def _apply(session: Session, event: Any) -> None:
                 manager_bps=int(t["managerBps"]),
                 manager=to_checksum_address(manager) if manager != ZERO_ADDRESS else None,
                 dust_to=PARTY_NAMES[Party(t["dustTo"])],
+                valid_until=int(t["validUntil"]),
                 status=AgreementStatus.OFFERED,
                 offered_block=block,
                 updated_block=block,
@@ -119,7 +134,13 @@ def _apply(session: Session, event: Any) -> None:
     elif name == "AgreementTerminated":
         row.status = AgreementStatus.ENDED
         row.ended_by = "terminated"
+        row.ended_at = int(args["endedAt"])
         row.rent_refunded = str(int(args["refundToScholar"]))
     elif name == "AgreementExpired":
         row.status = AgreementStatus.ENDED
         row.ended_by = "expired"
+        row.ended_at = row.ends_at
+    elif name == "AgreementReclaimed":
+        row.status = AgreementStatus.ENDED
+        row.ended_by = "reclaimed"
+        row.ended_at = int(args["endedAt"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import lru_cache
 from types import SimpleNamespace
 
@@ -74,10 +75,14 @@ def plan_finished_matches(
     session_factory: sessionmaker[Session],
     settings: Settings,
     limit: int = 100,
-    now_s: int | None = None,
+    chain_clock_offset_s: int = 0,
 ) -> PlanReport:
     """Plan every pending finished match (one transaction per match); bad rows are
-    marked ``rejected`` with the reason and never block the others."""
+    marked ``rejected`` with the reason and never block the others.
+
+    ``chain_clock_offset_s`` (chain time minus this machine's, ``ChainReader.clock_offset_s``)
+    turns a match's ``finished_at`` into the chain time it was played at, which decides the
+    agreement its avatar rewards are split by: 0 on a real network, the warp on a dev chain."""
     outbox = _outbox(session_factory.kw["bind"])
     report = PlanReport()
     rules = policies(settings)
@@ -104,7 +109,7 @@ def plan_finished_matches(
                         policies=rules,
                         treasury=settings.economy.treasury,
                         chain_id=settings.chain.chain_id,
-                        now_s=now_s,
+                        played_at_s=_timestamp(row["finished_at"]) + chain_clock_offset_s,
                     )
                 values["status"] = "planned"
                 report.planned.append(row["match_id"])
@@ -114,6 +119,11 @@ def plan_finished_matches(
                 report.rejected.append(row["match_id"])
             session.execute(update(outbox).where(outbox.c.id == row["id"]).values(**values))
     return report
+
+
+def _timestamp(when: datetime) -> int:
+    # SQLite hands timezone-aware columns back naive; they were stored in UTC.
+    return int((when if when.tzinfo is not None else when.replace(tzinfo=UTC)).timestamp())
 
 
 def sync_ledger(*, session_factory: sessionmaker[Session], reader: ChainReader) -> dict[str, int]:
@@ -147,7 +157,9 @@ def economy_cycle() -> dict[str, int]:
     max_blocks = settings.economy.indexer_max_blocks
     indexed = index_registry(session_factory=sessions, reader=reader, max_blocks=max_blocks)
     deposits = index_deposits(session_factory=sessions, reader=reader, max_blocks=max_blocks)
-    planned = plan_finished_matches(session_factory=sessions, settings=settings)
+    planned = plan_finished_matches(
+        session_factory=sessions, settings=settings, chain_clock_offset_s=reader.clock_offset_s()
+    )
     booked = sync_ledger(session_factory=sessions, reader=reader)
     return {
         "registry_events": indexed.events,

@@ -163,10 +163,14 @@ class AgreementMirror(Base):
     status: Mapped[str] = mapped_column(String(16), index=True)
     starts_at: Mapped[int | None] = mapped_column(BigInteger)  # unix seconds, chain time
     ends_at: Mapped[int | None] = mapped_column(BigInteger)
+    # When it really ended: ends_at when it ran its term, earlier when terminated or reclaimed.
+    ended_at: Mapped[int | None] = mapped_column(BigInteger)
+    # The offer's last second of validity (chain time).
+    valid_until: Mapped[int | None] = mapped_column(BigInteger)
     rent_escrowed: Mapped[str] = mapped_column(String(80), default="0")
     rent_paid: Mapped[str] = mapped_column(String(80), default="0")
     rent_refunded: Mapped[str] = mapped_column(String(80), default="0")
-    ended_by: Mapped[str | None] = mapped_column(String(16))  # terminated|expired
+    ended_by: Mapped[str | None] = mapped_column(String(16))  # terminated|expired|reclaimed
     offered_block: Mapped[int] = mapped_column(BigInteger)
     updated_block: Mapped[int] = mapped_column(BigInteger)
 

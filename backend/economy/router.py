@@ -111,6 +111,7 @@ def offer(body: schemas.OfferIn, builder: BuilderDep) -> schemas.TransactionsOut
         manager_bps=body.manager_bps,
         manager=body.manager,
         dust_to=Party[body.dust_to.upper()],
+        valid_until=body.valid_until,
     )
     return _txs(
         builder.offer(owner=body.owner, avatar_id=body.avatar_id, terms=terms, scholar=body.scholar)
@@ -150,6 +151,28 @@ def cancel(
 
 
 @router.post(
+    "/avatars/{avatar_id}/offers/cancel",
+    response_model=schemas.TransactionsOut,
+    responses=_ERRORS,
+)
+def cancel_offers(
+    avatar_id: AvatarId, body: schemas.OwnerIn, builder: BuilderDep
+) -> schemas.TransactionsOut:
+    """The owner withdraws every offer they have open for the avatar, in one transaction."""
+    return _txs(builder.cancel_offers(owner=body.owner, avatar_id=avatar_id))
+
+
+@router.post(
+    "/agreements/{agreement_id}/reclaim", response_model=schemas.TransactionsOut, responses=_ERRORS
+)
+def reclaim(
+    agreement_id: AgreementId, body: schemas.OwnerIn, builder: BuilderDep
+) -> schemas.TransactionsOut:
+    """The owner ends a Rewards Division agreement with no settled match for 7 days."""
+    return _txs(builder.reclaim_idle(owner=body.owner, agreement_id=agreement_id))
+
+
+@router.post(
     "/agreements/{agreement_id}/close", response_model=schemas.TransactionsOut, responses=_ERRORS
 )
 def close(
@@ -178,6 +201,8 @@ def _agreement_out(a: AgreementMirror) -> schemas.AgreementOut:
         status=service.agreement_status(a),
         starts_at=a.starts_at,
         ends_at=a.ends_at,
+        ended_at=a.ended_at,
+        valid_until=a.valid_until,
         rent_escrowed=a.rent_escrowed,
         rent_paid=a.rent_paid,
         rent_refunded=a.rent_refunded,

@@ -51,6 +51,12 @@ class OfferIn(BaseModel):
     manager_bps: int = Field(default=0, ge=0, le=10_000)
     manager: Address | None = None
     dust_to: Literal["owner", "manager", "scholar"] = "scholar"
+    valid_until: int | None = Field(
+        default=None,
+        gt=0,
+        lt=2**64,
+        description="the last second (chain time) the offer may be accepted; default: 7 days",
+    )
 
 
 class ScholarIn(BaseModel):
@@ -80,6 +86,8 @@ class AgreementOut(BaseModel):
     status: str
     starts_at: int | None
     ends_at: int | None
+    ended_at: int | None = Field(description="when it ended: terminated, reclaimed or ran out")
+    valid_until: int | None = Field(description="the offer's last second of validity")
     rent_escrowed: Wei
     rent_paid: Wei
     rent_refunded: Wei

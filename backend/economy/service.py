@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from eth_utils import is_address, to_checksum_address
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from backend.chain import outbox
@@ -157,12 +157,15 @@ def _aware(when: datetime) -> datetime:
 # --- planning -----------------------------------------------------------------------------
 
 
-def _active_agreement(session: Session, avatar_id: int, now_s: int) -> AgreementMirror | None:
+def _agreement_at(session: Session, avatar_id: int, played_at_s: int) -> AgreementMirror | None:
+    """The mirror's agreement in force at ``played_at_s``, as ``payeesAt`` finds it on chain:
+    accepted by then and not yet ended (terminated, reclaimed or run out)."""
     return session.scalars(
         select(AgreementMirror).where(
             AgreementMirror.avatar_id == avatar_id,
-            AgreementMirror.status == AgreementStatus.ACTIVE,
-            AgreementMirror.ends_at > now_s,
+            AgreementMirror.status.in_((AgreementStatus.ACTIVE, AgreementStatus.ENDED)),
+            AgreementMirror.starts_at <= played_at_s,
+            func.coalesce(AgreementMirror.ended_at, AgreementMirror.ends_at) > played_at_s,
         )
     ).first()
 
@@ -184,10 +187,10 @@ def _predicted_avatar_legs(
     amount: int,
     player: str,
     admitted_as: str | None,
-    now_s: int,
+    played_at_s: int,
 ) -> list[LedgerLeg]:
-    """The split as the mirror expects it now; rewritten from the chain's event once paid."""
-    agreement = _active_agreement(session, avatar_id, now_s)
+    """The split as the mirror expects it; rewritten from the chain's event once paid."""
+    agreement = _agreement_at(session, avatar_id, played_at_s)
     owner_bps, manager_bps, dust_to = payee_shares(_shares(agreement))
     split = split_payout(amount, owner_bps=owner_bps, manager_bps=manager_bps, dust_to=dust_to)
     if agreement is not None:
@@ -243,12 +246,14 @@ def plan_settlement(
     policies: Mapping[TableEconomy, RewardPolicy],
     treasury: str,
     chain_id: int | None = None,
-    now_s: int | None = None,
+    played_at_s: int | None = None,
 ) -> PlannedSettlement:
     """Plan a finished match's rewards, book them as pending and queue the on-chain settlement.
 
     Idempotent per match: a second call returns the first plan unchanged. Emission is capped
-    by what is left of the season the match finished in (none outside a season).
+    by what is left of the season the match finished in (none outside a season). Avatar
+    rewards carry ``played_at_s``, the chain time the match was played at (default:
+    ``finished_at``), and are split by the agreement in force then, however late they settle.
     """
     existing = session.get(PlannedSettlement, match.match_id)
     if existing is not None:
@@ -280,6 +285,7 @@ def plan_settlement(
     )
     session.add(settlement)
     session.flush()
+    played_at = int(_aware(finished_at).timestamp()) if played_at_s is None else played_at_s
     by_seat = {p.seat: p for p in plan.payouts}
     legs: list[LedgerLeg] = []
     chain_payouts: list[outbox.Payout] = []
@@ -315,7 +321,9 @@ def plan_settlement(
         if p.to_avatar:
             assert p.avatar_id is not None
             to_wallet = p.stake_share
-            chain_payouts.append(outbox.Payout(amount=p.emission_share, avatar_id=p.avatar_id))
+            chain_payouts.append(
+                outbox.Payout(amount=p.emission_share, avatar_id=p.avatar_id, played_at=played_at)
+            )
             legs += _predicted_avatar_legs(
                 session,
                 match_id=match.match_id,
@@ -324,7 +332,7 @@ def plan_settlement(
                 amount=p.emission_share,
                 player=p.address,
                 admitted_as=s.admitted_as,
-                now_s=int(time.time()) if now_s is None else now_s,
+                played_at_s=played_at,
             )
         if to_wallet:
             chain_payouts.append(outbox.Payout(amount=to_wallet, account=p.address))
@@ -523,12 +531,15 @@ def sync_settlements(*, session: Session, reader: ChainReader, limit: int = 200)
     """Move submitted settlements to paid (legs rewritten from the chain's split events) or to
     failed (emission back to the season), as the chain and the transaction engine say."""
     report = SyncReport()
+    # Row locks, skipping rows another sync holds: two workers booking one settlement at once
+    # would each delete the predicted avatar legs and each insert the chain's split legs.
     pending = list(
         session.scalars(
             select(PlannedSettlement)
             .where(PlannedSettlement.status == SettlementStatus.SUBMITTED)
             .order_by(PlannedSettlement.finished_at)
             .limit(limit)
+            .with_for_update(skip_locked=True)
         )
     )
     for settlement in pending:

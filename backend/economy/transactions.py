@@ -8,7 +8,7 @@ error instead of costing the user gas. The result is what ``eth_sendTransaction`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from eth_utils import is_address, to_checksum_address
@@ -21,6 +21,8 @@ from backend.economy.policy import BPS, Party, Terms
 
 ZERO_ADDRESS = "0x" + "00" * 20
 MAX_DURATION_S = 365 * 24 * 3600
+# An offer made without an explicit validUntil may be accepted for this long (chain time).
+DEFAULT_OFFER_VALIDITY_S = 7 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class OfferTerms:
     manager_bps: int = 0
     manager: str | None = None
     dust_to: Party = Party.SCHOLAR
+    # Unix seconds (chain time); None: ``DEFAULT_OFFER_VALIDITY_S`` after the latest block.
+    valid_until: int | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.duration_s <= MAX_DURATION_S:
@@ -68,6 +72,8 @@ class OfferTerms:
             )
         if self.rent < 0 or self.rent >= 1 << 128:
             raise EconomyValueError(f"rent out of range: {self.rent!r}")
+        if self.valid_until is not None and not 0 < self.valid_until < 1 << 64:
+            raise EconomyValueError(f"valid_until out of range: {self.valid_until!r}")
         if self.manager is not None and not is_address(self.manager):
             raise EconomyValueError(f"manager is not an address: {self.manager!r}")
         if self.terms is Terms.FIXED_RENT:
@@ -90,6 +96,8 @@ class OfferTerms:
                 raise EconomyValueError("dust cannot go to a manager that does not exist")
 
     def as_tuple(self) -> tuple[Any, ...]:
+        if self.valid_until is None:
+            raise EconomyValueError("an offer needs valid_until to be encoded")
         return (
             int(self.terms),
             self.duration_s,
@@ -98,6 +106,7 @@ class OfferTerms:
             self.manager_bps,
             to_checksum_address(self.manager) if self.manager else ZERO_ADDRESS,
             int(self.dust_to),
+            self.valid_until,
         )
 
 
@@ -172,12 +181,43 @@ class ScholarshipTxBuilder:
         if target == owner:
             raise EconomyValueError("an owner cannot offer an avatar to themselves")
         who = f"scholar {target}" if scholar else "any scholar (open listing)"
+        if terms.valid_until is None:
+            latest = self._read_block_time()
+            terms = replace(terms, valid_until=latest + DEFAULT_OFFER_VALIDITY_S)
         return self._build(
             owner,
             registry,
             "offer",
             [avatar_id, target, terms.as_tuple()],
             f"offer avatar {avatar_id} to {who}",
+        )
+
+    def _read_block_time(self) -> int:
+        try:
+            return int(self.w3.eth.get_block("latest")["timestamp"])
+        except (Web3Exception, OSError) as exc:
+            raise Unavailable(f"the chain node did not answer: {exc}") from exc
+
+    def cancel_offers(self, *, owner: str, avatar_id: int) -> UnsignedTx:
+        """Withdraws every offer ``owner`` has open for the avatar (one nonce bump)."""
+        owner = _address(owner, "owner")
+        return self._build(
+            owner,
+            self.contracts.registry,
+            "cancelOffers",
+            [avatar_id],
+            f"cancel every open offer for avatar {avatar_id}",
+        )
+
+    def reclaim_idle(self, *, owner: str, agreement_id: int) -> UnsignedTx:
+        """The owner ends a Rewards Division agreement with no settled match for 7 days."""
+        owner = _address(owner, "owner")
+        return self._build(
+            owner,
+            self.contracts.registry,
+            "reclaimIdle",
+            [agreement_id],
+            f"reclaim idle agreement {agreement_id}",
         )
 
     def cancel_offer(self, *, owner: str, agreement_id: int) -> UnsignedTx:
@@ -192,7 +232,7 @@ class ScholarshipTxBuilder:
         scholar = _address(scholar, "scholar")
         registry = self.contracts.registry
         try:
-            rent = int(self._read(registry.functions.agreementOf(agreement_id))[12])
+            rent = int(self._read(registry.functions.agreementOf(agreement_id))[13])
         except Refused as exc:
             raise Refused(f"accept {agreement_id}: {exc}") from exc
         txs: list[UnsignedTx] = []

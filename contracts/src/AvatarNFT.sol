@@ -19,6 +19,8 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     bytes32 public constant RENTAL_ROLE = keccak256("RENTAL_ROLE");
     /// @notice The most ids one ownership record covers.
     uint256 public constant MAX_RUN = 32;
+    /// @notice The longest a rental lock may run.
+    uint64 public constant MAX_RENTAL = 365 days;
 
     /// @dev One storage slot per avatar with a user. `rented` marks a lock set by the rental
     ///      role: until `expires` the avatar cannot move and its user cannot be changed.
@@ -32,6 +34,8 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     uint256 private _nextTokenId = 1;
     string private _baseTokenURI;
     mapping(uint256 tokenId => UserInfo) private _users;
+    /// @dev Who set the rental lock; kept apart so a plain `setUser` costs one slot.
+    mapping(uint256 tokenId => address registry) private _locker;
 
     constructor(address admin, string memory baseURI_) ERC721("DEW Avatar", "DEWAV") DEWAccessControl(admin) {
         _baseTokenURI = baseURI_;
@@ -80,9 +84,11 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     function startRental(uint256 tokenId, address user, uint64 expires) external onlyRole(RENTAL_ROLE) {
         _requireOwned(tokenId);
         if (expires <= block.timestamp) revert AvatarRentalExpired(expires, block.timestamp);
+        if (expires > block.timestamp + MAX_RENTAL) revert AvatarRentalTooLong(expires, block.timestamp + MAX_RENTAL);
         UserInfo storage info = _users[tokenId];
         if (info.rented && block.timestamp < info.expires) revert AvatarRented(tokenId, info.expires);
         _users[tokenId] = UserInfo({user: user, expires: expires, rented: true});
+        _locker[tokenId] = msg.sender;
         emit UpdateUser(tokenId, user, expires);
         emit AvatarRentalStarted(tokenId, user, expires);
     }
@@ -90,7 +96,11 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     /// @inheritdoc IAvatarNFT
     function endRental(uint256 tokenId) external onlyRole(RENTAL_ROLE) {
         _requireOwned(tokenId);
+        UserInfo storage info = _users[tokenId];
+        address locker = info.rented && block.timestamp < info.expires ? _locker[tokenId] : address(0);
+        if (locker != msg.sender) revert AvatarNotLockedBy(tokenId, msg.sender, locker);
         delete _users[tokenId];
+        delete _locker[tokenId];
         emit UpdateUser(tokenId, address(0), 0);
         emit AvatarRentalEnded(tokenId);
     }
@@ -117,6 +127,12 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     function rentedUntil(uint256 tokenId) external view returns (uint64) {
         UserInfo storage info = _users[tokenId];
         return info.rented ? info.expires : 0;
+    }
+
+    /// @inheritdoc IAvatarNFT
+    function rentalLocker(uint256 tokenId) external view returns (address) {
+        UserInfo storage info = _users[tokenId];
+        return info.rented && block.timestamp < info.expires ? _locker[tokenId] : address(0);
     }
 
     /// @inheritdoc IAvatarNFT
@@ -158,6 +174,7 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
         from = super._update(to, tokenId, auth);
         if (from != to && (info.user != address(0) || info.rented)) {
             delete _users[tokenId];
+            if (info.rented) delete _locker[tokenId];
             emit UpdateUser(tokenId, address(0), 0);
         }
     }

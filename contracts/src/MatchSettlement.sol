@@ -28,6 +28,7 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
     uint256 internal constant AMOUNT_MASK = (1 << 88) - 1;
     uint256 internal constant KIND_ACCOUNT = 0;
     uint256 internal constant KIND_AVATAR = 1;
+    uint256 internal constant AVATAR_ID_MASK = (1 << 96) - 1;
 
     IDEWToken internal immutable _token;
     IScholarshipRegistry internal immutable _registry;
@@ -232,7 +233,8 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
                     ++legCount;
                 }
             } else if (kind == KIND_AVATAR) {
-                legCount = _splitAvatarPayout(matchId, uint160(payout), amount, legsAt, legCount);
+                if (payout & AVATAR_ID_MASK == 0) revert SettlementInvalidRecipient(matchId, i);
+                legCount = _splitAvatarPayout(matchId, payout, amount, legsAt, legCount);
             } else {
                 revert SettlementInvalidPayoutKind(matchId, i, kind);
             }
@@ -270,12 +272,14 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
         }
     }
 
-    /// @dev Splits one avatar payout per its agreement and appends the non-zero legs.
-    function _splitAvatarPayout(bytes32 matchId, uint256 avatarId, uint256 amount, uint256 legsAt, uint256 legCount)
+    /// @dev Splits one avatar payout per the agreement in force when its match was played and
+    ///      appends the non-zero legs.
+    function _splitAvatarPayout(bytes32 matchId, uint256 payout, uint256 amount, uint256 legsAt, uint256 legCount)
         private
         returns (uint256)
     {
-        IScholarshipRegistry.Payees memory p = _registry.payeesOf(avatarId);
+        uint256 avatarId = payout & AVATAR_ID_MASK;
+        IScholarshipRegistry.Payees memory p = _registry.recordMatch(avatarId, uint64(payout >> 96));
         uint256 toOwner = amount * p.ownerBps / BPS;
         uint256 toManager = amount * p.managerBps / BPS;
         uint256 toScholar = amount * (BPS - p.ownerBps - p.managerBps) / BPS;
@@ -289,7 +293,9 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
         legCount = _appendLeg(legsAt, legCount, toOwner, p.owner);
         legCount = _appendLeg(legsAt, legCount, toManager, p.manager);
         legCount = _appendLeg(legsAt, legCount, toScholar, p.scholar);
-        emit AvatarPayoutSplit(matchId, avatarId, p.agreementId, toOwner, toManager, toScholar);
+        emit AvatarPayoutSplit(
+            matchId, avatarId, p.agreementId, p.owner, p.manager, p.scholar, toOwner, toManager, toScholar
+        );
         return legCount;
     }
 

@@ -15,15 +15,24 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
 
     /// @inheritdoc IScholarshipRegistry
     bytes32 public constant SCREENER_ROLE = keccak256("SCREENER_ROLE");
+    /// @inheritdoc IScholarshipRegistry
+    bytes32 public constant SETTLEMENT_ROLE = keccak256("SETTLEMENT_ROLE");
     uint16 public constant BPS = 10_000;
     uint64 public constant MAX_DURATION = 365 days;
+    /// @notice An early termination pays the owner at least this share of the rent (10%).
+    uint16 public constant MIN_TERMINATION_BPS = 1_000;
+    /// @notice A Rewards Division agreement with no settled match for this long may be reclaimed.
+    uint64 public constant MAX_IDLE = 7 days;
 
     IAvatarNFT public immutable avatar;
     IERC20 public immutable token;
 
     mapping(address owner => bool) private _screened;
     mapping(uint256 agreementId => Agreement) private _agreements;
-    mapping(uint256 avatarId => uint256 agreementId) private _active;
+    /// @dev The avatar's latest accepted agreement (active or ended); older ones are linked
+    ///      through `Agreement.previousId`.
+    mapping(uint256 avatarId => uint256 agreementId) private _latest;
+    mapping(address owner => mapping(uint256 avatarId => uint64)) private _offerNonce;
     uint256 private _agreementCount;
     uint256 private _escrowed;
 
@@ -50,6 +59,7 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         if (scholar == msg.sender || (scholar != address(0) && scholar == terms.manager)) {
             revert InvalidScholar(scholar);
         }
+        if (terms.validUntil <= block.timestamp) revert InvalidValidUntil(terms.validUntil, block.timestamp);
         agreementId = ++_agreementCount;
         Agreement storage a = _agreements[agreementId];
         a.owner = msg.sender;
@@ -60,9 +70,12 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         a.ownerBps = terms.ownerBps;
         a.managerBps = terms.managerBps;
         a.manager = terms.manager;
-        a.duration = terms.duration;
+        // Safe: _checkTerms bounds duration by MAX_DURATION (365 days < 2**32 seconds).
+        a.duration = uint32(terms.duration);
         a.avatarId = avatarId;
         a.rent = terms.rent;
+        a.validUntil = terms.validUntil;
+        a.nonce = _offerNonce[msg.sender][avatarId];
         emit AgreementOffered(agreementId, avatarId, msg.sender, scholar, terms);
     }
 
@@ -73,6 +86,12 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         if (a.owner != msg.sender) revert NotOfferOwner(agreementId, msg.sender);
         a.status = Status.Cancelled;
         emit OfferCancelled(agreementId);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function cancelOffers(uint256 avatarId) external returns (uint64 nonce) {
+        nonce = ++_offerNonce[msg.sender][avatarId];
+        emit OffersCancelled(msg.sender, avatarId, nonce);
     }
 
     /// @inheritdoc IScholarshipRegistry
@@ -100,15 +119,20 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         }
         if (msg.sender == a.owner || msg.sender == a.manager) revert InvalidScholar(msg.sender);
         if (!_screened[a.owner]) revert OwnerNotScreened(a.owner);
+        if (block.timestamp > a.validUntil) revert OfferExpired(agreementId, a.validUntil);
         uint256 avatarId = a.avatarId;
+        uint64 nonce = _offerNonce[a.owner][avatarId];
+        if (a.nonce != nonce) revert OfferRevoked(agreementId, a.nonce, nonce);
         address currentOwner = avatar.ownerOf(avatarId);
         if (currentOwner != a.owner) revert OfferStale(agreementId, a.owner, currentOwner);
 
-        uint256 previous = _active[avatarId];
+        uint256 previous = _latest[avatarId];
         if (previous != 0) {
             Agreement storage p = _agreements[previous];
-            if (block.timestamp < p.endsAt) revert AvatarAlreadyRented(avatarId, previous);
-            _expire(previous, p);
+            if (p.status == Status.Active) {
+                if (block.timestamp < p.endsAt) revert AvatarAlreadyRented(avatarId, previous);
+                _expire(previous, p);
+            }
         }
 
         uint64 endsAt = uint64(block.timestamp) + a.duration;
@@ -116,7 +140,9 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         a.scholar = msg.sender;
         a.startsAt = uint64(block.timestamp);
         a.endsAt = endsAt;
-        _active[avatarId] = agreementId;
+        // Safe: agreement ids count up by one per offer, far below 2**64.
+        a.previousId = uint64(previous);
+        _latest[avatarId] = agreementId;
         uint128 rent = a.rent;
         if (rent != 0) {
             _escrowed += rent;
@@ -139,16 +165,39 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         if (a.status != Status.Active) revert AgreementWrongStatus(agreementId, a.status);
         if (msg.sender != a.scholar) revert NotScholar(agreementId, msg.sender);
         if (block.timestamp >= a.endsAt) revert AgreementAlreadyExpired(agreementId, a.endsAt);
-        uint256 toOwner = _payVestedRent(agreementId, a);
+        // The owner keeps at least MIN_TERMINATION_BPS of the rent: without it, accepting an
+        // open Fixed Rent listing and terminating in the same transaction would take the
+        // listing off the market at no cost but gas.
+        uint256 vested = _vestedNow(a);
+        uint256 minimum = uint256(a.rent) * MIN_TERMINATION_BPS / BPS;
+        uint256 toOwner = _payRent(agreementId, a, vested > minimum ? vested : minimum);
         uint256 refund = a.rent - a.rentPaid;
+        uint64 endedAt = uint64(block.timestamp);
         a.status = Status.Ended;
-        delete _active[a.avatarId];
+        a.endedAt = endedAt;
         if (refund != 0) {
             _escrowed -= refund;
             token.safeTransfer(a.scholar, refund);
         }
         avatar.endRental(a.avatarId);
-        emit AgreementTerminated(agreementId, toOwner, refund);
+        emit AgreementTerminated(agreementId, toOwner, refund, endedAt);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function reclaimIdle(uint256 agreementId) external nonReentrant {
+        Agreement storage a = _existing(agreementId);
+        if (a.status != Status.Active) revert AgreementWrongStatus(agreementId, a.status);
+        if (msg.sender != a.owner) revert NotAgreementOwner(agreementId, msg.sender);
+        if (a.terms != Terms.RewardsDivision) revert NotRewardsDivision(agreementId);
+        if (block.timestamp >= a.endsAt) revert AgreementAlreadyExpired(agreementId, a.endsAt);
+        uint64 lastMatchAt = a.lastMatchAt;
+        uint64 idleFrom = (lastMatchAt > a.startsAt ? lastMatchAt : a.startsAt) + MAX_IDLE;
+        if (block.timestamp < idleFrom) revert AgreementNotIdle(agreementId, idleFrom);
+        uint64 endedAt = uint64(block.timestamp);
+        a.status = Status.Ended;
+        a.endedAt = endedAt;
+        avatar.endRental(a.avatarId);
+        emit AgreementReclaimed(agreementId, lastMatchAt, endedAt);
     }
 
     /// @inheritdoc IScholarshipRegistry
@@ -171,7 +220,13 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
 
     /// @inheritdoc IScholarshipRegistry
     function activeAgreementOf(uint256 avatarId) external view returns (uint256) {
-        return _active[avatarId];
+        uint256 agreementId = _latest[avatarId];
+        return _agreements[agreementId].status == Status.Active ? agreementId : 0;
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function offerNonce(address owner, uint256 avatarId) external view returns (uint64) {
+        return _offerNonce[owner][avatarId];
     }
 
     /// @inheritdoc IScholarshipRegistry
@@ -180,23 +235,31 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
     }
 
     /// @inheritdoc IScholarshipRegistry
-    function payeesOf(uint256 avatarId) external view returns (Payees memory p) {
-        uint256 agreementId = _active[avatarId];
-        if (agreementId != 0) {
-            Agreement storage a = _agreements[agreementId];
-            if (block.timestamp < a.endsAt) {
-                p.agreementId = agreementId;
-                p.owner = a.owner;
-                p.scholar = a.scholar;
-                p.manager = a.manager;
-                p.ownerBps = a.ownerBps;
-                p.managerBps = a.managerBps;
-                p.dustTo = a.dustTo;
-                return p;
-            }
+    function payeesOf(uint256 avatarId) external view returns (Payees memory) {
+        (Payees memory p,) = _payeesAt(avatarId, uint64(block.timestamp));
+        return p;
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function payeesAt(uint256 avatarId, uint64 playedAt) external view returns (Payees memory) {
+        (Payees memory p,) = _payeesAt(avatarId, _clampToNow(playedAt));
+        return p;
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function recordMatch(uint256 avatarId, uint64 playedAt)
+        external
+        onlyRole(SETTLEMENT_ROLE)
+        returns (Payees memory p)
+    {
+        playedAt = _clampToNow(playedAt);
+        Agreement storage a;
+        (p, a) = _payeesAt(avatarId, playedAt);
+        // Only a Rewards Division agreement can be reclaimed for idleness, so only there is
+        // the play time worth a storage write.
+        if (p.agreementId != 0 && a.terms == Terms.RewardsDivision && playedAt > a.lastMatchAt) {
+            a.lastMatchAt = playedAt;
         }
-        p.owner = avatar.ownerOf(avatarId);
-        p.ownerBps = BPS;
     }
 
     /// @inheritdoc IScholarshipRegistry
@@ -224,6 +287,37 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         }
     }
 
+    function _clampToNow(uint64 playedAt) private view returns (uint64) {
+        return playedAt == 0 || playedAt > block.timestamp ? uint64(block.timestamp) : playedAt;
+    }
+
+    /// @dev Walks the avatar's accepted agreements from the latest back to the one that had
+    ///      started by `playedAt`; it applies if it had not ended by then. Usually one step.
+    function _payeesAt(uint256 avatarId, uint64 playedAt) private view returns (Payees memory p, Agreement storage a) {
+        a = _agreements[0]; // never stored: agreement ids start at 1
+        uint256 agreementId = _latest[avatarId];
+        while (agreementId != 0) {
+            a = _agreements[agreementId];
+            if (a.startsAt <= playedAt) {
+                uint64 end = a.endedAt != 0 ? a.endedAt : a.endsAt;
+                if (playedAt < end) {
+                    p.agreementId = agreementId;
+                    p.owner = a.owner;
+                    p.scholar = a.scholar;
+                    p.manager = a.manager;
+                    p.ownerBps = a.ownerBps;
+                    p.managerBps = a.managerBps;
+                    p.dustTo = a.dustTo;
+                    return (p, a);
+                }
+                break;
+            }
+            agreementId = a.previousId;
+        }
+        p.owner = avatar.ownerOf(avatarId);
+        p.ownerBps = BPS;
+    }
+
     function _existing(uint256 agreementId) private view returns (Agreement storage a) {
         a = _agreements[agreementId];
         if (a.status == Status.None) revert AgreementNotFound(agreementId);
@@ -236,8 +330,12 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         return 0;
     }
 
-    function _payVestedRent(uint256 agreementId, Agreement storage a) private returns (uint256 due) {
-        uint256 vested = _vestedNow(a);
+    function _payVestedRent(uint256 agreementId, Agreement storage a) private returns (uint256) {
+        return _payRent(agreementId, a, _vestedNow(a));
+    }
+
+    /// @dev Pays the owner what `vested` adds to the rent already paid.
+    function _payRent(uint256 agreementId, Agreement storage a, uint256 vested) private returns (uint256 due) {
         due = vested - a.rentPaid;
         if (due != 0) {
             a.rentPaid = uint128(vested);
@@ -249,15 +347,19 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
 
     /// @dev Linear vesting over the term; rounds down, so the owner never gets ahead of time.
     function _vestedNow(Agreement storage a) private view returns (uint256) {
+        return _vestedAt(a, block.timestamp);
+    }
+
+    function _vestedAt(Agreement storage a, uint256 time) private view returns (uint256) {
         uint256 rent = a.rent;
-        if (block.timestamp >= a.endsAt) return rent;
-        return rent * (block.timestamp - a.startsAt) / a.duration;
+        if (time >= a.endsAt) return rent;
+        return rent * (time - a.startsAt) / a.duration;
     }
 
     function _expire(uint256 agreementId, Agreement storage a) private {
         uint256 toOwner = _payVestedRent(agreementId, a);
         a.status = Status.Ended;
-        delete _active[a.avatarId];
+        a.endedAt = a.endsAt;
         // The avatar's rental lock ran out with the term; nothing to release. Calling
         // endRental here could wipe a user the owner has set since.
         emit AgreementExpired(agreementId, toOwner);

@@ -287,4 +287,50 @@ contract AvatarNFTTest is Fixture {
         }
         vm.assertEq(total, n + 1);
     }
+
+    // --- rental bounds and lock holder (issue 9) ---
+
+    function test_startRental_revertsWhenLongerThanMaxRental() public {
+        _batch(alice, 1, bob, 0);
+        uint64 tooLate = START + 365 days + 1;
+        vm.expectRevert(abi.encodeWithSelector(IAvatarNFT.AvatarRentalTooLong.selector, tooLate, START + 365 days));
+        vm.prank(address(registry));
+        avatar.startRental(1, bob, tooLate);
+        vm.prank(address(registry));
+        avatar.startRental(1, bob, START + 365 days);
+        vm.assertEq(uint256(avatar.rentedUntil(1)), START + 365 days);
+    }
+
+    function test_endRental_revertsWhenAnotherRegistrySetTheLock() public {
+        _batch(alice, 1, bob, 0);
+        address otherRegistry = address(0x2E6);
+        vm.startPrank(admin);
+        avatar.grantRole(avatar.RENTAL_ROLE(), otherRegistry);
+        vm.stopPrank();
+        vm.prank(address(registry));
+        avatar.startRental(1, bob, START + 100);
+        vm.assertEq(avatar.rentalLocker(1), address(registry));
+        vm.expectRevert(
+            abi.encodeWithSelector(IAvatarNFT.AvatarNotLockedBy.selector, 1, otherRegistry, address(registry))
+        );
+        vm.prank(otherRegistry);
+        avatar.endRental(1);
+        vm.assertEq(avatar.userOf(1), bob);
+        vm.prank(address(registry));
+        avatar.endRental(1);
+        vm.assertEq(avatar.rentalLocker(1), address(0));
+    }
+
+    function test_endRental_revertsAfterTheLockExpired() public {
+        _batch(alice, 1, bob, 0);
+        vm.prank(address(registry));
+        avatar.startRental(1, bob, START + 100);
+        vm.warp(START + 100);
+        vm.prank(alice);
+        avatar.setUser(1, carol, START + 500);
+        vm.expectRevert(abi.encodeWithSelector(IAvatarNFT.AvatarNotLockedBy.selector, 1, address(registry), address(0)));
+        vm.prank(address(registry));
+        avatar.endRental(1);
+        vm.assertEq(avatar.userOf(1), carol);
+    }
 }

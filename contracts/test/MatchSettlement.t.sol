@@ -73,7 +73,7 @@ contract MatchSettlementTest is Fixture {
     function test_settle_avatarWithoutAgreementPaysItsOwner() public {
         uint256 id = _mintAvatar(owner);
         vm.expectEmit(true, true, true, true, address(settlement));
-        emit IM.AvatarPayoutSplit(M1, id, 0, 100, 0, 0);
+        emit IM.AvatarPayoutSplit(M1, id, 0, owner, address(0), address(0), 100, 0, 0);
         _settle(_match(M1, _one(_toAvatar(id, 100))));
         vm.assertEq(token.balanceOf(owner), 100);
     }
@@ -83,7 +83,7 @@ contract MatchSettlementTest is Fixture {
         uint256 agreementId = _rent(id, owner, scholar, _division(7 days, 3333, 1111, manager, IR.Party.Manager));
         // 1001 * 3333 / 1e4 = 333, * 1111 / 1e4 = 111, * 5556 / 1e4 = 556; dust 1 -> manager.
         vm.expectEmit(true, true, true, true, address(settlement));
-        emit IM.AvatarPayoutSplit(M1, id, agreementId, 333, 112, 556);
+        emit IM.AvatarPayoutSplit(M1, id, agreementId, owner, manager, scholar, 333, 112, 556);
         _settle(_match(M1, _one(_toAvatar(id, 1001))));
         vm.assertEq(token.balanceOf(owner), 333);
         vm.assertEq(token.balanceOf(manager), 112);
@@ -265,5 +265,90 @@ contract MatchSettlementTest is Fixture {
         (uint256 again, uint256 paidAgain) = _settle(batch);
         vm.assertEq(again, 0);
         vm.assertEq(paidAgain, 0);
+    }
+
+    // --- rewards follow the rental the match was played under (issue 9) ---
+
+    /// The scholar's last-day match, settled the day after the term ended, pays the scholar.
+    function test_settle_matchPlayedOnLastDayPaysScholarAfterTermEnded() public {
+        uint256 id = _mintAvatar(owner);
+        uint256 agreementId = _rent(id, owner, scholar, _division(7 days, 2000, 0, address(0), IR.Party.Owner));
+        uint64 playedAt = START + 7 days - 1 hours;
+        vm.warp(START + 8 days);
+        vm.expectEmit(true, true, true, true, address(settlement));
+        emit IM.AvatarPayoutSplit(M1, id, agreementId, owner, address(0), scholar, 200, 0, 800);
+        _settle(_match(M1, _one(_toAvatarAt(id, 1000, playedAt))));
+        vm.assertEq(token.balanceOf(scholar), 800);
+        vm.assertEq(token.balanceOf(owner), 200);
+    }
+
+    /// A match played before an early termination is split by the ended agreement; one played
+    /// after it pays the owner.
+    function test_settle_afterTerminationSplitsByPlayTime() public {
+        uint256 id = _mintAvatar(owner);
+        uint256 agreementId = _rent(id, owner, scholar, _division(7 days, 5000, 0, address(0), IR.Party.Owner));
+        vm.warp(START + 2 days);
+        vm.prank(scholar);
+        registry.terminate(agreementId);
+        vm.assertEq(uint256(registry.agreementOf(agreementId).endedAt), START + 2 days);
+        vm.warp(START + 3 days);
+        _settle(_match(M1, _two(_toAvatarAt(id, 100, START + 2 days - 1), _toAvatarAt(id, 10, START + 2 days))));
+        vm.assertEq(token.balanceOf(scholar), 50);
+        vm.assertEq(token.balanceOf(owner), 50 + 10);
+    }
+
+    /// After the term, the avatar is sold: the reward earned under the agreement still goes to
+    /// that agreement's owner and scholar, not to the new owner.
+    function test_settle_afterAvatarSoldPaysTheAgreementsParties() public {
+        uint256 id = _mintAvatar(owner);
+        _rent(id, owner, scholar, _division(1 days, 3000, 0, address(0), IR.Party.Owner));
+        vm.warp(START + 1 days);
+        vm.prank(owner);
+        avatar.transferFrom(owner, bob, id);
+        _settle(_match(M1, _two(_toAvatarAt(id, 1000, START + 1 hours), _toAvatarAt(id, 7, START + 1 days))));
+        vm.assertEq(token.balanceOf(owner), 300);
+        vm.assertEq(token.balanceOf(scholar), 700);
+        vm.assertEq(token.balanceOf(bob), 7);
+    }
+
+    /// A match from an older rental, settled after the avatar was rented again, pays the older one.
+    function test_settle_walksBackToTheAgreementOfThePlayTime() public {
+        uint256 id = _mintAvatar(owner);
+        uint256 first = _rent(id, owner, scholar, _division(1 days, 1000, 0, address(0), IR.Party.Owner));
+        vm.warp(START + 2 days);
+        uint256 second = _rent(id, owner, bob, _division(1 days, 9000, 0, address(0), IR.Party.Owner));
+        vm.assertEq(uint256(registry.agreementOf(second).previousId), first);
+        vm.expectEmit(true, true, true, true, address(settlement));
+        emit IM.AvatarPayoutSplit(M1, id, first, owner, address(0), scholar, 10, 0, 90);
+        _settle(_match(M1, _one(_toAvatarAt(id, 100, START + 12 hours))));
+        // Between the two rentals nobody but the owner held the avatar.
+        _settle(_match(M2, _one(_toAvatarAt(id, 100, START + 1 days + 1))));
+        _settle(_match(M3, _one(_toAvatarAt(id, 100, START + 2 days))));
+        vm.assertEq(token.balanceOf(scholar), 90);
+        vm.assertEq(token.balanceOf(bob), 10);
+        vm.assertEq(token.balanceOf(owner), 10 + 100 + 90);
+    }
+
+    /// A play time in the future is read as now; a time before any rental pays the owner.
+    function test_settle_futurePlayTimeMeansNow() public {
+        uint256 id = _mintAvatar(owner);
+        _rent(id, owner, scholar, _division(1 days, 0, 0, address(0), IR.Party.Scholar));
+        _settle(_match(M1, _two(_toAvatarAt(id, 5, START + 300 days), _toAvatarAt(id, 3, START - 1))));
+        vm.assertEq(token.balanceOf(scholar), 5);
+        vm.assertEq(token.balanceOf(owner), 3);
+    }
+
+    function test_settle_revertsOnAvatarZeroWithAPlayTime() public {
+        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidRecipient.selector, M1, 0));
+        _settle(_match(M1, _one(_toAvatarAt(0, 5, START))));
+    }
+
+    /// Settling a Rewards Division match records its play time on the agreement.
+    function test_settle_recordsTheLastMatchOnTheAgreement() public {
+        uint256 id = _mintAvatar(owner);
+        uint256 agreementId = _rent(id, owner, scholar, _division(30 days, 1000, 0, address(0), IR.Party.Owner));
+        vm.warp(START + 5 days);
+        _settle(_match(M1, _two(_toAvatarAt(id, 5, START + 4 days), _toAvatarAt(id, 5, START + 3 days))));
+        vm.assertEq(uint256(registry.agreementOf(agreementId).lastMatchAt), START + 4 days);
     }
 }

@@ -141,6 +141,8 @@ def test_no_hot_key_holds_mint_or_admin_rights(deployment: Deployment) -> None:
         assert c.token.functions.hasRole(MINTER_ROLE, who).call() is False
     assert m.roles["MatchSettlement"]["SETTLER_ROLE"] == [operator]
     assert m.roles["AvatarNFT"]["RENTAL_ROLE"] == [m.address("ScholarshipRegistry")]
+    # Only the vault may record a match on the registry (the split and the idle clock).
+    assert m.roles["ScholarshipRegistry"]["SETTLEMENT_ROLE"] == [m.address("MatchSettlement")]
 
 
 def test_deploy_refuses_the_deployer_as_operator(anvil) -> None:

@@ -48,9 +48,15 @@ def test_layout_is_header_then_payout_words() -> None:
 def test_payout_words_round_trip() -> None:
     for payout in (
         SettlementPayout(amount=MAX_PAYOUT_AMOUNT, account=ALICE),
-        SettlementPayout(amount=1, avatar_id=(1 << 160) - 1),
+        SettlementPayout(amount=1, avatar_id=(1 << 96) - 1),
+        SettlementPayout(amount=3, avatar_id=5, played_at=(1 << 64) - 1),
     ):
         assert decode_payout_word(payout.word) == payout
+
+
+def test_avatar_payout_carries_its_play_time_above_the_avatar_id() -> None:
+    payout = SettlementPayout(amount=7, avatar_id=9, played_at=1_800_000_000)
+    assert payout.word == (1 << 248) | (7 << 160) | (1_800_000_000 << 96) | 9
 
 
 @pytest.mark.parametrize(
@@ -63,7 +69,10 @@ def test_payout_words_round_trip() -> None:
         {"amount": 1, "account": "0x" + "00" * 20},
         {"amount": 1, "account": "not an address"},
         {"amount": 1, "avatar_id": 0},
-        {"amount": 1, "avatar_id": 1 << 160},
+        {"amount": 1, "avatar_id": 1 << 96},
+        {"amount": 1, "avatar_id": 1, "played_at": 0},
+        {"amount": 1, "avatar_id": 1, "played_at": 1 << 64},
+        {"amount": 1, "account": ALICE, "played_at": 1},
     ],
 )
 def test_bad_payouts_are_refused(kwargs: dict) -> None:
@@ -130,7 +139,7 @@ def test_contract_splits_avatar_payouts_and_skips_repeats(
         (c.registry.functions.setScreened(owner.address, True), operator),
         (
             c.registry.functions.offer(
-                1, scholar.address, (1, 86400, 0, 3000, 0, "0x" + "00" * 20, 0)
+                1, scholar.address, (1, 86400, 0, 3000, 0, "0x" + "00" * 20, 0, 2**64 - 1)
             ),
             owner.address,
         ),

@@ -119,7 +119,8 @@ def rent_flows(ctx: DemoContext) -> dict[str, int]:
     seen = ctx.boundary["termination"]
     agreement = seen["agreement"]
     rent, duration = int(agreement["rent"]), agreement["duration_s"]
-    vested = rent * (seen["ended_at"] - agreement["starts_at"]) // duration
+    # Pro rata, but the owner keeps at least 10% of the rent (MIN_TERMINATION_BPS).
+    vested = max(rent * (seen["ended_at"] - agreement["starts_at"]) // duration, rent // 10)
     assert 0 < vested < rent
     return {"olivia": vested, "sam": rent - vested}
 

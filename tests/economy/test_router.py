@@ -17,7 +17,7 @@ from backend.economy.chain_reader import ChainReader
 from backend.economy.indexer import index_registry
 from backend.economy.router import install_error_handler, router
 from backend.economy.transactions import ScholarshipTxBuilder, UnsignedTx
-from tests.economy.chain_helpers import address, mint_avatars, send
+from tests.economy.chain_helpers import address, advance_time, mint_avatars, send
 
 
 @pytest.fixture(scope="module")
@@ -248,3 +248,71 @@ def test_an_unreachable_node_is_unavailable_not_a_crash(deployment):
         builder.accept(scholar=deployment.operator, agreement_id=1)
     with pytest.raises(Unavailable):
         builder.screen_owner(screener=deployment.operator, owner=deployment.operator)
+
+
+def test_offers_expire_cancel_in_bulk_and_idle_agreements_are_reclaimed(deployment, api):
+    client, sessions, reader = api
+    owner_key, scholar_key = deployment.player_keys[2], deployment.player_keys[3]
+    owner, scholar = address(owner_key), address(scholar_key)
+    [avatar] = mint_avatars(deployment, [owner])
+    _sign_all(
+        deployment,
+        deployment.operator_key,
+        client.post("/economy/screenings", json={"screener": deployment.operator, "owner": owner}),
+    )
+    division = {"owner": owner, "avatar_id": avatar, "terms": "rewards_division"}
+    division |= {"duration_s": 30 * 86_400, "owner_bps": 2000, "dust_to": "owner"}
+    head = deployment.w3.eth.get_block("latest")["timestamp"]
+
+    # An offer already past its validity is refused before any wallet signs it.
+    stale = client.post("/economy/offers", json=division | {"valid_until": head - 1})
+    assert stale.status_code == 409, stale.text
+    assert "InvalidValidUntil" in stale.json()["error"]["message"]
+
+    # Two open offers, withdrawn together; the mirror follows and accepting is refused.
+    _sign_all(deployment, owner_key, client.post("/economy/offers", json=division))
+    _sign_all(
+        deployment,
+        owner_key,
+        client.post("/economy/offers", json=division | {"scholar": scholar, "owner_bps": 100}),
+    )
+    index_registry(session_factory=sessions, reader=reader)
+    offers = client.get("/economy/agreements", params={"avatar_id": avatar}).json()
+    assert [o["status"] for o in offers] == ["offered", "offered"]
+    assert all(head + 7 * 86_400 <= o["valid_until"] <= head + 7 * 86_400 + 60 for o in offers)
+    _sign_all(
+        deployment,
+        owner_key,
+        client.post(f"/economy/avatars/{avatar}/offers/cancel", json={"owner": owner}),
+    )
+    index_registry(session_factory=sessions, reader=reader)
+    offers = client.get("/economy/agreements", params={"avatar_id": avatar}).json()
+    assert [o["status"] for o in offers] == ["cancelled", "cancelled"]
+    refused = client.post(
+        f"/economy/agreements/{offers[1]['id']}/accept", json={"scholar": scholar}
+    )
+    assert refused.status_code == 409
+    assert "OfferRevoked" in refused.json()["error"]["message"]
+
+    # A new offer is accepted; the owner may reclaim it only after 7 idle days.
+    _sign_all(deployment, owner_key, client.post("/economy/offers", json=division))
+    agreement_id = deployment.contracts.registry.functions.agreementCount().call()
+    _sign_all(
+        deployment,
+        scholar_key,
+        client.post(f"/economy/agreements/{agreement_id}/accept", json={"scholar": scholar}),
+    )
+    early = client.post(f"/economy/agreements/{agreement_id}/reclaim", json={"owner": owner})
+    assert early.status_code == 409
+    assert "AgreementNotIdle" in early.json()["error"]["message"]
+    advance_time(deployment.w3, 7 * 86_400)
+    _sign_all(
+        deployment,
+        owner_key,
+        client.post(f"/economy/agreements/{agreement_id}/reclaim", json={"owner": owner}),
+    )
+    index_registry(session_factory=sessions, reader=reader)
+    agreement = client.get(f"/economy/agreements/{agreement_id}").json()
+    reclaimed_at = deployment.w3.eth.get_block("latest")["timestamp"]
+    assert (agreement["status"], agreement["ended_at"]) == ("reclaimed", reclaimed_at)
+    assert deployment.contracts.avatar.functions.userOf(avatar).call() == "0x" + "00" * 20

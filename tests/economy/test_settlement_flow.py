@@ -4,6 +4,7 @@ mirrored by the indexer. Balances are read from the token, independently of the 
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import timedelta
 
@@ -147,7 +148,7 @@ def _pay(world, finished: FinishedMatch) -> PlannedSettlement:
             finished_at=utcnow(),
             policies=POLICIES,
             treasury=world["addr"]["treasury"],
-            now_s=world["reader"].w3.eth.get_block("latest")["timestamp"],
+            played_at_s=world["reader"].w3.eth.get_block("latest")["timestamp"],
         )
         request_id = planned.chain_request_id
     return _confirm(world, request_id, finished.match_id)
@@ -366,7 +367,9 @@ def test_early_termination_refunds_rent_pro_rata(deployment, world):
     refund = c.token.functions.balanceOf(scholar).call() - before
     ended = w3.eth.get_block(receipt["blockNumber"])["timestamp"]
     used = ended - fr.starts_at
-    assert refund == 100 * DEW - 100 * DEW * used // (TERM_S * 10)
+    # Pro rata, but the owner keeps at least 10% of the rent (MIN_TERMINATION_BPS).
+    assert refund == 100 * DEW - max(100 * DEW * used // (TERM_S * 10), 10 * DEW)
+    assert fr.ended_at == ended
     assert (fr.status, fr.ended_by, int(fr.rent_refunded)) == ("ended", "terminated", refund)
     assert int(fr.rent_paid) + refund == 100 * DEW
     assert earnings["agreements"][0]["status"] == "terminated"
@@ -503,4 +506,121 @@ def test_failed_settlement_returns_its_emission_to_the_season(world):
         summary = service.wallet_summary(session=session, address=a["vip"])
         assert summary["failed"] == DEW
         report = service.reconcile_ledger(session=session, reader=world["reader"])
+    assert report.ok, report.differences
+
+
+def test_two_ledger_syncs_at_once_book_a_settlement_once(world):
+    """Two workers' economy passes overlap: the second skips the settlement the first is
+    booking (row lock) instead of booking its avatar legs a second time."""
+    a, sessions = world["addr"], world["sessions"]
+    finished = _match(
+        7,
+        [
+            SeatResult(0, a["scholar_fr"], world["avatar_b"], "avatar_user", placement=1, won=True),
+            SeatResult(1, None, placement=2),
+        ],
+    )
+    with sessions.begin() as session:
+        planned = service.plan_settlement(
+            session=session,
+            match=finished,
+            finished_at=utcnow(),
+            policies=POLICIES,
+            treasury=a["treasury"],
+            now_s=world["reader"].w3.eth.get_block("latest")["timestamp"],
+        )
+        request_id = planned.chain_request_id
+    deadline = time.monotonic() + 30
+    while True:
+        world["engine"].step()
+        with sessions() as session:
+            if session.get(ChainRequest, request_id).status == RequestStatus.CONFIRMED:
+                break
+        assert time.monotonic() < deadline, "settlement not confirmed in 30s"
+        time.sleep(0.05)
+
+    first = sessions()
+    first.begin()
+    assert service.sync_settlements(session=first, reader=world["reader"]).paid == 1
+    second: dict[str, service.SyncReport] = {}
+
+    def sync_again() -> None:
+        with sessions.begin() as session:
+            second["report"] = service.sync_settlements(session=session, reader=world["reader"])
+
+    other = threading.Thread(target=sync_again)
+    other.start()
+    other.join(timeout=10)
+    waited = other.is_alive()
+    first.commit()
+    first.close()
+    other.join(timeout=30)
+    assert not other.is_alive()
+    assert not waited, "the second sync waited on the first instead of skipping its rows"
+    assert second["report"].paid == 0
+    with sessions() as session:
+        legs = list(
+            session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == finished.match_id))
+        )
+        # The Fixed Rent agreement was terminated above: the avatar's owner takes it all.
+        assert [(x.party, x.address, x.status) for x in legs] == [("owner", a["owner_b"], "paid")]
+        report = service.reconcile_ledger(session=session, reader=world["reader"])
+    assert report.ok, report.differences
+
+
+def test_last_day_match_settled_the_day_after_the_term_pays_the_scholar(deployment, world):
+    """A match played in the Rewards Division term's last minute and settled a day after the
+    term ended is split by that agreement: the scholar gets the scholar's share."""
+    a = world["addr"]
+    index_registry(session_factory=world["sessions"], reader=world["reader"])
+    with world["sessions"]() as session:
+        rd = session.get(AgreementMirror, world["rd_id"])
+        assert rd.starts_at is not None and rd.ends_at is not None
+        ends_at = rd.ends_at
+    now = deployment.w3.eth.get_block("latest")["timestamp"]
+    advance_time(deployment.w3, max(0, ends_at + 86_400 - now))
+    finished = _match(
+        90,
+        [
+            SeatResult(0, a["scholar_rd"], world["avatar_a"], "avatar_user", placement=1, won=True),
+            SeatResult(1, None, placement=2),
+        ],
+    )
+    owner, scholar = a["owner_a"], a["scholar_rd"]
+    before = _balances(deployment, [owner, scholar])
+    with world["sessions"].begin() as session:
+        planned = service.plan_settlement(
+            session=session,
+            match=finished,
+            finished_at=utcnow(),
+            policies=POLICIES,
+            treasury=a["treasury"],
+            played_at_s=ends_at - 60,
+        )
+        predicted = {
+            (leg.party, leg.address): int(leg.amount)
+            for leg in session.scalars(
+                select(LedgerLeg).where(LedgerLeg.match_id == finished.match_id)
+            )
+        }
+        request_id = planned.chain_request_id
+    settled = _confirm(world, request_id, finished.match_id)
+    after = _balances(deployment, [owner, scholar])
+    share = split_payout(int(settled.paid), owner_bps=3000, dust_to=Party.OWNER)
+    assert share.scholar > 0
+    assert after[scholar] - before[scholar] == share.scholar
+    assert after[owner] - before[owner] == share.owner
+    assert predicted == {("owner", owner): share.owner, ("scholar", scholar): share.scholar}
+    with world["sessions"]() as session:
+        paid = {
+            (leg.party, leg.agreement_id, int(leg.amount))
+            for leg in session.scalars(
+                select(LedgerLeg).where(LedgerLeg.match_id == finished.match_id)
+            )
+        }
+        report = service.reconcile_ledger(session=session, reader=world["reader"])
+    assert paid == {
+        ("owner", world["rd_id"], share.owner),
+        ("scholar", world["rd_id"], share.scholar),
+    }
     assert report.ok, report.differences

@@ -11,10 +11,11 @@ import pytest
 from web3.logs import DISCARD
 
 from backend.chain.contracts import SettlementMatch, SettlementPayout, encode_settle
+from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyValueError, Refused
 from backend.economy.policy import BPS, Party, Terms, split_payout
 from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder
-from tests.economy.chain_helpers import address, mint_avatars, send
+from tests.economy.chain_helpers import address, advance_time, mint_avatars, send
 
 DEW = 10**18
 
@@ -160,3 +161,11 @@ def test_builders_refuse_what_the_chain_would_refuse(deployment):
         OfferTerms(terms=Terms.FIXED_RENT, duration_s=60, owner_bps=1)
     with pytest.raises(EconomyValueError):
         OfferTerms(terms=Terms.FIXED_RENT, duration_s=0)
+
+
+def test_clock_offset_follows_the_chain_clock(deployment):
+    """finished_at + clock_offset_s is chain time: about 0 on a fresh node, the warp after one."""
+    reader = ChainReader(deployment.contracts)
+    assert abs(reader.clock_offset_s()) <= 5
+    advance_time(deployment.w3, 3 * 86_400)
+    assert abs(reader.clock_offset_s() - 3 * 86_400) <= 5

@@ -13,6 +13,10 @@ interface IAvatarNFT is IERC721, IERC4907 {
     error AvatarRented(uint256 tokenId, uint64 until);
     /// @notice A rental must end in the future.
     error AvatarRentalExpired(uint64 expires, uint256 nowTimestamp);
+    /// @notice A rental may last at most `MAX_RENTAL` (365 days): it must end by `maxExpires`.
+    error AvatarRentalTooLong(uint64 expires, uint256 maxExpires);
+    /// @notice Only the registry that set a rental lock may clear it (`locker`; zero: no lock).
+    error AvatarNotLockedBy(uint256 tokenId, address caller, address locker);
     /// @notice `mintBatch` was called with no recipients.
     error AvatarEmptyBatch();
 
@@ -30,15 +34,21 @@ interface IAvatarNFT is IERC721, IERC4907 {
     ///      called back (like `_mint`).
     function mintBatch(address[] calldata recipients) external returns (uint256 firstTokenId);
 
-    /// @notice Locks `tokenId` to `user` until `expires`: sets the ERC-4907 user, blocks
-    ///         transfers and `setUser` until then. Only `RENTAL_ROLE` (the scholarship registry).
+    /// @notice Locks `tokenId` to `user` until `expires` (at most `MAX_RENTAL` from now): sets
+    ///         the ERC-4907 user, blocks transfers and `setUser` until then. Only `RENTAL_ROLE`
+    ///         (the scholarship registry), which becomes the lock's holder.
     function startRental(uint256 tokenId, address user, uint64 expires) external;
 
-    /// @notice Ends a rental early: clears the lock and the user. Only `RENTAL_ROLE`.
+    /// @notice Ends a rental early: clears the lock and the user. Only `RENTAL_ROLE`, and only
+    ///         the holder of a lock still in force (another registry cannot release it, and an
+    ///         expired lock is not cleared over a user the owner has set since).
     function endRental(uint256 tokenId) external;
 
     /// @notice The time until which `tokenId` is locked by a rental (0 or past when free).
     function rentedUntil(uint256 tokenId) external view returns (uint64);
+
+    /// @notice The registry that set `tokenId`'s rental lock (zero when there is none).
+    function rentalLocker(uint256 tokenId) external view returns (address);
 
     /// @notice Sets the metadata base URI. Only `DEFAULT_ADMIN_ROLE`.
     function setBaseURI(string calldata baseURI) external;

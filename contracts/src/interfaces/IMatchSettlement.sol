@@ -12,7 +12,10 @@ pragma solidity ^0.8.24;
 ///           match  := matchId (32) | resultHash (32) | payoutCount (2) | payout (32) * payoutCount
 ///           payout := kind (1 byte) | amount (11 bytes, DEW wei) | target (20 bytes)
 ///             kind 0: target is the recipient address
-///             kind 1: target is an avatar id; the amount is split per the avatar's agreement
+///             kind 1: target is playedAt (8 bytes, unix seconds) | avatarId (12 bytes); the
+///                     amount is split per the agreement in force at playedAt
+///                     (`IScholarshipRegistry.payeesAt`; playedAt 0 means now), so a match
+///                     settled after its rental ended still pays that rental's parties
 ///
 ///         Limits (the blast radius of a stolen settler key): a match may pay at most
 ///         `maxPerMatch`, and all batches together at most `periodLimit` per window of `period`
@@ -65,11 +68,15 @@ interface IMatchSettlement {
     /// @notice A matchId in the batch was already settled and was skipped; `resultHash` is the
     ///         one given this time (compare it with the `MatchSettled` one).
     event MatchSkipped(bytes32 indexed matchId, bytes32 resultHash);
-    /// @notice How one avatar payout was divided (agreementId 0: no agreement, all to the owner).
+    /// @notice How one avatar payout was divided and to whom (agreementId 0: no agreement, all
+    ///         to the avatar's owner; manager and scholar are then the zero address).
     event AvatarPayoutSplit(
         bytes32 indexed matchId,
         uint256 indexed avatarId,
         uint256 indexed agreementId,
+        address owner,
+        address manager,
+        address scholar,
         uint256 toOwner,
         uint256 toManager,
         uint256 toScholar

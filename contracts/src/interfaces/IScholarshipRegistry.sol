@@ -12,7 +12,13 @@ pragma solidity ^0.8.24;
 ///           100% of match rewards.
 ///         - Rewards Division: match rewards paid to the avatar are split by `MatchSettlement`:
 ///           `ownerBps` to the owner, `managerBps` to an optional manager, the rest to the
-///           scholar; rounding dust goes to the party named by `dustTo`.
+///           scholar; rounding dust goes to the party named by `dustTo`. The owner may end an
+///           agreement whose scholar has had no match settled for `MAX_IDLE` (`reclaimIdle`).
+///         A reward is split by the agreement in force when its match was PLAYED
+///         (`payeesAt`), however late it is settled: after the term ended, after an early
+///         termination, or after the avatar was sold, the parties of that agreement are paid.
+///         Offers expire at `validUntil`; `cancelOffers` withdraws all of an owner's open
+///         offers for an avatar at once (a per-(owner, avatar) nonce).
 interface IScholarshipRegistry {
     /// @notice The two kinds of agreement.
     enum Terms {
@@ -51,9 +57,11 @@ interface IScholarshipRegistry {
         address manager;
         /// Rewards Division only: who receives rounding dust.
         Party dustTo;
+        /// The last second at which the offer may be accepted.
+        uint64 validUntil;
     }
 
-    /// @notice A stored agreement (packed into five storage slots).
+    /// @notice A stored agreement (packed into six storage slots).
     struct Agreement {
         address owner;
         uint64 startsAt;
@@ -61,14 +69,26 @@ interface IScholarshipRegistry {
         Status status;
         Party dustTo;
         address scholar;
+        /// The end of the term agreed at acceptance.
         uint64 endsAt;
         uint16 ownerBps;
         uint16 managerBps;
         address manager;
-        uint64 duration;
+        uint32 duration;
+        /// When the agreement really ended: `endsAt` when it ran its term, earlier when the
+        /// scholar terminated it or the owner reclaimed it idle; 0 while it has not ended.
+        uint64 endedAt;
         uint256 avatarId;
         uint128 rent;
         uint128 rentPaid;
+        /// The offer's last second of validity.
+        uint64 validUntil;
+        /// The owner's offer nonce for this avatar when the offer was made (see `cancelOffers`).
+        uint64 nonce;
+        /// The latest play time of a match settled under this agreement (0: none yet).
+        uint64 lastMatchAt;
+        /// The avatar's agreement accepted before this one (0: none); links its history.
+        uint64 previousId;
     }
 
     /// @notice Who a match reward paid to an avatar goes to right now (see `payeesOf`).
@@ -116,6 +136,18 @@ interface IScholarshipRegistry {
     error AgreementNotExpired(uint256 agreementId, uint64 endsAt);
     /// @notice The term has ended already; use `close`.
     error AgreementAlreadyExpired(uint256 agreementId, uint64 endsAt);
+    /// @notice `validUntil` must lie in the future.
+    error InvalidValidUntil(uint64 validUntil, uint256 nowTimestamp);
+    /// @notice The offer could be accepted only until `validUntil`.
+    error OfferExpired(uint256 agreementId, uint64 validUntil);
+    /// @notice The owner withdrew this offer with `cancelOffers` (its nonce is older).
+    error OfferRevoked(uint256 agreementId, uint64 offerNonce, uint64 currentNonce);
+    /// @notice Only the avatar's owner under the agreement may reclaim it.
+    error NotAgreementOwner(uint256 agreementId, address caller);
+    /// @notice Only a Rewards Division agreement can be reclaimed for idleness.
+    error NotRewardsDivision(uint256 agreementId);
+    /// @notice The scholar had a match settled too recently: reclaimable from `idleFrom`.
+    error AgreementNotIdle(uint256 agreementId, uint64 idleFrom);
 
     /// @notice A screener approved or withdrew an owner.
     event OwnerScreened(address indexed owner, bool approved, address indexed screener);
@@ -135,10 +167,18 @@ interface IScholarshipRegistry {
     );
     /// @notice Vested Fixed Rent was paid to the owner.
     event RentPaid(uint256 indexed agreementId, address indexed owner, uint256 amount);
-    /// @notice The scholar ended the agreement before its term; the unused rent was refunded.
-    event AgreementTerminated(uint256 indexed agreementId, uint256 rentToOwner, uint256 refundToScholar);
+    /// @notice The owner withdrew every open offer it made for `avatarId`; offers made with a
+    ///         nonce below `nonce` can no longer be accepted.
+    event OffersCancelled(address indexed owner, uint256 indexed avatarId, uint64 nonce);
+    /// @notice The scholar ended the agreement before its term at `endedAt`; the unused rent
+    ///         was refunded (the owner keeps at least `MIN_TERMINATION_BPS` of the rent).
+    event AgreementTerminated(
+        uint256 indexed agreementId, uint256 rentToOwner, uint256 refundToScholar, uint64 endedAt
+    );
     /// @notice The agreement reached the end of its term and was closed.
     event AgreementExpired(uint256 indexed agreementId, uint256 rentToOwner);
+    /// @notice The owner ended an idle Rewards Division agreement at `endedAt`.
+    event AgreementReclaimed(uint256 indexed agreementId, uint64 lastMatchAt, uint64 endedAt);
 
     /// @notice Approves (or withdraws) `owner` as allowed to offer. Only `SCREENER_ROLE`.
     function setScreened(address owner, bool approved) external;
@@ -149,6 +189,10 @@ interface IScholarshipRegistry {
 
     /// @notice Withdraws an offer nobody has accepted. Only its owner.
     function cancelOffer(uint256 agreementId) external;
+
+    /// @notice Withdraws, in one call, every offer the caller has open for `avatarId` (bumps
+    ///         the caller's nonce for that avatar); returns the new nonce.
+    function cancelOffers(uint256 avatarId) external returns (uint64 nonce);
 
     /// @notice Accepts an offer: escrows Fixed Rent (the caller must have approved the DEW) and
     ///         makes the caller the avatar's user for the term.
@@ -163,8 +207,15 @@ interface IScholarshipRegistry {
     function claimRent(uint256 agreementId) external returns (uint256 paid);
 
     /// @notice The scholar ends an active agreement before its term: the owner receives the
-    ///         vested rent, the scholar the unused rest, and the avatar is released.
+    ///         vested rent, but at least `MIN_TERMINATION_BPS` of it (so accepting and terminating
+    ///         at once cannot take an open listing off the market for free), the scholar the
+    ///         unused rest, and the avatar is released. Records `endedAt`.
     function terminate(uint256 agreementId) external;
+
+    /// @notice The owner ends a Rewards Division agreement under which no match has been
+    ///         settled for `MAX_IDLE` (counted from the later of acceptance and the last
+    ///         settled match's play time); the avatar is released. Records `endedAt`.
+    function reclaimIdle(uint256 agreementId) external;
 
     /// @notice Closes an agreement whose term has ended: pays the remaining rent to the owner
     ///         and releases the avatar. Anyone may call.
@@ -182,9 +233,22 @@ interface IScholarshipRegistry {
     /// @notice Fixed Rent vested to the owner so far (paid or not).
     function vestedRent(uint256 agreementId) external view returns (uint256);
 
-    /// @notice How a reward paid to `avatarId` now is split. Without an agreement in its term,
-    ///         everything goes to the avatar's owner; under Fixed Rent, to the scholar.
+    /// @notice How a reward paid to `avatarId` now is split (`payeesAt` the current time).
     function payeesOf(uint256 avatarId) external view returns (Payees memory);
+
+    /// @notice How a reward for a match played with `avatarId` at `playedAt` is split: by the
+    ///         agreement in force then (`startsAt <= playedAt < endedAt`, or `endsAt` while it
+    ///         has not ended), whoever owns the avatar now. Without one, everything goes to the
+    ///         avatar's current owner; under Fixed Rent, to the scholar. A `playedAt` of 0 or in
+    ///         the future means now.
+    function payeesAt(uint256 avatarId, uint64 playedAt) external view returns (Payees memory);
+
+    /// @notice `payeesAt` for `MatchSettlement`, which also records the match's play time on
+    ///         the agreement (for `reclaimIdle`). Only `SETTLEMENT_ROLE`.
+    function recordMatch(uint256 avatarId, uint64 playedAt) external returns (Payees memory);
+
+    /// @notice The current offer nonce of `owner` for `avatarId`.
+    function offerNonce(address owner, uint256 avatarId) external view returns (uint64);
 
     /// @notice Total Fixed Rent held in escrow.
     function escrowedRent() external view returns (uint256);
@@ -193,4 +257,5 @@ interface IScholarshipRegistry {
     function agreementCount() external view returns (uint256);
 
     function SCREENER_ROLE() external view returns (bytes32);
+    function SETTLEMENT_ROLE() external view returns (bytes32);
 }

@@ -127,6 +127,7 @@ contract Handler {
         if (scholar == owner) return;
         IR.OfferTerms memory t;
         t.duration = uint64(1 + duration % 30 days);
+        t.validUntil = uint64(block.timestamp + 1 days);
         if (fixedRent) {
             t.terms = IR.Terms.FixedRent;
             t.rent = uint128(rentAmount % (50 * 1e18));

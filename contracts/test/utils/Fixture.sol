@@ -44,6 +44,7 @@ abstract contract Fixture is Test {
         token.grantRole(token.MINTER_ROLE(), treasury);
         avatar.grantRole(avatar.MINTER_ROLE(), operator);
         avatar.grantRole(avatar.RENTAL_ROLE(), address(registry));
+        registry.grantRole(registry.SETTLEMENT_ROLE(), address(settlement));
         vip.grantRole(vip.ISSUER_ROLE(), operator);
         registry.grantRole(registry.SCREENER_ROLE(), operator);
         settlement.grantRole(settlement.SETTLER_ROLE(), operator);
@@ -85,6 +86,7 @@ abstract contract Fixture is Test {
         t.duration = duration;
         t.rent = rent;
         t.dustTo = IScholarshipRegistry.Party.Scholar;
+        t.validUntil = type(uint64).max;
     }
 
     function _division(
@@ -100,6 +102,7 @@ abstract contract Fixture is Test {
         t.managerBps = managerBps;
         t.manager = manager_;
         t.dustTo = dustTo;
+        t.validUntil = type(uint64).max;
     }
 
     /// @dev Owner (screened) offers `avatarId` to `scholar_` and the scholar accepts.
@@ -124,8 +127,13 @@ abstract contract Fixture is Test {
         return amount << 160 | uint160(to);
     }
 
+    /// @dev An avatar payout for a match played now (playedAt 0).
     function _toAvatar(uint256 avatarId, uint256 amount) internal pure returns (uint256) {
         return 1 << 248 | amount << 160 | avatarId;
+    }
+
+    function _toAvatarAt(uint256 avatarId, uint256 amount, uint64 playedAt) internal pure returns (uint256) {
+        return 1 << 248 | amount << 160 | uint256(playedAt) << 96 | avatarId;
     }
 
     function _match(bytes32 matchId, uint256[] memory payouts) internal pure returns (bytes memory m) {
