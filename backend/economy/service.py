@@ -475,7 +475,8 @@ def plan_prize_settlement(
                 amount=p.amount,
                 player=address,
                 admitted_as=p.admitted_as,
-                now_s=int(time.time()) if now_s is None else now_s,
+                # The prize is settled without a play time (split when settled): predict now.
+                played_at_s=int(time.time()) if now_s is None else now_s,
             )
         else:
             chain_payouts.append(outbox.Payout(amount=p.amount, account=address))
