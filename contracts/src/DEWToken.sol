@@ -48,25 +48,33 @@ contract DEWToken is IDEWToken, EIP712, Nonces, DEWAccessControl {
         // a Transfer of money it may not hold) shows up as a changed balance after the loop;
         // one warm read per call instead of a comparison per word.
         uint256 balance = _balances[msg.sender];
-        uint256 n = transfers.length;
-        for (uint256 i; i < n;) {
-            uint256 word;
-            // Reads transfers[i] without a bounds check: i < transfers.length by the loop.
-            assembly ("memory-safe") {
-                word := calldataload(add(transfers.offset, shl(5, i)))
+        // The loop in assembly: per word, the credit, the total and one standard Transfer event,
+        // and nothing else (this is the per-payout cost of every settlement).
+        // No overflow: amounts are below 2**96 and a call holds far fewer than 2**64 words, so
+        // `total` cannot overflow; a credit cannot either, because the sender is debited the
+        // total below (or the whole call reverts), so no balance ever exceeds the total supply.
+        assembly ("memory-safe") {
+            let slot := _balances.slot
+            let end := add(transfers.offset, shl(5, transfers.length))
+            for { let at := transfers.offset } lt(at, end) { at := add(at, 0x20) } {
+                let word := calldataload(at)
+                let to := and(word, 0xffffffffffffffffffffffffffffffffffffffff)
+                let amount := shr(160, word)
+                if or(iszero(amount), iszero(to)) {
+                    // revert DEWInvalidTransfer(index)
+                    mstore(0x00, shl(224, 0xd7e5861c))
+                    mstore(0x04, shr(5, sub(at, transfers.offset)))
+                    revert(0x00, 0x24)
+                }
+                mstore(0x00, to)
+                mstore(0x20, slot)
+                let balanceSlot := keccak256(0x00, 0x40)
+                sstore(balanceSlot, add(sload(balanceSlot), amount))
+                total := add(total, amount)
+                mstore(0x00, amount)
+                // Transfer(address indexed from, address indexed to, uint256 value)
+                log3(0x00, 0x20, 0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef, caller(), to)
             }
-            address to = address(uint160(word));
-            uint256 amount = word >> 160;
-            if (amount == 0 || to == address(0)) revert DEWInvalidTransfer(i);
-            // Safe: amounts are below 2**96 and n below 2**64, so `total` cannot overflow; a
-            // credit cannot overflow because the sender is debited the total below (or the
-            // whole call reverts), so no balance ever exceeds the total supply.
-            unchecked {
-                _balances[to] += amount;
-                total += amount;
-                ++i;
-            }
-            emit Transfer(msg.sender, to, amount);
         }
         if (_balances[msg.sender] != balance) revert DEWInvalidTransfer(_firstToSender(transfers));
         if (balance < total) revert ERC20InsufficientBalance(msg.sender, balance, total);
