@@ -466,6 +466,8 @@ def plan_prize_settlement(
         address = checksum(p.address)
         if p.to_avatar:
             assert p.avatar_id is not None
+            # No play time: a prize is split by the agreement in force when it settles
+            # (chain time; ``now_s`` predicts it), as a competition pays out when it ends.
             chain_payouts.append(outbox.Payout(amount=p.amount, avatar_id=p.avatar_id))
             legs += _predicted_avatar_legs(
                 session,
@@ -475,7 +477,7 @@ def plan_prize_settlement(
                 amount=p.amount,
                 player=address,
                 admitted_as=p.admitted_as,
-                now_s=int(time.time()) if now_s is None else now_s,
+                played_at_s=int(time.time()) if now_s is None else now_s,
             )
         else:
             chain_payouts.append(outbox.Payout(amount=p.amount, account=address))

@@ -73,7 +73,7 @@ def test_tournament_on_anvil_survives_killed_server_and_worker(deployment, pg_ur
     for tx in builder.accept(scholar=scholar, agreement_id=agreement):
         send(w3, scholar_key, tx)
     for key in [scholar_key, *others]:  # each entrant deposits its fee into the vault
-        send(w3, deployment.deployer_key, c.token.functions.mint(address(key), FEE))
+        send(w3, deployment.deployer_key, c.token.functions.transfer(address(key), FEE))
         send(w3, key, c.token.functions.transfer(c.settlement.address, FEE))
 
     db = create_db_engine(pg_url)
