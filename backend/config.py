@@ -72,6 +72,8 @@ class ChainSettings(BaseSettings):
     base_fee_multiplier: float = 2.0
     # A packed batch that reverts is retried with its requests sent one by one, this often.
     max_attempts: int = 3
+    # A settlement held back by the vault's limits or pause ("waiting") is tried again this often.
+    limit_retry_s: float = 30.0
     # One pump run (a task) lasts at most this long, then hands over to a fresh task.
     pump_run_s: float = 20.0
     pump_lease_s: float = 5.0

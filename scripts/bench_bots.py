@@ -129,6 +129,9 @@ class DominoesPackageBot:
         game = d.Game(board, hands, moves, view["seat"], (), starter, None)
         if line:
             game._update_valid_moves()
+        elif view["must_open_with"]:  # 6:6 leads the first hand, as the package's starting_domino
+            t = parse_tile(view["must_open_with"])
+            game.valid_moves = ((d.Domino(HIGH[t], LOW[t]), True),)
         else:
             game.valid_moves = tuple((domino, True) for domino in hands[view["seat"]])
         return game

@@ -4,14 +4,16 @@
         [--admin ADDRESS] [--treasury ADDRESS] [--guardian ADDRESS]
         [--vault-funding DEW] [--token-cap DEW] [--out PATH] [--json]
 
-Defaults come from the chain settings (``DEW_CHAIN_RPC_URL``, ``DEW_CHAIN_MANIFEST_PATH``;
-the deployer's key from ``--key-file``, else ``DEW_CHAIN_DEPLOYER_KEY``). ``--operator`` is
-the backend's hot wallet and must not be the deployer, admin or treasury: it gets the avatar
-minter, VIP issuer, screener and settler roles (and guardian, unless ``--guardian``). The
-deployer is the admin of every contract (with ``--admin``, it starts the two-step transfer
-to that address). DEW is minted once, up to the cap: the vault's funding, the rest to the
-treasury (default: the admin); then nobody can mint DEW. It prints who holds every role
-(also recorded in the manifest) and exits 1 if the operator holds an admin or DEW-mint role.
+Defaults come from the chain settings (``DEW_CHAIN_RPC_URL``, ``DEW_CHAIN_MANIFEST_PATH``).
+The deployer's key comes from ``--key-file``, else the ``DEPLOYER_KEY`` environment variable
+(deliberately not a ``DEW_*`` setting: no server process ever reads the deployer's key).
+``--operator`` is the backend's hot wallet and must not be the deployer, admin or
+treasury: it gets the avatar minter, VIP issuer, screener and settler roles (and guardian,
+unless ``--guardian``). The deployer is the admin of every contract (with ``--admin``, it
+starts the two-step transfer to that address). DEW is minted once, up to the cap: the
+vault's funding, the rest to the treasury (default: the admin); then nobody can mint DEW. It
+prints who holds every role (also recorded in the manifest) and exits 1 if the operator
+holds an admin or DEW-mint role.
 """
 
 from __future__ import annotations
@@ -59,13 +61,9 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
 
-    key = (
-        args.key_file.read_text().strip()
-        if args.key_file
-        else os.environ.get("DEW_CHAIN_DEPLOYER_KEY", "")
-    )
+    key = args.key_file.read_text().strip() if args.key_file else os.environ.get("DEPLOYER_KEY", "")
     if not key:
-        parser.error("the deployer's key: --key-file FILE or DEW_CHAIN_DEPLOYER_KEY")
+        parser.error("the deployer's key: --key-file FILE or the DEPLOYER_KEY variable")
     w3 = Web3(Web3.HTTPProvider(args.rpc_url, request_kwargs={"timeout": settings.rpc_timeout_s}))
     if not w3.is_connected():
         parser.error(f"no node answers at {args.rpc_url}")

@@ -3,9 +3,9 @@
     uv run python scripts/slither_check.py [--update] [--project DIR] [--triage FILE]
                                            [--slither-json FILE]
 
-Offline, through the Foundry route: ``forge build --build-info`` (forge uses the npm solc-js
-behind ``tools/solc``) into ``cache/slither/``, then ``slither --ignore-compile`` on that
-build, so slither never compiles and never downloads a compiler.
+Offline, through the Foundry route: ``forge build src --build-info`` (forge uses the npm
+solc-js behind ``tools/solc``) into a fresh temporary directory, then ``slither
+--ignore-compile`` on that build, so slither never compiles and never downloads a compiler.
 
 Every finding has a stable id, ``<detector>:<Contract.function(signature)>`` (the finding's
 first element, without line numbers, so moving code does not change it). The triage file
@@ -112,18 +112,25 @@ def _tools_env(project: Path) -> dict[str, str]:
 
 
 def run_slither(project: Path, exclude: Sequence[str]) -> dict[str, Any]:
-    """Build ``project``'s sources with build info, then run slither on that build."""
+    """Build ``project``'s sources afresh with build info, then run slither on that build.
+
+    Always a fresh build: an incremental one leaves older build-info files behind that still
+    hold the previous text of changed sources, and slither would read both."""
     env = _tools_env(project)
-    build = project / "cache" / "slither"
-    forge = [
-        *("forge", "build", "src", "--build-info"),
-        *("--out", str(build / "out"), "--cache-path", str(build / "cache")),
-    ]
-    done = subprocess.run(forge, cwd=project, env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SlitherCheckError(f"forge build failed:\n{done.stdout[-4000:]}{done.stderr[-4000:]}")
-    with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / "slither.json"
+    with tempfile.TemporaryDirectory(prefix="slither-") as tmp:
+        build = Path(tmp)
+        forge = [
+            *("forge", "build", "src", "--build-info"),
+            *("--out", str(build / "out"), "--cache-path", str(build / "cache")),
+        ]
+        done = subprocess.run(
+            forge, cwd=project, env=env, capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            raise SlitherCheckError(
+                f"forge build failed:\n{done.stdout[-4000:]}{done.stderr[-4000:]}"
+            )
+        report = build / "slither.json"
         command = [
             *(sys.executable, "-m", "slither", "."),
             *("--ignore-compile", "--foundry-out-directory", str(build / "out")),

@@ -242,6 +242,11 @@ def recover_signer(message: str, signature: str) -> str:
     """The EIP-55 address whose key made this EIP-191 ``personal_sign`` signature of
     ``message``; SignatureError if it is not a well-formed signature (libsecp256k1 through
     coincurve, the library eth-account itself uses)."""
+    return checksum_address(recover_signer_bytes(message, signature))
+
+
+def recover_signer_bytes(message: str, signature: str) -> bytes:
+    """``recover_signer`` as the 20 raw bytes of the address (no EIP-55 hashing)."""
     text = signature[2:] if signature[:2] in ("0x", "0X") else signature
     try:
         raw = bytes.fromhex(text)
@@ -264,4 +269,4 @@ def recover_signer(message: str, signature: str) -> str:
         )
     except Exception:  # no point on the curve for this r
         raise SignatureError("no public key recovers from this signature") from None
-    return checksum_address(keccak(public.format(compressed=False)[1:])[-20:])
+    return keccak(public.format(compressed=False)[1:])[-20:]

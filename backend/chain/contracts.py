@@ -252,7 +252,7 @@ _ADDRESS_MASK = (1 << 160) - 1
 # holder; an avatar payout split three ways to first-time holders, or one that never moved
 # and sits at the end of a 32-id mint run (up to 31 extra reads to find its owner).
 # eth_estimateGas on the real calldata is exact.
-SETTLE_GAS_BASE = 60_000
+SETTLE_GAS_BASE = 65_000  # includes the vault's limit checks (a cold read, the window)
 SETTLE_GAS_PER_MATCH = 27_000
 SETTLE_GAS_PER_ACCOUNT_PAYOUT = 27_000
 SETTLE_GAS_PER_AVATAR_PAYOUT = 120_000
@@ -378,6 +378,9 @@ def pack_settle_batch(matches: Iterable[SettlementMatch]) -> bytes:
     """The ``batch`` bytes argument of ``settle`` (layout in IMatchSettlement.sol)."""
     parts: list[bytes] = []
     for match in matches:
+        if not match.payouts:
+            # settle refuses it (SettlementNoPayouts): it would only use up the match id.
+            raise SettlementEncodingError(f"match {match.match_id.hex()} has no payouts")
         parts.append(match.match_id)
         parts.append(match.result_hash)
         parts.append(len(match.payouts).to_bytes(2, "big"))

@@ -192,6 +192,12 @@ def deploy_all(
     for contract, role, holder, what in grants:
         if not contract.functions.hasRole(role, holder).call():
             sender.send(contract.functions.grantRole(role, holder), f"grant {what}")
+    sender.send(
+        settlement.functions.setLimits(
+            config.settle_period_limit, config.settle_max_per_match, config.settle_period_s
+        ),
+        "set the vault's outflow limits",
+    )
 
     # DEW is minted once, up to the cap; then nobody holds MINTER_ROLE any more.
     sender.send(token.functions.grantRole(MINTER_ROLE, deployer), "grant DEWToken.MINTER_ROLE")

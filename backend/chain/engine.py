@@ -56,6 +56,9 @@ from backend.db.base import utcnow
 logger = logging.getLogger(__name__)
 
 FILLER_GAS = 21_000
+# MatchSettlement's refusals that pass with time or an admin's action (docs/contracts.md): a
+# settlement they stop waits (RequestStatus.WAITING) instead of failing.
+WAIT_ERRORS = frozenset({"SettlementOutflowLimit", "SettlementMatchOverLimit", "SettlementPaused"})
 # How many queued requests one send round looks at, and how long it may sign before the
 # tracker runs again (confirmations must not wait behind a long queue).
 QUEUE_WINDOW = 1_000
@@ -99,6 +102,7 @@ class PumpReport:
     sent: int = 0
     confirmed: int = 0
     failed: int = 0
+    waiting: int = 0  # requests put to WAITING by this pump (vault limit or pause)
     rounds: int = 0
     errors: list[str] = field(default_factory=list)
 
@@ -117,6 +121,11 @@ def _age_s(value: datetime | None) -> float:
 
 def _hex(data: bytes) -> str:
     return "0x" + bytes(data).hex()
+
+
+def is_wait_reason(reason: str | None) -> bool:
+    """Does this revert reason (as ``decode_error`` names it) mean "wait", not "failed"?"""
+    return reason is not None and reason.split("(", 1)[0].strip() in WAIT_ERRORS
 
 
 def classify_broadcast_error(message: str) -> str:
@@ -325,6 +334,7 @@ class Engine:
     def send(self, view: ChainView, report: PumpReport) -> None:
         """Sign and broadcast batches for a short slice of time, then let tracking run again."""
         slice_ends = time.monotonic() + SEND_SLICE_S
+        self._wake_waiting()
         with self.sessions() as session:
             in_flight = session.scalar(
                 select(func.count(func.distinct(ChainTx.nonce))).where(self._open_tx())
@@ -358,7 +368,13 @@ class Engine:
             data = self.calls.encode(kind, payloads)
             reason = self._simulate(kind, data, gas)
             if reason is not None:
-                if len(batch) == 1:
+                if is_wait_reason(reason) and (
+                    len(batch) == 1 or reason.startswith("SettlementPaused")
+                ):
+                    # Held back by the vault's limits or pause: not failed, tried again later.
+                    self._wait([r.id for r in batch], reason)
+                    report.waiting += len(batch)
+                elif len(batch) == 1:
                     self._fail_queued(batch[0].id, f"would revert: {reason}")
                     report.failed += 1
                 else:
@@ -407,6 +423,40 @@ class Engine:
                 .values(alone=True, updated_at=utcnow())
             )
         logger.warning("a batch of %d would revert (%s); sending alone", len(request_ids), reason)
+
+    def _wait(self, request_ids: list[int], reason: str) -> None:
+        """Queued requests the vault refuses for now: WAITING, tried again after a while."""
+        now = utcnow()
+        with self.sessions.begin() as session:
+            session.execute(
+                update(ChainRequest)
+                .where(
+                    ChainRequest.id.in_(request_ids), ChainRequest.status == RequestStatus.QUEUED
+                )
+                .values(
+                    status=RequestStatus.WAITING,
+                    failure_reason=f"waiting: {reason}",
+                    alone=False,
+                    updated_at=now,
+                )
+            )
+        logger.warning("%d settlement(s) wait for the vault: %s", len(request_ids), reason)
+
+    def _wake_waiting(self) -> None:
+        """Queue again the waiting requests last tried ``limit_retry_s`` ago or earlier."""
+        due = utcnow() - timedelta(seconds=self.settings.limit_retry_s)
+        with self.sessions.begin() as session:
+            woken = session.execute(
+                update(ChainRequest)
+                .where(
+                    ChainRequest.chain_id == self.chain_id,
+                    ChainRequest.status == RequestStatus.WAITING,
+                    ChainRequest.updated_at <= due,
+                )
+                .values(status=RequestStatus.QUEUED, updated_at=utcnow())
+            ).rowcount
+        if woken:
+            logger.info("%d waiting settlement(s) queued again", woken)
 
     def _fail_queued(self, request_id: int, reason: str) -> None:
         now = utcnow()
@@ -749,11 +799,20 @@ class Engine:
                 )
                 for request, result in zip(requests, results, strict=True):
                     request.status = RequestStatus.CONFIRMED
+                    request.failure_reason = None  # e.g. "waiting: ..." from an earlier try
                     request.result = result
                     request.tx_hash = tx.tx_hash
                     request.confirmed_at = now
                     request.updated_at = now
                 report.confirmed += len(requests)
+            elif is_wait_reason(reason):
+                # The vault refused it for now (limit or pause): its settlements wait, unpaid.
+                self._set_status(session, tx, TxStatus.FAILED, f"reverted: {reason}")
+                for request in requests:
+                    self._requeue(request, now, alone=False)
+                    request.status = RequestStatus.WAITING
+                    request.failure_reason = f"waiting: {reason}"
+                report.waiting += len(requests)
             else:
                 self._set_status(session, tx, TxStatus.FAILED, f"reverted: {reason}")
                 for request in requests:

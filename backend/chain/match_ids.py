@@ -5,10 +5,11 @@ that differ only in their low byte share a word, so a settlement of sequential i
 a fresh (zero to non-zero, about 20,000 gas) word once per 256 matches, while random ids
 write one per match. Earning matches therefore get sequential ids:
 
-    byte 0        tag: 0x00 free match, 0x01 earning match, 0x02 stake withdrawal
+    byte 0        tag: 0x00 free match, 0x01 earning match, 0x02 stake withdrawal,
+                  0x03 competition prize
     bytes 1-8     earning: the deployment prefix (first 8 bytes of a sha256 of the
                   deployment name and chain id); 0x00 ids are the 16-byte match id
-                  left-padded, 0x02 ids the withdrawal's own digest
+                  left-padded, 0x02 and 0x03 ids 31 bytes of the payment's own digest
     bytes 9-31    earning: the sequence number, from ``backend.tables.store``'s
                   ``chain_match_sequences`` row for the prefix (1, 2, 3, ...)
 
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 TAG_FREE = 0x00
 TAG_EARNING = 0x01
 TAG_WITHDRAWAL = 0x02
+TAG_PRIZE = 0x03
 
 PREFIX_BYTES = 8
 SEQUENCE_BYTES = 32 - 1 - PREFIX_BYTES
@@ -79,9 +81,18 @@ def free_match_id(match_id: str) -> str:
 
 def withdrawal_id(digest: bytes) -> str:
     """0x-hex bytes32 of a stake withdrawal: tag 0x02 and 31 bytes of its own digest."""
+    return _digest_id(TAG_WITHDRAWAL, digest)
+
+
+def prize_id(digest: bytes) -> str:
+    """0x-hex bytes32 of a competition's prize payment: tag 0x03 and 31 bytes of its digest."""
+    return _digest_id(TAG_PRIZE, digest)
+
+
+def _digest_id(tag: int, digest: bytes) -> str:
     if len(digest) < 31:
-        raise MatchIdError(f"withdrawal digest must have at least 31 bytes, got {len(digest)}")
-    return "0x" + bytes([TAG_WITHDRAWAL]).hex() + digest[:31].hex()
+        raise MatchIdError(f"digest must have at least 31 bytes, got {len(digest)}")
+    return "0x" + bytes([tag]).hex() + digest[:31].hex()
 
 
 def parse(chain_match_id: str) -> ChainMatchId:

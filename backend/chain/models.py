@@ -41,6 +41,10 @@ class RequestStatus(StrEnum):
     SUBMITTED = "submitted"  # carried by the transactions of one slot (see ChainTx.status)
     CONFIRMED = "confirmed"  # its transaction is final at the confirmation depth
     FAILED = "failed"  # final, with failure_reason; never sent again
+    # Held back by the vault (MatchSettlement's outflow limit, per-match maximum or pause),
+    # with the reason in failure_reason; not failed: it is tried again every
+    # ``limit_retry_s`` and paid once the limit resets, the admin raises it or unpauses.
+    WAITING = "waiting"
 
 
 class TxKind(StrEnum):

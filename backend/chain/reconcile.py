@@ -91,9 +91,13 @@ def reconcile(
     for request in requests:
         if request.kind == RequestKind.SETTLE:
             match_id = request.payload["match_id"].lower()
-            if request.status == RequestStatus.FAILED and match_id in events_by_match:
+            if (
+                request.status in (RequestStatus.FAILED, RequestStatus.WAITING)
+                and match_id in events_by_match
+            ):
                 report.differences.append(
-                    f"request {request.id} (match {match_id}) failed but was paid on chain"
+                    f"request {request.id} (match {match_id}) is {request.status} "
+                    "but was paid on chain"
                 )
             if request.status != RequestStatus.CONFIRMED:
                 continue

@@ -868,9 +868,9 @@ class Season:
             return {"to": built["to"], "data": built["data"], "gas": 200_000}
 
         deployer = self.w3.eth.account.from_key(self.deployer_key).address
-        # Nobody can mint DEW after deployment: the faucet is the deployer's treasury balance.
-        gifts = [tx(token.transfer(w.address, ENTRY_FEE), deployer) for w in self.entrants]
-        self.chain.send(self.deployer_key, gifts)  # one block for the four faucet transfers
+        # The deployer holds the DEW treasury: one block for the four faucet transfers.
+        faucet = [tx(token.transfer(w.address, ENTRY_FEE), deployer) for w in self.entrants]
+        self.chain.send(self.deployer_key, faucet)
         errors: list[BaseException] = []
 
         def deposit(wallet: Wallet) -> None:
@@ -1071,6 +1071,8 @@ class Season:
             int(m["settlement"]["emission"]) - int(m["settlement"]["returned"])
             for m in self.matches
         )
+        seen = getattr(self, "campeonato_seen", {})
+        emitted += int(seen["settlement"]["emission"]) if seen else 0  # its added prize
         campeonato = getattr(self, "campeonato_table", "")
         table = f"{table}\n\n{campeonato}" if campeonato else table
         out("")

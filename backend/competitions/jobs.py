@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import service
@@ -39,6 +40,14 @@ def advance_tournaments(
                 except CompetitionsError as error:
                     session.rollback()
                     log.error("tournament %s cannot advance: %s", tournament_id, error)
+                    failed += 1
+                    break
+                except SQLAlchemyError as error:
+                    # Another worker took the same step first (SQLite has no row locks: a
+                    # duplicate round hits the games' primary key). Nothing was written;
+                    # the next run starts from what the database says.
+                    session.rollback()
+                    log.warning("tournament %s step rolled back: %s", tournament_id, error)
                     failed += 1
                     break
             if step in RESTING:

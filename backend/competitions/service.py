@@ -20,6 +20,7 @@ from eth_utils import is_address, to_checksum_address
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from backend.chain import match_ids
 from backend.competitions import exceptions as exc
 from backend.competitions import pairing
 from backend.competitions.models import (
@@ -648,7 +649,9 @@ def _finish(session: Session, settings: Settings, t: Tournament) -> None:
         economy.plan_prize_settlement(
             session=session,
             key=key,
-            chain_match_id="0x" + hashlib.sha256(f"dew-tournament:{key}".encode()).hexdigest(),
+            chain_match_id=match_ids.prize_id(
+                hashlib.sha256(f"dew-tournament:{key}".encode()).digest()
+            ),
             result_hash="0x" + digest,
             prizes=prizes,
             entry_fees=fees,

@@ -533,12 +533,15 @@ def sync_settlements(*, session: Session, reader: ChainReader, limit: int = 200)
     """Move submitted settlements to paid (legs rewritten from the chain's split events) or to
     failed (emission back to the season), as the chain and the transaction engine say."""
     report = SyncReport()
+    # Row locks, skipping rows another sync holds: two workers booking one settlement at once
+    # would each delete the predicted avatar legs and each insert the chain's split legs.
     pending = list(
         session.scalars(
             select(PlannedSettlement)
             .where(PlannedSettlement.status == SettlementStatus.SUBMITTED)
             .order_by(PlannedSettlement.finished_at)
             .limit(limit)
+            .with_for_update(skip_locked=True)
         )
     )
     for settlement in pending:

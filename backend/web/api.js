@@ -21,10 +21,42 @@ export class DewApi {
     const saved = JSON.parse(sessionStorage.getItem(TOKEN_KEY) || "null");
     this.address = saved?.address ?? null;
     this.token = saved?.token ?? null;
+    this.refreshToken = saved?.refresh ?? null;
+    this.refreshing = null;
+  }
+
+  remember(tokens) {
+    this.address = tokens.address;
+    this.token = tokens.access_token;
+    this.refreshToken = tokens.refresh_token;
+    sessionStorage.setItem(TOKEN_KEY, JSON.stringify({ address: this.address, token: this.token, refresh: this.refreshToken }));
+  }
+
+  /** A new token pair from the refresh token (rotated: the old one is spent). One at a time. */
+  refresh() {
+    if (!this.refreshToken) return Promise.resolve(false);
+    this.refreshing ??= (async () => {
+      try {
+        const response = await fetch(this.baseUrl + routePath("refresh"), {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ refresh_token: this.refreshToken }),
+        });
+        if (!response.ok) {
+          this.forget();
+          return false;
+        }
+        this.remember(await response.json());
+        return true;
+      } finally {
+        this.refreshing = null;
+      }
+    })();
+    return this.refreshing;
   }
 
   /** Call a route of protocol.ROUTES: api.call("join", {table_id}, {seat: 1}). */
-  async call(name, params = {}, body = undefined, query = undefined) {
+  async call(name, params = {}, body = undefined, query = undefined, retried = false) {
     const [method] = ROUTES[name];
     let url = this.baseUrl + routePath(name, params);
     if (query) {
@@ -39,7 +71,11 @@ export class DewApi {
     const data = text ? JSON.parse(text) : null;
     if (!response.ok) {
       const error = data?.error ?? { code: "http_error", message: text.slice(0, 200) };
-      if (response.status === 401 && this.token && name !== "signin") this.forget();
+      // An expired (or otherwise refused) access token: rotate once with the refresh token.
+      if (response.status === 401 && this.token && !["signin", "refresh", "nonce"].includes(name)) {
+        if (!retried && (await this.refresh())) return this.call(name, params, body, query, true);
+        this.forget();
+      }
       throw new ApiError(error.code, error.message, response.status);
     }
     return data;
@@ -52,9 +88,7 @@ export class DewApi {
     const grant = await this.call("nonce", {}, { address: checksummed });
     const signature = await wallet.signMessage(grant.message);
     const tokens = await this.call("signin", {}, { message: grant.message, signature });
-    this.address = tokens.address;
-    this.token = tokens.access_token;
-    sessionStorage.setItem(TOKEN_KEY, JSON.stringify({ address: this.address, token: this.token }));
+    this.remember(tokens);
     return tokens;
   }
 
@@ -79,6 +113,7 @@ export class DewApi {
   forget() {
     this.address = null;
     this.token = null;
+    this.refreshToken = null;
     sessionStorage.removeItem(TOKEN_KEY);
   }
 
@@ -124,10 +159,17 @@ export class TableSocket {
         }
         throw error;
       }
+      if (message.type === "snapshot") this.refreshed = false; // the token was accepted
       this.onMessage(message);
     };
-    this.ws.onclose = (event) => {
+    this.ws.onclose = async (event) => {
       if (this.closed) return;
+      // A refused token (expired during a long match): rotate it and reconnect at once.
+      if (event.code === 4401 && !this.refreshed && (await this.api.refresh())) {
+        this.refreshed = true;
+        this.open();
+        return;
+      }
       const permanent = [4401, 4403, 4404].includes(event.code);
       this.onState(permanent ? `closed: ${CLOSE_CODES[event.code] ?? event.code}` : "reconnecting");
       if (permanent) return;

@@ -35,6 +35,10 @@ const dew = (wei) => {
   return `${whole}.${String(cents).padStart(2, "0")} DEW`;
 };
 
+function show(...nodes) {
+  main.replaceChildren(...nodes.filter((node) => node !== null && node !== undefined && node !== false));
+}
+
 function say(text, isError = false) {
   statusLine.textContent = text;
   statusLine.className = isError ? "error" : "";
@@ -152,7 +156,7 @@ async function lobbyView() {
     h("output", { name: "ticket", "aria-live": "polite" }),
   );
   const seatsText = (tbl) => `${tbl.seats.length}/${tbl.seat_count}`;
-  main.replaceChildren(
+  show(
     h("h2", {}, t("lobby")),
     api.token ? null : h("p", { class: "hint" }, t("noAccount")),
     h("section", { "aria-labelledby": "open-h" }, h("h3", { id: "open-h" }, t("openTables")),
@@ -231,7 +235,7 @@ function tileEl(name, attrs = {}) {
 async function tableView(tableId, query) {
   const state = { snapshot: null, view: null, ply: 0, final: null, you: null, seats: [], deadline: null, link: "connecting" };
   const root = h("section", { id: "table", "data-table": tableId });
-  main.replaceChildren(root);
+  show(root);
   let info = null;
   if (api.token) {
     try {
@@ -354,9 +358,9 @@ async function tableView(tableId, query) {
 // --- history and replay ---------------------------------------------------------------------
 
 async function historyView() {
-  if (!api.address) return main.replaceChildren(h("p", {}, t("signInFirst")));
+  if (!api.address) return show(h("p", {}, t("signInFirst")));
   const rows = await api.call("results", {}, undefined, { address: api.address });
-  main.replaceChildren(h("h2", {}, t("history")), table([t("replay"), t("placement"), t("points"), ""], rows.map((r) => [
+  show(h("h2", {}, t("history")), table([t("replay"), t("placement"), t("points"), ""], rows.map((r) => [
     h("a", { href: `#/replay/${r.match_id}` }, r.match_id.slice(0, 8)), String(r.placement), String(r.points), r.won ? "🏆" : "",
   ])));
 }
@@ -371,7 +375,7 @@ async function replayView(matchId) {
   let handIndex = 0;
   let step = 0;
   const board = h("div", { id: "replay-board", "aria-live": "polite" });
-  function show() {
+  function showStep() {
     const moves = steps[handIndex] || [];
     const current = moves[step - 1];
     board.replaceChildren(
@@ -385,9 +389,9 @@ async function replayView(matchId) {
     if (step > moves.length && handIndex < steps.length - 1) { handIndex++; step = 0; }
     if (step < 0) { if (handIndex > 0) { handIndex--; step = steps[handIndex].length; } else step = 0; }
     step = Math.min(step, (steps[handIndex] || []).length);
-    show();
+    showStep();
   };
-  main.replaceChildren(
+  show(
     h("h2", {}, `${t("replay")} ${matchId.slice(0, 8)}`),
     h("p", { id: "verdict", "data-ok": String(allOk), class: allOk ? "ok" : "error" }, allOk ? `✔ ${t("verified")}` : `✘ ${t("notVerified")}`),
     h("ul", { id: "checks" }, checks.map((c) => h("li", { "data-check": c.name, "data-ok": String(c.ok) }, `${c.ok ? "✔" : "✘"} ${names[c.name] ?? c.name}: `, h("code", {}, c.detail)))),
@@ -396,7 +400,7 @@ async function replayView(matchId) {
       h("button", { type: "button", id: "replay-next", onclick: () => move(1) }, t("next"))),
     board,
   );
-  show();
+  showStep();
 }
 
 // --- owner / scholar dashboard ----------------------------------------------------------------
@@ -424,7 +428,7 @@ function txPanel(result, done) {
 }
 
 async function dashboardView() {
-  if (!api.address) return main.replaceChildren(h("p", {}, t("signInFirst")));
+  if (!api.address) return show(h("p", {}, t("signInFirst")));
   const me = api.address;
   let avatars = [];
   let agreements = [];
@@ -475,7 +479,7 @@ async function dashboardView() {
   const toMe = [...offered, ...openListings.filter((a) => a.owner !== me)].filter((a) => a.status === "offered");
   const terms = (a) => (a.terms === "fixed_rent" ? `${t("fixedRent")} ${dew(a.rent)}` : `${t("rewardsDivision")} ${a.owner_bps / 100}% / ${(10000 - a.owner_bps - a.manager_bps) / 100}%`);
   const roles = earnings ? Object.entries(earnings.by_role) : [];
-  main.replaceChildren(
+  show(
     h("h2", {}, t("dashboard")),
     h("section", { id: "my-avatars" }, h("h3", {}, t("myAvatars")),
       table([t("avatar"), t("matches"), t("wins"), t("gross"), t("ownerShare"), t("scholarShare"), t("status"), t("scholarShare")], avatars.map((a) => [

@@ -44,6 +44,10 @@ contract DEWToken is IDEWToken, EIP712, Nonces, DEWAccessControl {
 
     /// @inheritdoc IDEWToken
     function disperse(uint256[] calldata transfers) external returns (uint256 total) {
+        // Read first so that a word to the sender (which would credit it before the debit:
+        // a Transfer of money it may not hold) shows up as a changed balance after the loop;
+        // one warm read per call instead of a comparison per word.
+        uint256 balance = _balances[msg.sender];
         uint256 n = transfers.length;
         for (uint256 i; i < n;) {
             uint256 word;
@@ -64,12 +68,17 @@ contract DEWToken is IDEWToken, EIP712, Nonces, DEWAccessControl {
             }
             emit Transfer(msg.sender, to, amount);
         }
-        uint256 balance = _balances[msg.sender];
+        if (_balances[msg.sender] != balance) revert DEWInvalidTransfer(_firstToSender(transfers));
         if (balance < total) revert ERC20InsufficientBalance(msg.sender, balance, total);
         // Safe: checked just above.
         unchecked {
             _balances[msg.sender] = balance - total;
         }
+    }
+
+    /// @dev The index of the first `disperse` word to the caller (only called when one exists).
+    function _firstToSender(uint256[] calldata transfers) private view returns (uint256 i) {
+        while (address(uint160(transfers[i])) != msg.sender) ++i;
     }
 
     /// @inheritdoc IERC20

@@ -12,11 +12,15 @@ import {IScholarshipRegistry} from "./interfaces/IScholarshipRegistry.sol";
 /// @dev Gas shape of `settle`: the batch is parsed straight from calldata, every payout leg is
 ///      collected into one list and sent with a single `DEWToken.disperse` call, so the call,
 ///      the vault's balance slot and the role check are paid once per batch, not per payout.
+///      The limits cost one more storage read per batch: the window (start, spent) shares its
+///      slot with the total-paid counter, which every paying batch writes anyway.
 contract MatchSettlement is DEWAccessControl, IMatchSettlement {
     using SafeERC20 for IERC20;
 
     /// @inheritdoc IMatchSettlement
     bytes32 public constant SETTLER_ROLE = keccak256("SETTLER_ROLE");
+    /// @inheritdoc IMatchSettlement
+    bytes32 public constant GUARDIAN_ROLE = keccak256("GUARDIAN_ROLE");
 
     uint256 internal constant BPS = 10_000;
     uint256 internal constant MATCH_HEADER_BYTES = 66;
@@ -31,7 +35,10 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
 
     /// @dev Bit `id & 0xff` of word `id >> 8` is set once matchId `id` is settled.
     mapping(uint256 word => uint256 bits) private _settled;
-    uint256 private _totalPaid;
+    /// @dev periodLimit (88 bits) | maxPerMatch (88) << 88 | period (32) << 176 | paused (8) << 208.
+    uint256 private _config;
+    /// @dev totalPaid (128 bits) | spent in the window (88) << 128 | window start (40) << 216.
+    uint256 private _outflow;
 
     constructor(address admin, IDEWToken token_, IScholarshipRegistry registry_) DEWAccessControl(admin) {
         _token = token_;
@@ -41,6 +48,12 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
     /// @inheritdoc IMatchSettlement
     function settle(bytes calldata batch) external onlyRole(SETTLER_ROLE) returns (uint256 settled, uint256 paid) {
         if (batch.length == 0) revert SettlementEmptyBatch();
+        uint256 maxPerMatch;
+        {
+            uint256 config = _config;
+            if (config >> 208 != 0) revert SettlementPaused();
+            maxPerMatch = (config >> 88) & AMOUNT_MASK;
+        }
         // The calldata of DEWToken.disperse(uint256[]) is built in place as payouts are read:
         // selector (ending at buf + 32), offset word, length word, then one word per leg.
         // Every payout is 32 bytes of the batch and becomes at most three legs.
@@ -84,18 +97,22 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
             }
             if (cursor > end) revert SettlementMalformedBatch(first - _start(batch), batch.length);
             if (matchId == 0 || resultHash == 0) revert SettlementInvalidMatch(matchId, resultHash);
+            if (count == 0) revert SettlementNoPayouts(matchId);
 
-            uint256 wordIndex = uint256(matchId) >> 8;
-            uint256 bit = 1 << (uint256(matchId) & 0xff);
-            uint256 bits = _settled[wordIndex];
-            if (bits & bit != 0) {
-                emit MatchSkipped(matchId);
-                continue;
+            {
+                uint256 wordIndex = uint256(matchId) >> 8;
+                uint256 bit = 1 << (uint256(matchId) & 0xff);
+                uint256 bits = _settled[wordIndex];
+                if (bits & bit != 0) {
+                    emit MatchSkipped(matchId, resultHash);
+                    continue;
+                }
+                _settled[wordIndex] = bits | bit;
             }
-            _settled[wordIndex] = bits | bit;
 
             uint256 matchPaid;
             (legCount, matchPaid) = _collectPayouts(matchId, first, count, legsAt, legCount);
+            if (matchPaid > maxPerMatch) revert SettlementMatchOverLimit(matchId, matchPaid, maxPerMatch);
             emit MatchSettled(matchId, resultHash, matchPaid);
             // Safe: amounts are below 2**88 each and a batch holds fewer than 2**40 payouts.
             unchecked {
@@ -104,6 +121,7 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
             }
         }
         if (paid != 0) {
+            _spend(paid);
             // One call pays every leg; the token debits the vault once, for the total, and
             // reverts with ERC20InsufficientBalance(vault, balance, needed) when underfunded.
             address tokenAddress = address(_token);
@@ -116,8 +134,52 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
                     revert(p, returndatasize())
                 }
             }
-            _totalPaid += paid;
         }
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function setLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (periodLimit > AMOUNT_MASK || maxPerMatch > AMOUNT_MASK || period == 0 || period > type(uint32).max) {
+            revert SettlementInvalidLimits(periodLimit, maxPerMatch, period);
+        }
+        _config = (_config & (0xff << 208)) | (period << 176) | (maxPerMatch << 88) | periodLimit;
+        emit LimitsSet(periodLimit, maxPerMatch, period);
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function pause() external onlyRole(GUARDIAN_ROLE) {
+        _config |= 1 << 208;
+        emit Paused(msg.sender);
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function unpause() external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _config &= ~uint256(0xff << 208);
+        emit Unpaused(msg.sender);
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function paused() external view returns (bool) {
+        return _config >> 208 != 0;
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function limits() external view returns (uint256 periodLimit, uint256 maxPerMatch, uint256 period) {
+        uint256 config = _config;
+        return (config & AMOUNT_MASK, (config >> 88) & AMOUNT_MASK, (config >> 176) & type(uint32).max);
+    }
+
+    /// @inheritdoc IMatchSettlement
+    function outflow() external view returns (uint256 windowStart, uint256 spent, uint256 available) {
+        uint256 config = _config;
+        uint256 state = _outflow;
+        windowStart = state >> 216;
+        spent = (state >> 128) & AMOUNT_MASK;
+        if (block.timestamp >= windowStart + ((config >> 176) & type(uint32).max)) {
+            (windowStart, spent) = (block.timestamp, 0);
+        }
+        uint256 limit = config & AMOUNT_MASK;
+        available = spent < limit ? limit - spent : 0;
     }
 
     /// @inheritdoc IMatchSettlement
@@ -133,7 +195,7 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
 
     /// @inheritdoc IMatchSettlement
     function totalPaid() external view returns (uint256) {
-        return _totalPaid;
+        return uint128(_outflow);
     }
 
     /// @inheritdoc IMatchSettlement
@@ -183,6 +245,24 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
             }
         }
         return (legCount, paid);
+    }
+
+    /// @dev Counts `paid` against the current window (opening a new one when the last has ended)
+    ///      and the total; reverts past the window's limit. One read and one write of `_outflow`.
+    function _spend(uint256 paid) private {
+        uint256 config = _config; // warm: read at the top of settle
+        uint256 state = _outflow;
+        uint256 start = state >> 216;
+        uint256 spent = (state >> 128) & AMOUNT_MASK;
+        uint256 period = (config >> 176) & type(uint32).max;
+        if (block.timestamp >= start + period) (start, spent) = (block.timestamp, 0);
+        spent += paid;
+        uint256 limit = config & AMOUNT_MASK;
+        if (spent > limit) revert SettlementOutflowLimit(spent, limit, start + period);
+        // Checked: the total stays below 2**128 (far above any supply of 2**96-wei amounts).
+        uint256 total = uint128(state) + paid;
+        if (total > type(uint128).max) revert SettlementOutflowLimit(spent, limit, start + period);
+        _outflow = (start << 216) | (spent << 128) | total;
     }
 
     /// @dev The calldata position of a batch's first byte (for error offsets).

@@ -194,15 +194,18 @@ contract DEWTokenTest is Fixture {
         vm.assertEq(token.balanceOf(address(0xC0)), 20);
     }
 
-    function test_disperse_toSelfIsNeutral() public {
-        _giveDew(alice, 50);
-        uint256[] memory words = new uint256[](2);
-        words[0] = _toAccount(alice, 50);
-        words[1] = _toAccount(bob, 50);
+    /// Issue 9 item 5: a word to the sender used to pass with an empty balance (credited, then
+    /// debited) and log a Transfer of money the sender never held.
+    function test_disperse_revertsWhenARecipientIsTheSender() public {
+        vm.expectRevert(abi.encodeWithSelector(IDEWToken.DEWInvalidTransfer.selector, 0));
         vm.prank(alice);
-        token.disperse(words);
-        vm.assertEq(token.balanceOf(alice), 0);
-        vm.assertEq(token.balanceOf(bob), 50);
+        token.disperse(_one(_toAccount(alice, 100)));
+        _giveDew(alice, 50);
+        vm.expectRevert(abi.encodeWithSelector(IDEWToken.DEWInvalidTransfer.selector, 1));
+        vm.prank(alice);
+        token.disperse(_two(_toAccount(bob, 50), _toAccount(alice, 50)));
+        vm.assertEq(token.balanceOf(alice), 50);
+        vm.assertEq(token.balanceOf(bob), 0);
     }
 
     function test_disperse_revertsOnInsufficientBalance() public {
@@ -235,19 +238,20 @@ contract DEWTokenTest is Fixture {
         b = bound(b, 1, (CAP - VAULT) / 3);
         c = bound(c, 1, (CAP - VAULT) / 3);
         address r1 = address(uint160(bound(toSeed, 1, type(uint128).max)));
+        vm.assume(r1 != alice);
         uint256 sum = a + b + c;
         _giveDew(alice, sum);
         uint256[] memory words = new uint256[](3);
         words[0] = _toAccount(r1, a);
         words[1] = _toAccount(bob, b);
-        words[2] = _toAccount(alice, c);
+        words[2] = _toAccount(r1, c);
         uint256 supply = token.totalSupply();
         vm.prank(alice);
         token.disperse(words);
         vm.assertEq(token.totalSupply(), supply);
-        uint256 after_ =
-            token.balanceOf(alice) + token.balanceOf(bob) + (r1 == alice || r1 == bob ? 0 : token.balanceOf(r1));
+        uint256 after_ = token.balanceOf(alice) + token.balanceOf(bob) + (r1 == bob ? 0 : token.balanceOf(r1));
         vm.assertEq(after_, sum);
+        vm.assertEq(token.balanceOf(alice), 0);
     }
 
     function testFuzz_transfer_conservesBalances(uint256 minted, uint256 sent) public {

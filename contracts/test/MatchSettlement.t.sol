@@ -43,7 +43,7 @@ contract MatchSettlementTest is Fixture {
         _settle(_match(M1, _one(_toAccount(alice, 10))));
         bytes memory batch = bytes.concat(_match(M1, _one(_toAccount(alice, 10))), _match(M2, _one(_toAccount(bob, 4))));
         vm.expectEmit(true, false, false, false, address(settlement));
-        emit IM.MatchSkipped(M1);
+        emit IM.MatchSkipped(M1, keccak256(abi.encode("record", M1)));
         (uint256 settled, uint256 paid) = _settle(batch);
         vm.assertEq(settled, 1);
         vm.assertEq(paid, 4);
@@ -68,14 +68,6 @@ contract MatchSettlementTest is Fixture {
         vm.assertFalse(settlement.isSettled(bytes32(uint256(0x1fe))));
         (uint256 settled,) = _settle(_match(b, _one(_toAccount(alice, 1))));
         vm.assertEq(settled, 1);
-    }
-
-    function test_settle_matchWithoutPayoutsIsRecorded() public {
-        (uint256 settled, uint256 paid) = _settle(_match(M1, new uint256[](0)));
-        vm.assertEq(settled, 1);
-        vm.assertEq(paid, 0);
-        vm.assertTrue(settlement.isSettled(M1));
-        vm.assertEq(token.balanceOf(address(settlement)), VAULT);
     }
 
     function test_settle_avatarWithoutAgreementPaysItsOwner() public {

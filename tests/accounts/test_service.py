@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import secrets
+import select as select_module
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import jwt
+import psycopg
 import pytest
 from eth_account import Account
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
+from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
-from backend.accounts.models import AuthSession
+from backend.accounts.models import AuthSession, RefreshToken
 from backend.api.app import create_app
 from backend.config import AuthSettings, ChainSettings, DatabaseSettings, ServerSettings, Settings
+from backend.db import create_db_engine
 from tests.accounts.signing import compose, sign, sign_in
 
 
@@ -234,3 +242,98 @@ def test_openapi_and_docs_are_served(client: TestClient) -> None:
     assert schema.status_code == 200
     assert "/auth/signin" in schema.json()["paths"]
     assert client.get("/docs").status_code == 200
+
+
+def _signed(settings: Settings) -> tuple[str, str]:
+    account = Account.create()
+    message = compose(account.address, accounts.issue_nonce(settings=settings).nonce)
+    return message, sign(account, message)
+
+
+def test_racing_signins_with_one_nonce_open_one_session(app) -> None:  # type: ignore[no-untyped-def]
+    settings, engine = app.state.settings, app.state.engine
+    message, signature = _signed(settings)
+    sessions = _count(app, AuthSession)
+    outcomes: list[object] = []
+    start = threading.Barrier(8)
+
+    def attempt() -> None:
+        start.wait()
+        try:
+            accounts.sign_in(engine=engine, settings=settings, message=message, signature=signature)
+            outcomes.append("ok")
+        except accounts_exc.NonceReplayed:
+            outcomes.append("replayed")
+
+    threads = [threading.Thread(target=attempt) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["ok"] + ["replayed"] * 7
+    assert _count(app, AuthSession) == sessions + 1
+
+
+def test_signin_hands_its_pooled_connection_back_transactional(db_url: str) -> None:
+    """The PostgreSQL write runs in autocommit; the next user of the connection must not."""
+    settings = Settings(db=DatabaseSettings(url=db_url), chain=ChainSettings())
+    engine = create_db_engine(db_url, pool_size=1)
+    try:
+        message, signature = _signed(settings)
+        pair = accounts.sign_in(
+            engine=engine, settings=settings, message=message, signature=signature
+        )
+        with pytest.raises(accounts_exc.NonceReplayed):
+            accounts.sign_in(engine=engine, settings=settings, message=message, signature=signature)
+        with engine.connect() as conn:
+            conn.execute(delete(RefreshToken).where(RefreshToken.session_id == pair.session_id))
+            conn.rollback()
+        with Session(engine) as session:
+            kept = session.scalar(
+                select(func.count()).where(RefreshToken.session_id == pair.session_id)
+            )
+        assert kept == 1
+    finally:
+        engine.dispose()
+
+
+def test_signin_after_the_server_closed_the_pooled_connection(pg_url: str) -> None:
+    settings = Settings(db=DatabaseSettings(url=pg_url), chain=ChainSettings())
+    engine = create_db_engine(pg_url, pool_size=1)
+    try:
+        accounts.sign_in(
+            engine=engine, settings=settings, message=(m := _signed(settings))[0], signature=m[1]
+        )
+        with engine.connect() as conn:
+            pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+            fileno = conn.connection.dbapi_connection.fileno()  # type: ignore[union-attr]
+        admin_url = make_url(pg_url).set(drivername="postgresql").render_as_string(False)
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        poller = select_module.poll()
+        poller.register(fileno, select_module.POLLIN | select_module.POLLHUP)
+        assert poller.poll(10_000), "the terminated backend never closed its socket"
+        message, signature = _signed(settings)
+        pair = accounts.sign_in(
+            engine=engine, settings=settings, message=message, signature=signature
+        )
+        assert pair.address in message
+    finally:
+        engine.dispose()
+
+
+def test_access_token_is_byte_for_byte_what_pyjwt_encodes() -> None:
+    secret = AuthSettings().jwt_secret
+    for _ in range(20):
+        claims = {
+            "sub": Account.create().address,
+            "sid": secrets.token_hex(16),
+            "typ": "access",
+            "iat": secrets.randbelow(2**40),
+            "exp": secrets.randbelow(2**40),
+        }
+        token = accounts.encode_access_token(secret, claims)
+        assert token == jwt.encode(claims, secret, algorithm="HS256")
+        assert jwt.decode(
+            token, secret, algorithms=["HS256"], options={"verify_exp": False, "verify_iat": False}
+        ) == (claims)

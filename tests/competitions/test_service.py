@@ -7,16 +7,17 @@ from datetime import timedelta
 
 import pytest
 from eth_account import Account
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import exceptions as exc
 from backend.competitions import jobs, service
-from backend.competitions.models import Entrant, TournamentStatus, escrow_key
+from backend.competitions.models import TournamentStatus, escrow_key
 from backend.config import Settings
 from backend.db.base import utcnow
+from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.models import PlannedSettlement
+from backend.economy.policy import PolicyError
 from backend.tables.models import Match
 from tests.tables.harness import ServerProcess, wait_for
 
@@ -131,30 +132,164 @@ def test_too_few_entrants_cancels_at_the_start_and_refunds(sessions):
         assert stakes.stake_balance(session=session, address=alone) == fee
 
 
-@pytest.mark.parametrize("fmt,count", [("elimination", 6), ("swiss", 5)])
-def test_a_bot_tournament_plays_server_matches_to_the_end(pg_url, sessions, fmt, count):
+def test_tournaments_play_server_matches_and_qualify_for_the_next_tier(pg_url, sessions):
+    """An elimination Campeonato (2 absent wallets, 4 bots) and a Swiss one (5 bots) on one
+    server; then the Campeonisimo admits only the Campeonato's qualifier."""
+    absent = wallets(2)
+    with sessions() as session:
+        season = economy.create_season(
+            session=session,
+            name="tiers",
+            starts_at=utcnow() - timedelta(hours=1),
+            ends_at=utcnow() + timedelta(days=1),
+            emission_budget=0,
+        )
+        session.commit()
+        elimination = service.create_tournament(
+            session=session,
+            spec=spec(
+                "bots-elimination",
+                format="elimination",
+                min_entrants=6,
+                max_entrants=6,
+                qualify_top=1,
+                turn_timeout_s=1.0,
+                season_id=season.id,
+            ),
+        )
+        for address in absent:
+            service.register(
+                session=session, gate=None, tournament_id=elimination.id, address=address
+            )
+        service.add_bots(session=session, tournament_id=elimination.id, count=4, level="easy")
+        swiss = service.create_tournament(
+            session=session,
+            spec=spec("bots-swiss", format="swiss", min_entrants=5, max_entrants=5),
+        )
+        service.add_bots(session=session, tournament_id=swiss.id, count=5, level="easy")
+        ids = {"elimination": elimination.id, "swiss": swiss.id}
+    with ServerProcess(pg_url, bot_move_delay_s=0.01, adopt_started_every_s=0.2):
+        for tid in ids.values():
+            run_to_end(sessions, tid)
+    with sessions() as session:
+        for fmt, tid in ids.items():
+            t = service.get_tournament(session=session, tournament_id=tid)
+            count = 6 if fmt == "elimination" else 5
+            assert t.status == TournamentStatus.FINISHED
+            assert t.current_round == t.rounds_total == 3
+            games = service.games_of(session=session, tournament_id=tid)
+            for g in games:
+                if g.match_id is None:
+                    assert g.outcome == "bye" and g.winner == g.a
+                    continue
+                match = session.get(Match, g.match_id)
+                assert match is not None and match.status == "finished"
+                assert match.record is not None and match.result_hash  # a normal record
+            places = service.standings_view(session=session, tournament=t)
+            assert sorted(p["place"] for p in places) == list(range(1, count + 1))
+            if fmt == "elimination":
+                assert places[0]["entrant"] == games[-1].winner
+            # no pool (no fee, no added prize): no settlement, nobody paid
+            assert session.get(PlannedSettlement, escrow_key(tid)) is None
+        entrants = service.entrants_of(session=session, tournament_id=ids["elimination"])
+        # the absent wallets forfeited or were played by the turn timer; one of them, the
+        # best placed, qualifies (bots never do)
+        qualified = [e.address for e in entrants if e.qualified]
+        assert len(qualified) == 1 and qualified[0] in absent
+        assert all(e.prize == "0" for e in entrants)
+        with pytest.raises(exc.InvalidTournament, match="qualifier_of"):
+            service.create_tournament(
+                session=session,
+                spec=spec("wrong feeder", tier="supercampeones", qualifier_of=ids["elimination"]),
+            )
+        campeonisimo = service.create_tournament(
+            session=session,
+            spec=spec("Campeonisimo", tier="campeonisimo", qualifier_of=ids["elimination"]),
+        )
+        service.register(
+            session=session, gate=None, tournament_id=campeonisimo.id, address=qualified[0]
+        )
+        other = next(a for a in absent if a != qualified[0])
+        with pytest.raises(exc.NotEligible, match="did not qualify"):
+            service.register(
+                session=session, gate=None, tournament_id=campeonisimo.id, address=other
+            )
+        ranked = service.create_tournament(
+            session=session, spec=spec("top ten", season_id=season.id, max_rank=10)
+        )
+        with pytest.raises(exc.NotEligible, match="top 10"):
+            service.register(session=session, gate=None, tournament_id=ranked.id, address=other)
+
+
+def test_cancelling_a_running_tournament_abandons_its_matches_and_refunds(sessions):
+    fee = 2 * DEW + 1
+    players = wallets(2)
+    for address in players:
+        deposit(sessions, address, fee)
     with sessions() as session:
         t = service.create_tournament(
             session=session,
-            spec=spec(f"bots-{fmt}", format=fmt, min_entrants=count, max_entrants=count),
+            spec=spec("cancel mid-round", entry_fee=fee, min_entrants=4, max_entrants=4),
         )
-        service.add_bots(session=session, tournament_id=t.id, count=count, level="easy")
-    with ServerProcess(pg_url, bot_move_delay_s=0.01, adopt_started_every_s=0.2):
-        run_to_end(sessions, t.id)
+        for address in players:
+            service.register(session=session, gate=None, tournament_id=t.id, address=address)
+        service.add_bots(session=session, tournament_id=t.id, count=2)
+        tid = t.id
+    # full: the worker starts round 1 (no server hosts it here: its matches stay live)
+    jobs.advance_tournaments(session_factory=sessions, settings=SETTINGS)
     with sessions() as session:
-        t = service.get_tournament(session=session, tournament_id=t.id)
-        assert t.status == TournamentStatus.FINISHED
-        assert t.current_round == t.rounds_total == 3
-        games = service.games_of(session=session, tournament_id=t.id)
-        played = [g for g in games if g.match_id]
-        for g in played:
-            match = session.get(Match, g.match_id)
-            assert match is not None and match.status == "finished"
-            assert match.record is not None and match.result_hash  # a normal, replayable record
-        places = service.standings_view(session=session, tournament=t)
-        assert sorted(p["place"] for p in places) == list(range(1, count + 1))
-        if fmt == "elimination":
-            assert places[0]["entrant"] == games[-1].winner
-        # bots win nothing and the tournament had no pool: no settlement
-        assert session.get(PlannedSettlement, escrow_key(t.id)) is None
-        assert all(e.prize == "0" for e in session.scalars(select(Entrant)))
+        games = service.games_of(session=session, tournament_id=tid)
+        assert [g.status for g in games] == ["live", "live"]
+        done = service.cancel(session=session, tournament_id=tid, reason="venue flooded")
+        assert done.refunded == 2 * fee
+        assert sorted(done.abandoned_matches) == sorted(g.match_id for g in games)
+    with sessions() as session:
+        assert all(session.get(Match, g.match_id).status == "abandoned" for g in games)
+        assert [stakes.stake_balance(session=session, address=a) for a in players] == [fee, fee]
+        t = service.get_tournament(session=session, tournament_id=tid)
+        assert (t.status, t.cancel_reason) == (TournamentStatus.CANCELLED, "venue flooded")
+    # the worker leaves a cancelled tournament alone
+    with sessions() as session:
+        assert tid not in service.due_tournaments(session=session)
+
+
+def test_prize_planning_refuses_a_pool_nobody_paid_and_writes_nothing(sessions):
+    (player,) = wallets(1)
+    deposit(sessions, player, DEW)
+    key = "tournament-99999999999999999999"
+    with sessions.begin() as session:
+        stakes.escrow_stakes(session=session, match_id=key, seats=[(1, player)], stake=DEW)
+    prize = economy.Prize(place=1, address=player, amount=DEW)
+    common = dict(
+        key=key,
+        chain_match_id="0x03" + "11" * 31,
+        result_hash="0x" + "22" * 32,
+        treasury=SETTINGS.economy.treasury,
+        season_id=None,
+        finished_at=utcnow(),
+    )
+    with sessions() as session:
+        with pytest.raises(PolicyError, match="holds"):  # the pool counts fees never escrowed
+            economy.plan_prize_settlement(
+                session=session, prizes=[prize], entry_fees=2 * DEW, added_prize=0, fee=0, **common
+            )
+        session.rollback()
+        with pytest.raises(PolicyError, match="prizes"):  # prizes + fee != fees + added
+            economy.plan_prize_settlement(
+                session=session,
+                prizes=[economy.Prize(place=1, address=player, amount=DEW + 1)],
+                entry_fees=DEW,
+                added_prize=0,
+                fee=0,
+                **common,
+            )
+        session.rollback()
+        assert session.get(PlannedSettlement, key) is None
+        planned = economy.plan_prize_settlement(
+            session=session, prizes=[prize], entry_fees=DEW, added_prize=0, fee=0, **common
+        )
+        again = economy.plan_prize_settlement(
+            session=session, prizes=[prize], entry_fees=DEW, added_prize=0, fee=0, **common
+        )
+        assert again is planned and planned.status == "submitted"
+        session.rollback()

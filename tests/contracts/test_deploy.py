@@ -87,6 +87,13 @@ def test_every_contract_reads_back(deployment: Deployment) -> None:
     assert c.settlement.functions.token().call() == m.address("DEWToken")
     assert c.settlement.functions.registry().call() == m.address("ScholarshipRegistry")
     assert c.settlement.functions.totalPaid().call() == 0
+    limits = m.extra["settle_limits"]
+    assert list(c.settlement.functions.limits().call()) == [
+        int(limits["period_limit"]),
+        int(limits["max_per_match"]),
+        limits["period_s"],
+    ]
+    assert c.settlement.functions.paused().call() is False
 
 
 @pytest.mark.parametrize(

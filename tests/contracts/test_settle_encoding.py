@@ -95,6 +95,12 @@ def test_bad_matches_are_refused() -> None:
         decode_payout_word(2 << 248 | 1 << 160 | 1)
 
 
+def test_a_match_without_payouts_is_not_encoded() -> None:
+    # settle refuses it (SettlementNoPayouts): it would only use up its match id.
+    with pytest.raises(SettlementEncodingError, match="has no payouts"):
+        pack_settle_batch([SettlementMatch(match_id=5, result_hash=RESULT)])
+
+
 def test_match_ids_accept_int_hex_and_bytes() -> None:
     as_int = SettlementMatch(match_id=77, result_hash=RESULT)
     as_hex = SettlementMatch(match_id="0x" + (77).to_bytes(32, "big").hex(), result_hash=RESULT)
@@ -166,6 +172,8 @@ def test_contract_splits_avatar_payouts_and_skips_repeats(
     receipt = _send(deployment, encode_settle(c, matches))
     skipped = c.settlement.events.MatchSkipped().process_receipt(receipt, errors=DISCARD)
     assert len(skipped) == 2
+    # The skip names the result hash given this time (issue 9 item 5).
+    assert [bytes(e["args"]["resultHash"]) for e in skipped] == [m.result_hash for m in matches]
     assert c.token.functions.balanceOf(scholar.address).call() == 710
 
 

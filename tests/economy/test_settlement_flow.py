@@ -4,6 +4,7 @@ mirrored by the indexer. Balances are read from the token, independently of the 
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import timedelta
 
@@ -504,6 +505,65 @@ def test_failed_settlement_returns_its_emission_to_the_season(world):
         assert (settlement.status, int(season.emitted)) == ("failed", emitted)
         summary = service.wallet_summary(session=session, address=a["vip"])
         assert summary["failed"] == DEW
+        report = service.reconcile_ledger(session=session, reader=world["reader"])
+    assert report.ok, report.differences
+
+
+def test_two_ledger_syncs_at_once_book_a_settlement_once(world):
+    """Two workers' economy passes overlap: the second skips the settlement the first is
+    booking (row lock) instead of booking its avatar legs a second time."""
+    a, sessions = world["addr"], world["sessions"]
+    finished = _match(
+        7,
+        [
+            SeatResult(0, a["scholar_fr"], world["avatar_b"], "avatar_user", placement=1, won=True),
+            SeatResult(1, None, placement=2),
+        ],
+    )
+    with sessions.begin() as session:
+        planned = service.plan_settlement(
+            session=session,
+            match=finished,
+            finished_at=utcnow(),
+            policies=POLICIES,
+            treasury=a["treasury"],
+            now_s=world["reader"].w3.eth.get_block("latest")["timestamp"],
+        )
+        request_id = planned.chain_request_id
+    deadline = time.monotonic() + 30
+    while True:
+        world["engine"].step()
+        with sessions() as session:
+            if session.get(ChainRequest, request_id).status == RequestStatus.CONFIRMED:
+                break
+        assert time.monotonic() < deadline, "settlement not confirmed in 30s"
+        time.sleep(0.05)
+
+    first = sessions()
+    first.begin()
+    assert service.sync_settlements(session=first, reader=world["reader"]).paid == 1
+    second: dict[str, service.SyncReport] = {}
+
+    def sync_again() -> None:
+        with sessions.begin() as session:
+            second["report"] = service.sync_settlements(session=session, reader=world["reader"])
+
+    other = threading.Thread(target=sync_again)
+    other.start()
+    other.join(timeout=10)
+    waited = other.is_alive()
+    first.commit()
+    first.close()
+    other.join(timeout=30)
+    assert not other.is_alive()
+    assert not waited, "the second sync waited on the first instead of skipping its rows"
+    assert second["report"].paid == 0
+    with sessions() as session:
+        legs = list(
+            session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == finished.match_id))
+        )
+        # The Fixed Rent agreement was terminated above: the avatar's owner takes it all.
+        assert [(x.party, x.address, x.status) for x in legs] == [("owner", a["owner_b"], "paid")]
         report = service.reconcile_ledger(session=session, reader=world["reader"])
     assert report.ok, report.differences
 

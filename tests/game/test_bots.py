@@ -7,6 +7,7 @@ import pytest
 from backend.game import (
     Bot,
     UnknownBotError,
+    apply_move,
     bot_names,
     make_bot,
     match_record,
@@ -119,3 +120,58 @@ def test_a_bot_asked_out_of_turn_says_so(name):
     idle = (match.turn + 1) % 4
     with pytest.raises(ValueError, match=f"seat {idle} has no legal move"):
         make_bot(name).choose(view(match, idle))
+
+
+def _bench_bots():
+    """scripts/bench_bots.py as a module (it holds the adapter to the ``dominoes`` package)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_bots.py"
+    spec = importlib.util.spec_from_file_location("bench_bots", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dominoes_package_adapter_sees_our_position_and_plays_legal_moves():
+    """The package's game built from a seat view offers exactly our legal plays (one per end,
+    but one only when both ends show the same number, as the package does), and its player
+    answers with one of our legal moves."""
+    bench = _bench_bots()
+    package_bot = bench.DominoesPackageBot(random.Random(1), start_move=8, samples=2)
+    rules = rules_for("doscientos")
+    decisions = 0
+    for game in range(3):
+        match = start_match(rules, 4, f"adapter/{game}")
+        hard = [make_bot("hard", game * 4 + seat) for seat in range(4)]
+        while not match.over and match.hand_index < 2:
+            seen = view(match, match.turn)
+            legal = seen["legal_moves"]
+            if legal != ["pass"]:
+                package_game = package_bot.game_of(seen)
+                offered = {
+                    (min(d.first, d.second), max(d.first, d.second), left)
+                    for d, left in package_game.valid_moves
+                }
+                ours = set()
+                for text in legal:
+                    high, low = (int(x) for x in text[:-1].split(":"))
+                    left = text.endswith("L")
+                    if seen["ends"] and seen["ends"][0] == seen["ends"][1] and not left:
+                        continue  # the package lists the left end only
+                    ours.add((min(high, low), max(high, low), left))
+                assert offered == ours, (seen["history"], legal)
+                assert package_game.turn == seen["seat"]
+                assert len(package_game.hands[seen["seat"]]) == len(seen["hand"])
+            if match.turn % 2 == 0 and len(legal) > 1:
+                move = package_bot.choose(seen)
+                assert move in legal
+                decisions += 1
+            else:
+                move = hard[match.turn].choose(seen)
+            apply_move(match, move)
+    assert decisions > 10

@@ -52,10 +52,12 @@ def test_neighbouring_sequence_numbers_share_one_settled_bitmap_word() -> None:
 def test_kinds_never_share_an_id_space() -> None:
     free = match_ids.free_match_id("ab" * 16)
     withdrawal = match_ids.withdrawal_id(bytes(range(32)))
+    prize = match_ids.prize_id(bytes(range(32)))
     earning = match_ids.earning_match_id(PREFIX, 1)
     assert free == "0x" + "00" * 16 + "ab" * 16
-    assert [match_ids.parse(i).tag for i in (free, earning, withdrawal)] == [0, 1, 2]
+    assert [match_ids.parse(i).tag for i in (free, earning, withdrawal, prize)] == [0, 1, 2, 3]
     assert withdrawal == "0x02" + bytes(range(31)).hex()
+    assert prize == "0x03" + bytes(range(31)).hex()
 
 
 def test_prefix_depends_on_deployment_name_and_chain_and_nothing_else() -> None:
@@ -78,6 +80,7 @@ def test_prefix_depends_on_deployment_name_and_chain_and_nothing_else() -> None:
         lambda: match_ids.free_match_id("ab"),
         lambda: match_ids.free_match_id("00" * 16),
         lambda: match_ids.withdrawal_id(b"short"),
+        lambda: match_ids.prize_id(b"short"),
         lambda: match_ids.parse("0x1234"),
         lambda: match_ids.parse("0x" + "zz" * 32),
     ],

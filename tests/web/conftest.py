@@ -18,6 +18,10 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
+from backend.db import migrate
+from tests.fixtures.database import create_pg_database, drop_pg_database
+from tests.tables.harness import ServerProcess
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "var" / "test-artifacts" / "web"
 CHROMIUM = os.environ.get("DEW_CHROMIUM", "/usr/bin/chromium")
@@ -111,7 +115,22 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
+def server() -> Iterator[ServerProcess]:
+    """One server for the web tests (a fresh PostgreSQL database, migrated): bots move fast
+    and matchmaking fills a seat with a bot after 1 s."""
+    url = create_pg_database()
+    try:
+        migrate(url)
+        with ServerProcess(
+            url, turn_timeout_s=60, bot_move_delay_s=0.05, matchmaking_wait_s=1.0
+        ) as proc:
+            yield proc
+    finally:
+        drop_pg_database(url)
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.fail(f"no Chromium at {CHROMIUM}: run `make install` (it apt-gets chromium)")

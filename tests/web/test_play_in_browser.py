@@ -7,24 +7,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from eth_account import Account
 
 from backend.client import DewClient
-from tests.tables.harness import ServerProcess
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(240)
 TILE = re.compile(r"^[0-6]:[0-6]$")
-
-
-@pytest.fixture(scope="module")
-def server(pg_url: str) -> Iterator[ServerProcess]:
-    with ServerProcess(pg_url, turn_timeout_s=60, bot_move_delay_s=0.05) as proc:
-        yield proc
 
 
 def tiles_in(value: Any) -> set[str]:
@@ -93,6 +85,7 @@ def test_sign_in_play_a_hand_reload_and_resume_never_seeing_other_tiles(browser,
     assert address == wallet.account.address
     assert "personal_sign" in wallet.requests
     page.wait_for_selector("#create-table button[type=submit]:not([disabled])")
+    assert "null" not in page.inner_text("main")
     page.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
 
     # A practice table of the draw game (one hand decides it) against a bot.
@@ -142,6 +135,10 @@ def test_sign_in_play_a_hand_reload_and_resume_never_seeing_other_tiles(browser,
         may_see = allowed[view["hand_number"]] if "hand_number" in view else everything
         assert seen <= may_see, f"{message['type']} frame showed {seen - may_see}"
         assert not {"deal", "hands"} & set(view), "a view carried the deal"
+
+    # The match is in the wallet's history, linked to its replay.
+    page.goto(f"{server.url}/#/history")
+    page.wait_for_selector(f"main[data-view=history] a[href='#/replay/{match_id}']")
     assert not page.js_errors
 
 
@@ -186,4 +183,74 @@ def test_a_visitor_watches_a_live_match_without_any_hand(browser, server):
     page.wait_for_selector("#table[data-link=open] #line .tile")
     assert page.locator("#hand").count() == 0
     assert page.locator("#seats li").count() == 4
+    assert not page.js_errors
+
+
+def test_private_table_by_invite_link_then_matchmaking_and_the_language_switch(browser, server):
+    host = open_wallet_page(browser, server.url, InjectedWallet(Account.create().key.hex()))
+    guest = open_wallet_page(browser, server.url, InjectedWallet(Account.create().key.hex()))
+    sign_in_page(host)
+    guest_address = sign_in_page(guest)
+    host.wait_for_selector("#create-table button[type=submit]:not([disabled])")
+    host.select_option("#create-table select[name=preset]", "draw")
+    host.fill("#create-table input[name=seats]", "2")
+    host.select_option("#create-table select[name=kind]", "human")
+    host.select_option("#create-table select[name=visibility]", "private")
+    host.click("#create-table button[type=submit]")
+    host.wait_for_selector("#table a[href*='?invite=']")
+    link = host.get_attribute("#table a[href*='?invite=']", "href")
+    table_id = host.get_attribute("#table", "data-table")
+
+    # Not in the public lobby; the invite link seats the guest, which starts the match.
+    guest.wait_for_selector("main[data-ready=true]")
+    assert guest.locator(f"a[href='#/table/{table_id}']").count() == 0
+    guest.goto(f"{server.url}/{link}")
+    guest.click("#take-seat")
+    guest.wait_for_selector("#table[data-status=live]")
+    host.wait_for_selector("#table[data-status=live]")
+    assert guest_address[:6] in host.inner_text("#seats")
+
+    # Matchmaking: alone in the queue, the guest gets a table with a bot after the wait.
+    guest.goto(f"{server.url}/#/lobby")
+    guest.wait_for_selector("main[data-ready=true][data-view=lobby]")
+    guest.select_option("#matchmaking select[name=preset]", "draw")
+    guest.click("#matchmaking button[type=submit]")
+    guest.wait_for_function(
+        "id => location.hash.startsWith('#/table/') && !location.hash.includes(id)",
+        arg=table_id,
+        timeout=30_000,
+    )
+    guest.wait_for_selector("#table[data-status=live] #hand")
+
+    assert host.inner_text("#nav").startswith("Salón")
+    host.click("#lang")
+    host.wait_for_function("document.documentElement.lang === 'en'")
+    assert host.inner_text("#nav").startswith("Lobby")
+    assert not host.js_errors and not guest.js_errors
+
+
+def test_a_refused_access_token_is_rotated_with_the_refresh_token_without_signing_again(
+    browser, server
+):
+    wallet = InjectedWallet(Account.create().key.hex())
+    page = open_wallet_page(browser, server.url, wallet)
+    sign_in_page(page)
+    saved = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session'))")
+    assert saved["refresh"]
+    # As if the access token had expired: the server refuses it (401) on the next call.
+    page.evaluate(
+        "s => sessionStorage.setItem('dew.session', JSON.stringify({...s, token: 'expired'}))",
+        saved,
+    )
+    page.reload()
+    page.wait_for_selector("#create-table button[type=submit]:not([disabled])")
+    page.select_option("#create-table select[name=preset]", "draw")
+    page.fill("#create-table input[name=seats]", "2")
+    page.select_option("#create-table select[name=kind]", "practice")
+    page.click("#create-table button[type=submit]")
+    page.wait_for_selector("#table[data-status=live][data-link=open] #hand")
+    rotated = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session'))")
+    assert rotated["token"] not in ("expired", saved["token"])
+    assert rotated["refresh"] != saved["refresh"]
+    assert wallet.requests.count("personal_sign") == 1
     assert not page.js_errors

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -16,7 +15,6 @@ from backend import protocol
 from backend.client import DewClient, DewClientError
 from backend.game import replay
 from backend.tables.live import PROTOCOL_VERSION as SERVER_VERSION
-from tests.tables.harness import ServerProcess
 
 pytestmark = pytest.mark.timeout(180)
 REPO = Path(__file__).resolve().parents[2]
@@ -64,12 +62,6 @@ def test_server_messages_are_checked():
             protocol.check_server_message(bad)
     with pytest.raises(protocol.ProtocolError, match="not JSON"):
         protocol.parse_server_message("{")
-
-
-@pytest.fixture(scope="module")
-def server(pg_url: str) -> Iterator[ServerProcess]:
-    with ServerProcess(pg_url, turn_timeout_s=60, bot_move_delay_s=0.0) as proc:
-        yield proc
 
 
 def test_dew_client_plays_a_practice_match_and_the_record_replays(server):

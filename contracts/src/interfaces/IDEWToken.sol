@@ -12,7 +12,8 @@ import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC2
 interface IDEWToken is IERC20Metadata, IERC20Permit, IERC20Errors {
     /// @notice Minting would take the total supply past the cap.
     error DEWCapExceeded(uint256 supply, uint256 cap);
-    /// @notice `disperse` was given a word whose amount or recipient is zero.
+    /// @notice `disperse` was given a word whose amount or recipient is zero, or whose
+    ///         recipient is the sender.
     /// @param index Position of the bad word in the list.
     error DEWInvalidTransfer(uint256 index);
     /// @notice The permit's deadline has passed.
@@ -24,7 +25,8 @@ interface IDEWToken is IERC20Metadata, IERC20Permit, IERC20Errors {
     function mint(address to, uint256 amount) external;
 
     /// @notice Sends from the caller to many recipients in one call; one `Transfer` per recipient.
-    /// @dev Each word is `amount << 160 | recipient` (amount: 96 bits). The caller's balance is
+    /// @dev Each word is `amount << 160 | recipient` (amount: 96 bits; not zero; the recipient is
+    ///      neither zero nor the caller). The caller's balance is
     ///      checked and debited once, for the total, after the recipients are credited; the
     ///      result is the same as one `transfer` per word. The reward vault pays through it.
     /// @return total The sum of all amounts sent.

@@ -17,6 +17,15 @@ pragma solidity ^0.8.24;
 ///                     (`IScholarshipRegistry.payeesAt`; playedAt 0 means now), so a match
 ///                     settled after its rental ended still pays that rental's parties
 ///
+///         Limits (the blast radius of a stolen settler key): a match may pay at most
+///         `maxPerMatch`, and all batches together at most `periodLimit` per window of `period`
+///         seconds (a window opens at the first payment after the previous one ended, so any
+///         `period`-long span sees at most twice the limit). A batch that would pass a limit
+///         reverts whole with `SettlementMatchOverLimit` or `SettlementOutflowLimit` and changes
+///         nothing: its matches stay unsettled, to be paid once the window resets or the admin
+///         raises the limit. The guardian can `pause` settlement; only the admin unpauses.
+///         A match header with no payouts is refused (it would only use up its matchId).
+///
 ///         Idempotency: each matchId pays at most once. A matchId already settled (earlier or
 ///         earlier in the same batch) is SKIPPED with `MatchSkipped`, not reverted, so one
 ///         repeated match never blocks the other matches of a batch and a retried transaction
@@ -42,11 +51,23 @@ interface IMatchSettlement {
     error SettlementInvalidPayoutKind(bytes32 matchId, uint256 index, uint256 kind);
     /// @notice A payout is to the zero address or to avatar id 0.
     error SettlementInvalidRecipient(bytes32 matchId, uint256 index);
+    /// @notice A match header lists no payouts.
+    error SettlementNoPayouts(bytes32 matchId);
+    /// @notice A match would pay `paid`, more than `maxPerMatch`.
+    error SettlementMatchOverLimit(bytes32 matchId, uint256 paid, uint256 maxPerMatch);
+    /// @notice The batch would take the window's outflow to `spent`, past `periodLimit`; the
+    ///         current window ends at `resetsAt` (a unix time).
+    error SettlementOutflowLimit(uint256 spent, uint256 periodLimit, uint256 resetsAt);
+    /// @notice Settlement is paused.
+    error SettlementPaused();
+    /// @notice Limits out of range: a zero or 2**32+ period, or an amount of 2**88 or more.
+    error SettlementInvalidLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period);
 
     /// @notice A match was settled; `paid` is the sum of its payouts.
     event MatchSettled(bytes32 indexed matchId, bytes32 resultHash, uint256 paid);
-    /// @notice A matchId in the batch was already settled and was skipped.
-    event MatchSkipped(bytes32 indexed matchId);
+    /// @notice A matchId in the batch was already settled and was skipped; `resultHash` is the
+    ///         one given this time (compare it with the `MatchSettled` one).
+    event MatchSkipped(bytes32 indexed matchId, bytes32 resultHash);
     /// @notice How one avatar payout was divided and to whom (agreementId 0: no agreement, all
     ///         to the avatar's owner; manager and scholar are then the zero address).
     event AvatarPayoutSplit(
@@ -62,8 +83,14 @@ interface IMatchSettlement {
     );
     /// @notice The admin took DEW out of the vault.
     event VaultWithdrawn(address indexed to, uint256 amount);
+    /// @notice The admin set the outflow limits.
+    event LimitsSet(uint256 periodLimit, uint256 maxPerMatch, uint256 period);
+    /// @notice The guardian paused settlement.
+    event Paused(address indexed guardian);
+    /// @notice The admin resumed settlement.
+    event Unpaused(address indexed admin);
 
-    /// @notice Settles a batch of matches (layout above). Only `SETTLER_ROLE`.
+    /// @notice Settles a batch of matches (layout above). Only `SETTLER_ROLE`, when not paused.
     /// @return settled The number of matches paid (skipped ones excluded).
     /// @return paid The DEW paid out by this call.
     function settle(bytes calldata batch) external returns (uint256 settled, uint256 paid);
@@ -77,6 +104,26 @@ interface IMatchSettlement {
     /// @notice Sends DEW out of the vault. Only `DEFAULT_ADMIN_ROLE`.
     function withdraw(address to, uint256 amount) external;
 
+    /// @notice Sets the outflow limits (DEW wei, seconds); they apply at once, also to the
+    ///         current window. Only `DEFAULT_ADMIN_ROLE`.
+    function setLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period) external;
+
+    /// @notice The outflow limits (all zero until the admin sets them: nothing can be paid).
+    function limits() external view returns (uint256 periodLimit, uint256 maxPerMatch, uint256 period);
+
+    /// @notice The current window: when it started, what it has paid, and what `settle` may
+    ///         still pay now (a window that has ended counts as a fresh one).
+    function outflow() external view returns (uint256 windowStart, uint256 spent, uint256 available);
+
+    /// @notice Stops `settle`. Only `GUARDIAN_ROLE`.
+    function pause() external;
+
+    /// @notice Lets `settle` run again. Only `DEFAULT_ADMIN_ROLE`.
+    function unpause() external;
+
+    /// @notice True while settlement is paused.
+    function paused() external view returns (bool);
+
     /// @notice The DEW token the vault pays in.
     function token() external view returns (address);
 
@@ -84,4 +131,6 @@ interface IMatchSettlement {
     function registry() external view returns (address);
 
     function SETTLER_ROLE() external view returns (bytes32);
+
+    function GUARDIAN_ROLE() external view returns (bytes32);
 }
