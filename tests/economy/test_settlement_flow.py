@@ -527,7 +527,7 @@ def test_two_ledger_syncs_at_once_book_a_settlement_once(world):
             finished_at=utcnow(),
             policies=POLICIES,
             treasury=a["treasury"],
-            now_s=world["reader"].w3.eth.get_block("latest")["timestamp"],
+            played_at_s=world["reader"].w3.eth.get_block("latest")["timestamp"],
         )
         request_id = planned.chain_request_id
     deadline = time.monotonic() + 30
