@@ -10,22 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, WebSocket
+from fastapi import APIRouter, FastAPI, Path, Query, Request, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 from starlette.websockets import WebSocketDisconnect
 
-from backend.accounts import exceptions as accounts_exc
-from backend.accounts import service as accounts
+from backend.accounts.deps import CurrentPlayer
 from backend.competitions import exceptions as exc
 from backend.competitions import service
 from backend.competitions.models import TournamentStatus
+from backend.db.deps import SessionDep
 
 router = APIRouter(prefix="/competitions", tags=["competitions"])
 
@@ -48,31 +46,6 @@ def _error(_request: Request, error: Exception) -> JSONResponse:
 
 def install_error_handler(app: FastAPI) -> None:
     app.add_exception_handler(exc.CompetitionsError, _error)
-
-
-def get_session(request: Request) -> Iterator[Session]:
-    session: Session = request.app.state.session_factory()
-    try:
-        yield session
-    finally:
-        session.close()
-
-
-SessionDep = Annotated[Session, Depends(get_session)]
-_bearer = HTTPBearer(auto_error=False, description="Access token from /auth/signin")
-
-
-def current_wallet(
-    request: Request,
-    session: SessionDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> str:
-    if credentials is None or credentials.scheme.lower() != "bearer":
-        raise accounts_exc.NotAuthenticated("send 'Authorization: Bearer <access token>'")
-    principal = accounts.authenticate(
-        session=session, settings=request.app.state.settings, token=credentials.credentials
-    )
-    return principal.address
 
 
 class RegisterIn(BaseModel):
@@ -107,14 +80,14 @@ def register(
     request: Request,
     session: SessionDep,
     tournament_id: TournamentId,
-    address: Annotated[str, Depends(current_wallet)],
+    player: CurrentPlayer,
     body: RegisterIn | None = None,
 ) -> dict[str, Any]:
     entrant = service.register(
         session=session,
         gate=request.app.state.gate,
         tournament_id=tournament_id,
-        address=address,
+        address=player.address,
         avatar_id=body.avatar_id if body else None,
     )
     return service.entrant_view(entrant)

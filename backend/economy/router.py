@@ -8,14 +8,13 @@ public, as the chain they mirror is.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
+from backend.db.deps import SessionDep
 from backend.economy import exceptions as exc
 from backend.economy import schemas, service, stakes
 from backend.economy.models import AgreementMirror, PlannedSettlement
@@ -47,14 +46,6 @@ def install_error_handler(app: FastAPI) -> None:
     app.add_exception_handler(exc.EconomyError, _error)
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    session: Session = request.app.state.session_factory()
-    try:
-        yield session
-    finally:
-        session.close()
-
-
 def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
     """One builder per app, bound to the deployment in settings (or set by the app/tests)."""
     builder = getattr(request.app.state, "economy_tx_builder", None)
@@ -71,7 +62,6 @@ def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
     return builder
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
 # Ids are stored as 64-bit integers; a bigger one is a bad request, not a database error.
 MAX_ID = 2**63 - 1
 AgreementId = Annotated[int, Path(ge=1, le=MAX_ID)]
