@@ -95,8 +95,10 @@ def load_moves_since(
         return status, moves
 
 
-def overdue_tables(session_factory: sessionmaker[Session], now: float, grace_s: float) -> list[str]:
-    """Tables whose live match has had no move for its turn timeout plus ``grace_s``."""
+def _live_tables_last_active(
+    session_factory: sessionmaker[Session], *where: Any
+) -> list[tuple[str, float, float]]:
+    """(table id, turn timeout, unix time of the last move or of the start) per live match."""
     last_move = (
         select(MatchMove.match_id, func.max(MatchMove.created_at).label("at"))
         .group_by(MatchMove.match_id)
@@ -107,15 +109,23 @@ def overdue_tables(session_factory: sessionmaker[Session], now: float, grace_s: 
             select(Table.id, Table.turn_timeout_s, Match.created_at, last_move.c.at)
             .join(Match, Match.id == Table.match_id)
             .outerjoin(last_move, last_move.c.match_id == Match.id)
-            .where(Match.status == "live")
+            .where(Match.status == "live", *where)
         ).all()
-    overdue = []
+    active = []
     for table_id, timeout, started, moved in rows:
         since = moved or started
         since = since if since.tzinfo else since.replace(tzinfo=UTC)
-        if now - since.timestamp() > timeout + grace_s:
-            overdue.append(table_id)
-    return overdue
+        active.append((table_id, timeout, since.timestamp()))
+    return active
+
+
+def overdue_tables(session_factory: sessionmaker[Session], now: float, grace_s: float) -> list[str]:
+    """Tables whose live match has had no move for its turn timeout plus ``grace_s``."""
+    return [
+        table_id
+        for table_id, timeout, since in _live_tables_last_active(session_factory)
+        if now - since > timeout + grace_s
+    ]
 
 
 def idle_tables_of_kind(
@@ -123,25 +133,8 @@ def idle_tables_of_kind(
 ) -> list[str]:
     """Tables of ``kind`` whose live match has had no move for ``idle_s``: matches another
     package started (a tournament round) that no server process may be hosting yet."""
-    last_move = (
-        select(MatchMove.match_id, func.max(MatchMove.created_at).label("at"))
-        .group_by(MatchMove.match_id)
-        .subquery()
-    )
-    with session_factory() as session:
-        rows = session.execute(
-            select(Table.id, Match.created_at, last_move.c.at)
-            .join(Match, Match.id == Table.match_id)
-            .outerjoin(last_move, last_move.c.match_id == Match.id)
-            .where(Match.status == "live", Table.kind == kind)
-        ).all()
-    idle = []
-    for table_id, started, moved in rows:
-        since = moved or started
-        since = since if since.tzinfo else since.replace(tzinfo=UTC)
-        if now - since.timestamp() >= idle_s:
-            idle.append(table_id)
-    return idle
+    rows = _live_tables_last_active(session_factory, Table.kind == kind)
+    return [table_id for table_id, _timeout, since in rows if now - since >= idle_s]
 
 
 def move_row(
