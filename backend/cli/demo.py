@@ -26,13 +26,13 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -291,6 +291,32 @@ def choose_move(view: dict[str, Any]) -> str:
     return max(view["legal_moves"], key=weight)
 
 
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def in_threads(target: Callable[[T], R], items: Iterable[T]) -> list[R]:
+    """``target(item)`` for every item, each in its own thread (the wallets act at once);
+    the results in the order they finished; the first error is raised here."""
+    results: list[R] = []
+    errors: list[BaseException] = []
+
+    def run(item: T) -> None:
+        try:
+            results.append(target(item))
+        except BaseException as error:  # re-raised below, in the caller's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(item,)) for item in items]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
 def play_seat(ws_url: str, wallet: Wallet, timeout_s: float = 90) -> dict[str, Any]:
     """Play this wallet's seat until the match is over; returns the ``match_over`` message."""
     from websockets.sync.client import connect
@@ -371,23 +397,8 @@ def play_table(
     seats = ", ".join(names.get(s["address"]) or f"bot ({s['bot_level']})" for s in table["seats"])
     options = f" {plan.options}" if plan.options else ""
     out(f"  {plan.title}: {plan.preset}{options}, seats [{seats}]")
-    results: dict[str, dict[str, Any]] = {}
-    errors: list[BaseException] = []
-
-    def run(wallet: Wallet) -> None:
-        try:
-            results[wallet.name] = play_seat(f"{base_ws}{table['ws_path']}", wallet)
-        except BaseException as error:  # reported by the caller
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(w,), name=f"seat-{w.name}") for w in humans]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    over = next(iter(results.values()))
+    url = f"{base_ws}{table['ws_path']}"
+    over = in_threads(lambda wallet: play_seat(url, wallet), humans)[0]
     match = ok(http.get(f"/matches/{over['match_id']}"))
     return {"title": plan.title, "table": table, "over": over, "match": match}
 
@@ -827,22 +838,9 @@ class Season:
         names = {w.address: w.name for w in self.wallets.values()}
         base_ws = self.base.replace("http://", "ws://")
         for tables in rounds:
-            done: list[dict[str, Any]] = []
-            errors: list[BaseException] = []
-
-            def play(plan: PlannedTable, done=done, errors=errors) -> None:
-                try:
-                    done.append(play_table(self.http, base_ws, plan, self.out, names))
-                except BaseException as error:  # re-raised below, in this thread
-                    errors.append(error)
-
-            threads = [threading.Thread(target=play, args=(plan,)) for plan in tables]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            if errors:
-                raise errors[0]
+            done = in_threads(
+                lambda plan: play_table(self.http, base_ws, plan, self.out, names), tables
+            )
             for played in sorted(done, key=lambda m: m["title"]):
                 seats = played["match"]["seats"]
                 ranked = sorted(played["over"]["result"]["seats"], key=lambda r: r["placement"])
@@ -871,23 +869,12 @@ class Season:
         # The deployer holds the DEW treasury: one block for the four faucet transfers.
         faucet = [tx(token.transfer(w.address, ENTRY_FEE), deployer) for w in self.entrants]
         self.chain.send(self.deployer_key, faucet)
-        errors: list[BaseException] = []
-
-        def deposit(wallet: Wallet) -> None:
-            try:
-                self.chain.send(
-                    wallet.key, [tx(token.transfer(self.vault, ENTRY_FEE), wallet.address)]
-                )
-            except BaseException as error:  # re-raised below, in this thread
-                errors.append(error)
-
-        threads = [threading.Thread(target=deposit, args=(w,)) for w in self.entrants]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if errors:
-            raise errors[0]
+        in_threads(
+            lambda wallet: self.chain.send(
+                wallet.key, [tx(token.transfer(self.vault, ENTRY_FEE), wallet.address)]
+            ),
+            self.entrants,
+        )
 
     # -- 6b. the Campeonato after the season -------------------------------------------------
     def campeonato(self) -> None:
@@ -940,50 +927,38 @@ class Season:
         with self.sessions() as session:  # the organizer fills the draw: it starts when full
             competitions.add_bots(session=session, tournament_id=tid, count=4, level="easy")
         base_ws = self.base.replace("http://", "ws://")
-        errors: list[BaseException] = []
 
-        def play_games(number: int, wallet: Wallet) -> None:
+        def play_games(item: tuple[int, Wallet]) -> None:
+            number, wallet = item
             played: set[str] = set()
             deadline = time.monotonic() + 180
-            try:
-                while time.monotonic() < deadline:
-                    if ok(http.get(f"/competitions/{tid}"))["status"] != "running" and played:
-                        return
-                    rounds = ok(http.get(f"/competitions/{tid}/bracket"))
-                    mine = [
-                        g
-                        for r in rounds
-                        for g in r["games"]
-                        if number in (g["a"], g["b"]) and g["match_id"] not in played
-                    ]
-                    lost = any(
-                        g["status"] != "live" and g["winner"] not in (None, number)
-                        for r in rounds
-                        for g in r["games"]
-                        if number in (g["a"], g["b"])
-                    )
-                    if lost:
-                        return
-                    live = [g for g in mine if g["status"] == "live"]
-                    if not live:
-                        time.sleep(0.2)
-                        continue
-                    play_seat(f"{base_ws}/ws/tables/{live[0]['table_id']}", wallet)
-                    played.add(live[0]["match_id"])
-                raise DemoFailed(f"{wallet.name}'s Campeonato games did not end in time")
-            except BaseException as error:  # re-raised below, in this thread
-                errors.append(error)
+            while time.monotonic() < deadline:
+                if ok(http.get(f"/competitions/{tid}"))["status"] != "running" and played:
+                    return
+                rounds = ok(http.get(f"/competitions/{tid}/bracket"))
+                mine = [
+                    g
+                    for r in rounds
+                    for g in r["games"]
+                    if number in (g["a"], g["b"]) and g["match_id"] not in played
+                ]
+                lost = any(
+                    g["status"] != "live" and g["winner"] not in (None, number)
+                    for r in rounds
+                    for g in r["games"]
+                    if number in (g["a"], g["b"])
+                )
+                if lost:
+                    return
+                live = [g for g in mine if g["status"] == "live"]
+                if not live:
+                    time.sleep(0.2)
+                    continue
+                play_seat(f"{base_ws}/ws/tables/{live[0]['table_id']}", wallet)
+                played.add(live[0]["match_id"])
+            raise DemoFailed(f"{wallet.name}'s Campeonato games did not end in time")
 
-        threads = [
-            threading.Thread(target=play_games, args=item, name=f"campeonato-{item[1].name}")
-            for item in numbers.items()
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if errors:
-            raise errors[0]
+        in_threads(play_games, list(numbers.items()))
 
         key = f"tournament-{tid:020d}"
 
