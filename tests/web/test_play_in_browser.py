@@ -250,7 +250,9 @@ def test_a_refused_access_token_is_rotated_with_the_refresh_token_without_signin
     page.click("#create-table button[type=submit]")
     page.wait_for_selector("#table[data-status=live][data-link=open] #hand")
     rotated = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session'))")
-    assert rotated["token"] not in ("expired", saved["token"])
+    # The refresh token is single-use, so a new one proves the page refreshed. (The access
+    # token itself may equal the first: it is a pure function of the session and the second.)
+    assert rotated["token"] != "expired"
     assert rotated["refresh"] != saved["refresh"]
     assert wallet.requests.count("personal_sign") == 1
     assert not page.js_errors
