@@ -46,8 +46,11 @@ from backend.chain.exceptions import ChainError, ChainValueError
 logger = logging.getLogger(__name__)
 
 DEW = 10**18
-# The largest amount MatchSettlement's limits can hold (2**88 - 1 wei): "no limit" in tests.
-MAX_SETTLE_LIMIT = (1 << 88) - 1
+# The largest limits MatchSettlement can hold (its MAX_* constants; the limits are whole DEW):
+# "no limit" in tests.
+MAX_SETTLE_PERIOD_LIMIT = ((1 << 32) - 1) * DEW
+MAX_SETTLE_PER_MATCH = ((1 << 24) - 1) * DEW
+MAX_SETTLE_PERIOD_S = (1 << 22) - 1
 
 
 class DeploymentError(ChainError):
@@ -64,7 +67,8 @@ class DeployConfig:
     vip_uri: str = "https://dew.example/vip/{id}.json"
     receipt_timeout_s: float = 120.0
     # The vault's outflow limits (MatchSettlement.setLimits): at most ``settle_period_limit``
-    # DEW wei per ``settle_period_s`` window and ``settle_max_per_match`` per match.
+    # DEW wei per ``settle_period_s`` window and ``settle_max_per_match`` per match, both whole
+    # DEW.
     settle_period_s: int = 86_400
     settle_period_limit: int = 1_000_000 * DEW
     settle_max_per_match: int = 10_000 * DEW
@@ -145,9 +149,11 @@ def deploy_all(
     if not 0 <= config.vault_funding <= config.token_cap:
         raise ChainValueError("vault_funding must be between 0 and the token cap")
     if not (
-        0 < config.settle_period_s < 1 << 32
-        and 0 <= config.settle_period_limit <= MAX_SETTLE_LIMIT
-        and 0 <= config.settle_max_per_match <= MAX_SETTLE_LIMIT
+        0 < config.settle_period_s <= MAX_SETTLE_PERIOD_S
+        and 0 <= config.settle_period_limit <= MAX_SETTLE_PERIOD_LIMIT
+        and 0 <= config.settle_max_per_match <= MAX_SETTLE_PER_MATCH
+        and config.settle_period_limit % DEW == 0
+        and config.settle_max_per_match % DEW == 0
     ):
         raise ChainValueError(f"settlement limits out of range: {config!r}")
     sender = _Sender(w3, account, config.receipt_timeout_s)

@@ -12,8 +12,8 @@ import {IScholarshipRegistry} from "./interfaces/IScholarshipRegistry.sol";
 /// @dev Gas shape of `settle`: the batch is parsed straight from calldata, every payout leg is
 ///      collected into one list and sent with a single `DEWToken.disperse` call, so the call,
 ///      the vault's balance slot and the role check are paid once per batch, not per payout.
-///      The limits cost one more storage read per batch: the window (start, spent) shares its
-///      slot with the total-paid counter, which every paying batch writes anyway.
+///      The limits cost no storage access of their own: they share one slot with the
+///      total-paid counter and the window, which `settle` reads once and writes once per batch.
 contract MatchSettlement is DEWAccessControl, IMatchSettlement {
     using SafeERC20 for IERC20;
 
@@ -30,15 +30,38 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
     uint256 internal constant KIND_AVATAR = 1;
     uint256 internal constant AVATAR_ID_MASK = (1 << 96) - 1;
 
+    /// @inheritdoc IMatchSettlement
+    uint256 public constant MAX_PERIOD_LIMIT = ((1 << 32) - 1) * 1e18;
+    /// @inheritdoc IMatchSettlement
+    uint256 public constant MAX_PER_MATCH_LIMIT = ((1 << 24) - 1) * 1e18;
+    /// @inheritdoc IMatchSettlement
+    uint256 public constant MAX_PERIOD = (1 << 22) - 1;
+
+    // The vault's one state slot (see `_vault`): field positions and units.
+    uint256 internal constant DEW = 1e18; // the limits are whole DEW
+    uint256 internal constant SPENT_UNIT = 1e15; // the window's spending, in milli-DEW
+    uint256 internal constant TOTAL_BITS = 100;
+    uint256 internal constant SPENT_SHIFT = 100;
+    uint256 internal constant SPENT_MASK = (1 << 42) - 1;
+    uint256 internal constant PERIOD_LIMIT_SHIFT = 142;
+    uint256 internal constant PER_MATCH_SHIFT = 174;
+    uint256 internal constant PERIOD_SHIFT = 198;
+    uint256 internal constant START_SHIFT = 220;
+    uint256 internal constant START_MASK = (1 << 35) - 1;
+    uint256 internal constant PAUSED_BIT = 1 << 255;
+
     IDEWToken internal immutable _token;
     IScholarshipRegistry internal immutable _registry;
 
     /// @dev Bit `id & 0xff` of word `id >> 8` is set once matchId `id` is settled.
     mapping(uint256 word => uint256 bits) private _settled;
-    /// @dev periodLimit (88 bits) | maxPerMatch (88) << 88 | period (32) << 176 | paused (8) << 208.
-    uint256 private _config;
-    /// @dev totalPaid (128 bits) | spent in the window (88) << 128 | window start (40) << 216.
-    uint256 private _outflow;
+    /// @dev Everything `settle` needs besides the bitmap, in one slot:
+    ///        totalPaid (wei, 100 bits) | spent in the window (milli-DEW, 42) << 100
+    ///        | periodLimit (DEW, 32) << 142 | maxPerMatch (DEW, 24) << 174 | period (s, 22) << 198
+    ///        | window start (unix s, 35) << 220 | paused (1) << 255.
+    ///      A batch adds its payouts to `spent` rounded up to the milli-DEW, so the limit is
+    ///      never passed by rounding; the total is exact.
+    uint256 private _vault;
 
     constructor(address admin, IDEWToken token_, IScholarshipRegistry registry_) DEWAccessControl(admin) {
         _token = token_;
@@ -50,9 +73,9 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
         if (batch.length == 0) revert SettlementEmptyBatch();
         uint256 maxPerMatch;
         {
-            uint256 config = _config;
-            if (config >> 208 != 0) revert SettlementPaused();
-            maxPerMatch = (config >> 88) & AMOUNT_MASK;
+            uint256 vault = _vault; // the one cold read of the vault's state; _spend's is warm
+            if (vault & PAUSED_BIT != 0) revert SettlementPaused();
+            maxPerMatch = _perMatchLimit(vault);
         }
         // The calldata of DEWToken.disperse(uint256[]) is built in place as payouts are read:
         // selector (ending at buf + 32), offset word, length word, then one word per leg.
@@ -121,7 +144,7 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
             }
         }
         if (paid != 0) {
-            _spend(paid);
+            _vault = _spend(_vault, paid);
             // One call pays every leg; the token debits the vault once, for the total, and
             // reverts with ERC20InsufficientBalance(vault, balance, needed) when underfunded.
             address tokenAddress = address(_token);
@@ -139,46 +162,47 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
 
     /// @inheritdoc IMatchSettlement
     function setLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period) external onlyRole(DEFAULT_ADMIN_ROLE) {
-        if (periodLimit > AMOUNT_MASK || maxPerMatch > AMOUNT_MASK || period == 0 || period > type(uint32).max) {
+        if (
+            periodLimit > MAX_PERIOD_LIMIT || periodLimit % DEW != 0 || maxPerMatch > MAX_PER_MATCH_LIMIT
+                || maxPerMatch % DEW != 0 || period == 0 || period > MAX_PERIOD
+        ) {
             revert SettlementInvalidLimits(periodLimit, maxPerMatch, period);
         }
-        _config = (_config & (0xff << 208)) | (period << 176) | (maxPerMatch << 88) | periodLimit;
+        uint256 kept = _vault & ~(((1 << PERIOD_SHIFT + 22) - 1) ^ ((1 << PERIOD_LIMIT_SHIFT) - 1));
+        _vault = kept | (period << PERIOD_SHIFT) | ((maxPerMatch / DEW) << PER_MATCH_SHIFT)
+            | ((periodLimit / DEW) << PERIOD_LIMIT_SHIFT);
         emit LimitsSet(periodLimit, maxPerMatch, period);
     }
 
     /// @inheritdoc IMatchSettlement
     function pause() external onlyRole(GUARDIAN_ROLE) {
-        _config |= 1 << 208;
+        _vault |= PAUSED_BIT;
         emit Paused(msg.sender);
     }
 
     /// @inheritdoc IMatchSettlement
     function unpause() external onlyRole(DEFAULT_ADMIN_ROLE) {
-        _config &= ~uint256(0xff << 208);
+        _vault &= ~PAUSED_BIT;
         emit Unpaused(msg.sender);
     }
 
     /// @inheritdoc IMatchSettlement
     function paused() external view returns (bool) {
-        return _config >> 208 != 0;
+        return _vault & PAUSED_BIT != 0;
     }
 
     /// @inheritdoc IMatchSettlement
     function limits() external view returns (uint256 periodLimit, uint256 maxPerMatch, uint256 period) {
-        uint256 config = _config;
-        return (config & AMOUNT_MASK, (config >> 88) & AMOUNT_MASK, (config >> 176) & type(uint32).max);
+        uint256 vault = _vault;
+        return (_periodLimit(vault), _perMatchLimit(vault), _period(vault));
     }
 
     /// @inheritdoc IMatchSettlement
     function outflow() external view returns (uint256 windowStart, uint256 spent, uint256 available) {
-        uint256 config = _config;
-        uint256 state = _outflow;
-        windowStart = state >> 216;
-        spent = (state >> 128) & AMOUNT_MASK;
-        if (block.timestamp >= windowStart + ((config >> 176) & type(uint32).max)) {
-            (windowStart, spent) = (block.timestamp, 0);
-        }
-        uint256 limit = config & AMOUNT_MASK;
+        uint256 vault = _vault;
+        (windowStart, spent) = _window(vault);
+        spent *= SPENT_UNIT;
+        uint256 limit = _periodLimit(vault);
         available = spent < limit ? limit - spent : 0;
     }
 
@@ -195,7 +219,7 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
 
     /// @inheritdoc IMatchSettlement
     function totalPaid() external view returns (uint256) {
-        return uint128(_outflow);
+        return _vault & ((1 << TOTAL_BITS) - 1);
     }
 
     /// @inheritdoc IMatchSettlement
@@ -247,22 +271,42 @@ contract MatchSettlement is DEWAccessControl, IMatchSettlement {
         return (legCount, paid);
     }
 
-    /// @dev Counts `paid` against the current window (opening a new one when the last has ended)
-    ///      and the total; reverts past the window's limit. One read and one write of `_outflow`.
-    function _spend(uint256 paid) private {
-        uint256 config = _config; // warm: read at the top of settle
-        uint256 state = _outflow;
-        uint256 start = state >> 216;
-        uint256 spent = (state >> 128) & AMOUNT_MASK;
-        uint256 period = (config >> 176) & type(uint32).max;
-        if (block.timestamp >= start + period) (start, spent) = (block.timestamp, 0);
-        spent += paid;
-        uint256 limit = config & AMOUNT_MASK;
-        if (spent > limit) revert SettlementOutflowLimit(spent, limit, start + period);
-        // Checked: the total stays below 2**128 (far above any supply of 2**96-wei amounts).
-        uint256 total = uint128(state) + paid;
-        if (total > type(uint128).max) revert SettlementOutflowLimit(spent, limit, start + period);
-        _outflow = (start << 216) | (spent << 128) | total;
+    /// @dev `vault` with `paid` counted against the current window (a new one opens when the
+    ///      last has ended) and the total; reverts past the window's limit.
+    function _spend(uint256 vault, uint256 paid) private view returns (uint256) {
+        (uint256 start, uint256 spent) = _window(vault);
+        // Safe: paid < 2**110 (fewer than 2**22 payouts of under 2**88 wei) and spent < 2**42.
+        unchecked {
+            spent += (paid + SPENT_UNIT - 1) / SPENT_UNIT;
+        }
+        uint256 limit = _periodLimit(vault);
+        uint256 total = (vault & ((1 << TOTAL_BITS) - 1)) + paid;
+        if (spent * SPENT_UNIT > limit || total >> TOTAL_BITS != 0) {
+            revert SettlementOutflowLimit(spent * SPENT_UNIT, limit, start + _period(vault));
+        }
+        // Only the window and the total change; spent <= limit / 1e15 < 2**42.
+        uint256 kept = vault & ~((1 << PERIOD_LIMIT_SHIFT) - 1) & ~(START_MASK << START_SHIFT);
+        return kept | (start << START_SHIFT) | (spent << SPENT_SHIFT) | total;
+    }
+
+    /// @dev The window `settle` would count against now: its start and its spending (milli-DEW);
+    ///      a window that has ended counts as a fresh one starting now.
+    function _window(uint256 vault) private view returns (uint256 start, uint256 spent) {
+        start = (vault >> START_SHIFT) & START_MASK;
+        if (block.timestamp >= start + _period(vault)) return (block.timestamp, 0);
+        spent = (vault >> SPENT_SHIFT) & SPENT_MASK;
+    }
+
+    function _periodLimit(uint256 vault) private pure returns (uint256) {
+        return ((vault >> PERIOD_LIMIT_SHIFT) & type(uint32).max) * DEW;
+    }
+
+    function _perMatchLimit(uint256 vault) private pure returns (uint256) {
+        return ((vault >> PER_MATCH_SHIFT) & type(uint24).max) * DEW;
+    }
+
+    function _period(uint256 vault) private pure returns (uint256) {
+        return (vault >> PERIOD_SHIFT) & ((1 << 22) - 1);
     }
 
     /// @dev The calldata position of a batch's first byte (for error offsets).

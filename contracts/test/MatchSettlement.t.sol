@@ -228,7 +228,7 @@ contract MatchSettlementTest is Fixture {
 
     /// For any amount, shares and dust party, the split pays out exactly the amount.
     function testFuzz_split_conservesAmount(uint256 amount, uint16 ownerBps, uint16 managerBps, uint8 dust) public {
-        amount = bound(amount, 1, (1 << 88) - 1);
+        amount = bound(amount, 1, NO_PER_MATCH_LIMIT);
         ownerBps = uint16(bound(ownerBps, 0, 10_000));
         managerBps = uint16(bound(managerBps, 0, 10_000 - ownerBps));
         IR.Party dustTo = IR.Party(bound(dust, 0, 2));

@@ -127,44 +127,106 @@ contract SettlementLimitsTest is Fixture {
             abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, operator, bytes32(0))
         );
         vm.prank(operator);
-        settlement.setLimits(NO_LIMIT, NO_LIMIT, PERIOD);
+        settlement.setLimits(LIMIT, PER_MATCH, PERIOD);
     }
 
     function test_setLimits_revertsWhenOutOfRange() public {
-        uint256 big = NO_LIMIT + 1;
+        uint256 bigPeriodLimit = settlement.MAX_PERIOD_LIMIT() + DEW;
+        uint256 bigPerMatch = settlement.MAX_PER_MATCH_LIMIT() + DEW;
+        uint256 longPeriod = settlement.MAX_PERIOD() + 1;
         vm.startPrank(admin);
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, big, 1, PERIOD));
-        settlement.setLimits(big, 1, PERIOD);
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, 1, big, PERIOD));
-        settlement.setLimits(1, big, PERIOD);
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, 1, 1, 0));
-        settlement.setLimits(1, 1, 0);
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, 1, 1, uint256(1) << 32));
-        settlement.setLimits(1, 1, uint256(1) << 32);
+        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, bigPeriodLimit, DEW, PERIOD));
+        settlement.setLimits(bigPeriodLimit, DEW, PERIOD);
+        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, bigPerMatch, PERIOD));
+        settlement.setLimits(DEW, bigPerMatch, PERIOD);
+        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, DEW, 0));
+        settlement.setLimits(DEW, DEW, 0);
+        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, DEW, longPeriod));
+        settlement.setLimits(DEW, DEW, longPeriod);
+        // The limits are whole DEW.
+        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW + 1, DEW, PERIOD));
+        settlement.setLimits(DEW + 1, DEW, PERIOD);
+        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, DEW / 2, PERIOD));
+        settlement.setLimits(DEW, DEW / 2, PERIOD);
         vm.stopPrank();
+        (uint256 periodLimit, uint256 maxPerMatch, uint256 period) = settlement.limits();
+        vm.assertEq(periodLimit, NO_PERIOD_LIMIT);
+        vm.assertEq(maxPerMatch, NO_PER_MATCH_LIMIT);
+        vm.assertEq(period, 1 days);
+    }
+
+    function test_setLimits_acceptsTheMaxima() public {
+        _setLimits(settlement.MAX_PERIOD_LIMIT(), settlement.MAX_PER_MATCH_LIMIT(), settlement.MAX_PERIOD());
+        (uint256 periodLimit, uint256 maxPerMatch, uint256 period) = settlement.limits();
+        vm.assertEq(periodLimit, settlement.MAX_PERIOD_LIMIT());
+        vm.assertEq(maxPerMatch, settlement.MAX_PER_MATCH_LIMIT());
+        vm.assertEq(period, settlement.MAX_PERIOD());
+    }
+
+    /// The limits, the window, the total and the pause share one storage slot: changing one
+    /// leaves the others as they were.
+    function test_vaultState_fieldsAreIndependent() public {
+        _setLimits(LIMIT, PER_MATCH, PERIOD);
+        _settle(_pay(M1, alice, 30 * DEW + 7));
+        vm.warp(START + 100);
+        _setLimits(LIMIT + 5 * DEW, PER_MATCH - DEW, PERIOD * 2);
+        vm.prank(operator);
+        settlement.pause();
+        vm.assertEq(settlement.totalPaid(), 30 * DEW + 7);
+        (uint256 windowStart, uint256 spent,) = settlement.outflow();
+        vm.assertEq(windowStart, START);
+        vm.assertEq(spent, 30 * DEW + 1e15); // 7 wei counted as one milli-DEW
+        vm.prank(admin);
+        settlement.unpause();
+        (uint256 periodLimit, uint256 maxPerMatch, uint256 period) = settlement.limits();
+        vm.assertEq(periodLimit, LIMIT + 5 * DEW);
+        vm.assertEq(maxPerMatch, PER_MATCH - DEW);
+        vm.assertEq(period, PERIOD * 2);
+        vm.assertFalse(settlement.paused());
+        _settle(_pay(M2, bob, 1));
+        vm.assertEq(settlement.totalPaid(), 30 * DEW + 8);
+        (windowStart, spent,) = settlement.outflow();
+        vm.assertEq(windowStart, START);
+        vm.assertEq(spent, 30 * DEW + 2e15);
+    }
+
+    /// The window counts each batch rounded up to the milli-DEW: rounding never lets a
+    /// window pay past its limit, and the total stays exact.
+    function test_settle_roundsTheWindowUpPerBatch() public {
+        _setLimits(DEW, DEW, PERIOD);
+        _settle(_pay(M1, alice, DEW - 1e15)); // exactly 999 milli-DEW
+        vm.expectRevert(abi.encodeWithSelector(IM.SettlementOutflowLimit.selector, DEW + 1e15, DEW, START + PERIOD));
+        _settle(_pay(M2, alice, 1e15 + 1)); // 1 milli-DEW and a wei: counts as 2
+        _settle(_pay(M2, alice, 1e15));
+        vm.assertEq(token.balanceOf(alice), DEW);
+        vm.assertEq(settlement.totalPaid(), DEW);
     }
 
     /// Whatever the batches and the clock, no window pays more than the limit.
     function testFuzz_settle_neverPaysMoreThanTheLimitPerWindow(uint256 seed) public {
         _setLimits(LIMIT, PER_MATCH, PERIOD);
         uint256 windowStart; // no window yet: the first payment opens one
-        uint256 inWindow;
+        uint256 inWindow; // what the window really paid
+        uint256 counted; // what it counts: each batch rounded up to the milli-DEW
         uint256 now_ = START; // tracked here: the optimizer may reuse a block.timestamp read
         for (uint256 i; i < 20; ++i) {
             uint256 amount = 1 + uint256(keccak256(abi.encode(seed, i))) % PER_MATCH;
             uint256 step = uint256(keccak256(abi.encode(seed, i, "t"))) % (PERIOD / 2);
+            uint256 charge = (amount + 1e15 - 1) / 1e15 * 1e15;
             now_ += step;
             vm.warp(now_);
-            if (now_ >= windowStart + PERIOD) (windowStart, inWindow) = (now_, 0);
+            if (now_ >= windowStart + PERIOD) (windowStart, inWindow, counted) = (now_, 0, 0);
             vm.prank(operator);
             try settlement.settle(_pay(bytes32(i + 1), alice, amount)) returns (uint256, uint256 paid) {
+                vm.assertEq(paid, amount);
                 inWindow += paid;
+                counted += charge;
             } catch {
-                vm.assertGt(inWindow + amount, LIMIT);
+                vm.assertGt(counted + charge, LIMIT);
             }
             vm.assertLe(inWindow, LIMIT);
             (, uint256 spent,) = settlement.outflow();
-            vm.assertEq(spent, inWindow);
+            vm.assertEq(spent, counted);
         }
     }
 

@@ -13,6 +13,7 @@ import pytest
 from eth_account import Account
 from sqlalchemy import select
 
+from backend.chain.deploy import MAX_SETTLE_PER_MATCH, MAX_SETTLE_PERIOD_LIMIT
 from backend.chain.engine import is_wait_reason
 from backend.chain.models import ChainRequest, ChainTx, RequestStatus, TxStatus
 from backend.chain.outbox import Payout, request_settlement
@@ -22,7 +23,6 @@ from tests.chain.test_engine import _admin, manual_mining  # noqa: F401
 
 DEW = 10**18
 DAY = 86_400
-NO_LIMIT = (1 << 88) - 1
 
 
 @pytest.fixture
@@ -172,7 +172,7 @@ def test_a_match_over_the_per_match_maximum_waits_alone(
 def test_paused_settlement_waits_until_the_admin_unpauses(
     deployment, make_engine, fresh_db, limits
 ) -> None:
-    limits(NO_LIMIT, NO_LIMIT)
+    limits(MAX_SETTLE_PERIOD_LIMIT, MAX_SETTLE_PER_MATCH)
     settlement = deployment.contracts.settlement
     guardian = Account.from_key(deployment.operator_key)  # deploy makes the operator guardian
     w3 = deployment.w3
@@ -239,7 +239,9 @@ def test_a_settle_reverted_on_chain_by_the_limit_waits_and_is_paid_later(
     assert request.failure_reason.startswith("waiting: SettlementMatchOverLimit(")
     assert _balance(deployment, player) == 0
 
-    raise_tx = settlement.functions.setLimits(NO_LIMIT, NO_LIMIT, DAY).build_transaction(
+    raise_tx = settlement.functions.setLimits(
+        MAX_SETTLE_PERIOD_LIMIT, MAX_SETTLE_PER_MATCH, DAY
+    ).build_transaction(
         {"from": deployer.address, "nonce": w3.eth.get_transaction_count(deployer.address)}
     )
     w3.eth.send_raw_transaction(deployer.sign_transaction(raise_tx).raw_transaction)

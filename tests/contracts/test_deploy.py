@@ -27,7 +27,15 @@ from backend.chain.contracts import (
     load_artifact,
     load_manifest,
 )
-from backend.chain.deploy import DeployConfig, deploy_all, hot_key_rights
+from backend.chain.deploy import (
+    DEW,
+    MAX_SETTLE_PER_MATCH,
+    MAX_SETTLE_PERIOD_LIMIT,
+    MAX_SETTLE_PERIOD_S,
+    DeployConfig,
+    deploy_all,
+    hot_key_rights,
+)
 from backend.chain.exceptions import ChainValueError
 from tests.fixtures.anvil import Deployment
 
@@ -155,6 +163,34 @@ def test_deploy_refuses_the_deployer_as_operator(anvil) -> None:
     with pytest.raises(ChainValueError, match="must not be the treasury"):
         deploy_all(w3, anvil.keys[5], operator=treasury, treasury=treasury)
     assert w3.eth.get_transaction_count(deployer.address) == before  # nothing was sent
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"settle_period_limit": 10 * DEW + 1},  # the vault's limits are whole DEW
+        {"settle_max_per_match": DEW // 2},
+        {"settle_period_limit": MAX_SETTLE_PERIOD_LIMIT + DEW},
+        {"settle_max_per_match": MAX_SETTLE_PER_MATCH + DEW},
+        {"settle_period_s": MAX_SETTLE_PERIOD_S + 1},
+        {"settle_period_s": 0},
+    ],
+)
+def test_deploy_refuses_limits_the_vault_cannot_hold(anvil, limits) -> None:
+    w3 = Web3(Web3.HTTPProvider(anvil.rpc_url))
+    deployer = Account.from_key(anvil.keys[5])
+    before = w3.eth.get_transaction_count(deployer.address)
+    operator = Account.from_key(anvil.keys[7]).address
+    with pytest.raises(ChainValueError, match="settlement limits out of range"):
+        deploy_all(w3, anvil.keys[5], operator=operator, config=DeployConfig(**limits))
+    assert w3.eth.get_transaction_count(deployer.address) == before  # nothing was sent
+
+
+def test_deploy_limit_maxima_are_the_contracts(deployment: Deployment) -> None:
+    settlement = deployment.contracts.settlement
+    assert settlement.functions.MAX_PERIOD_LIMIT().call() == MAX_SETTLE_PERIOD_LIMIT
+    assert settlement.functions.MAX_PER_MATCH_LIMIT().call() == MAX_SETTLE_PER_MATCH
+    assert settlement.functions.MAX_PERIOD().call() == MAX_SETTLE_PERIOD_S
 
 
 def test_deploy_hands_the_admin_role_over_in_two_steps(anvil, chain_snapshot) -> None:

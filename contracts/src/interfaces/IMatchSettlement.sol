@@ -60,7 +60,8 @@ interface IMatchSettlement {
     error SettlementOutflowLimit(uint256 spent, uint256 periodLimit, uint256 resetsAt);
     /// @notice Settlement is paused.
     error SettlementPaused();
-    /// @notice Limits out of range: a zero or 2**32+ period, or an amount of 2**88 or more.
+    /// @notice Limits out of range: an amount that is not whole DEW or is above its maximum
+    ///         (`MAX_PERIOD_LIMIT`, `MAX_PER_MATCH_LIMIT`), or a period of zero or above `MAX_PERIOD`.
     error SettlementInvalidLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period);
 
     /// @notice A match was settled; `paid` is the sum of its payouts.
@@ -90,6 +91,15 @@ interface IMatchSettlement {
     /// @notice The admin resumed settlement.
     event Unpaused(address indexed admin);
 
+    /// @notice The largest `periodLimit` (2**32 - 1 DEW).
+    function MAX_PERIOD_LIMIT() external view returns (uint256);
+
+    /// @notice The largest `maxPerMatch` (2**24 - 1 DEW).
+    function MAX_PER_MATCH_LIMIT() external view returns (uint256);
+
+    /// @notice The longest `period` in seconds (2**22 - 1, about 48 days).
+    function MAX_PERIOD() external view returns (uint256);
+
     /// @notice Settles a batch of matches (layout above). Only `SETTLER_ROLE`, when not paused.
     /// @return settled The number of matches paid (skipped ones excluded).
     /// @return paid The DEW paid out by this call.
@@ -104,15 +114,16 @@ interface IMatchSettlement {
     /// @notice Sends DEW out of the vault. Only `DEFAULT_ADMIN_ROLE`.
     function withdraw(address to, uint256 amount) external;
 
-    /// @notice Sets the outflow limits (DEW wei, seconds); they apply at once, also to the
-    ///         current window. Only `DEFAULT_ADMIN_ROLE`.
+    /// @notice Sets the outflow limits (DEW wei, in whole DEW; seconds); they apply at once,
+    ///         also to the current window. Only `DEFAULT_ADMIN_ROLE`.
     function setLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period) external;
 
     /// @notice The outflow limits (all zero until the admin sets them: nothing can be paid).
     function limits() external view returns (uint256 periodLimit, uint256 maxPerMatch, uint256 period);
 
-    /// @notice The current window: when it started, what it has paid, and what `settle` may
-    ///         still pay now (a window that has ended counts as a fresh one).
+    /// @notice The current window: when it started, what it has paid (each batch counted
+    ///         rounded up to the milli-DEW), and what `settle` may still pay now (a window that
+    ///         has ended counts as a fresh one).
     function outflow() external view returns (uint256 windowStart, uint256 spent, uint256 available);
 
     /// @notice Stops `settle`. Only `GUARDIAN_ROLE`.

@@ -15,7 +15,9 @@ abstract contract Fixture is Test {
     uint256 internal constant CAP = 1_000_000_000 * DEW;
     uint256 internal constant VAULT = 10_000_000 * DEW;
     uint64 internal constant START = 1_800_000_000;
-    uint256 internal constant NO_LIMIT = (1 << 88) - 1;
+    /// The largest limits the vault can hold ("no limit" in the shared fixture).
+    uint256 internal constant NO_PERIOD_LIMIT = ((1 << 32) - 1) * 1e18;
+    uint256 internal constant NO_PER_MATCH_LIMIT = ((1 << 24) - 1) * 1e18;
 
     address internal admin = address(0xAD);
     address internal operator = address(0x0E);
@@ -49,8 +51,8 @@ abstract contract Fixture is Test {
         registry.grantRole(registry.SCREENER_ROLE(), operator);
         settlement.grantRole(settlement.SETTLER_ROLE(), operator);
         settlement.grantRole(settlement.GUARDIAN_ROLE(), operator);
-        // No limit in the shared fixture (the limits' own tests set them): 2**88 - 1 wei.
-        settlement.setLimits(NO_LIMIT, NO_LIMIT, 1 days);
+        // No limit in the shared fixture (the limits' own tests set them): the largest ones.
+        settlement.setLimits(NO_PERIOD_LIMIT, NO_PER_MATCH_LIMIT, 1 days);
         vm.stopPrank();
         vm.prank(treasury);
         token.mint(address(settlement), VAULT);
