@@ -18,9 +18,7 @@ ids writes (about 22,100 gas) is not in them; per payout of four-seat matches it
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import math
 import secrets
 import sys
@@ -47,6 +45,7 @@ from backend.chain.deploy import DeployConfig, deploy_all
 from backend.chain.match_ids import deployment_prefix
 from backend.db import create_db_engine, migrate
 from backend.tables import store
+from scripts.figures import bench_main
 
 DEW = 10**18
 PAYOUT = 3 * DEW // 2  # 1.5 DEW: a typical match reward, several non-zero bytes
@@ -269,18 +268,7 @@ def run(quick: bool) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--quick", action="store_true", help="smoke run: batches of 1 and 10")
-    args = parser.parse_args(argv)
-    figures = run(args.quick)
-    if args.json:
-        out(json.dumps(figures, sort_keys=True))
-    else:
-        width = max(len(k) for k in figures)
-        for key, value in figures.items():
-            out(f"{key:<{width}}  {value}")
-    return 0
+    return bench_main(__doc__.splitlines()[0], "smoke run: batches of 1 and 10", run, argv, out)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,6 @@ Figures:
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import statistics
 import sys
@@ -43,6 +41,7 @@ from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.economy import service as economy
 from backend.economy import stakes
+from scripts.figures import bench_main
 
 DEW = 10**18
 ENTRY_FEE = 10 * DEW
@@ -245,18 +244,7 @@ def run(quick: bool) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--quick", action="store_true", help="smoke run: 128 entrants, 8 prizes")
-    args = parser.parse_args(argv)
-    figures = run(args.quick)
-    if args.json:
-        out(json.dumps(figures, sort_keys=True))
-    else:
-        width = max(len(k) for k in figures)
-        for key, value in figures.items():
-            out(f"{key:<{width}}  {value}")
-    return 0
+    return bench_main(__doc__.splitlines()[0], "smoke run: 128 entrants, 8 prizes", run, argv, out)
 
 
 if __name__ == "__main__":
