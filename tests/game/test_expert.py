@@ -360,6 +360,26 @@ def _heaviest_first(legal: list[str]) -> str:
     return next(str(m) for m in plays if m.tile == best.tile and m.side == best.side)
 
 
+def _heaviest_first_of(match, seen) -> str:
+    return _heaviest_first(seen["legal_moves"])
+
+
+def _model_first(match, seen) -> str:
+    """The model playout policy with no exploration, from the engine's legal moves."""
+    from backend.game.bots.expert import _model_choice
+
+    legal = seen["legal_moves"]
+    plays = [parse_move(text) for text in legal if text not in ("draw", "pass")]
+    if not plays:
+        return legal[0]
+    playable = 0
+    for move in plays:
+        playable |= BIT[move.tile]
+    left, right = seen["ends"] if seen["ends"] is not None else (-1, -1)
+    tile, side = _model_choice(match.hands[match.turn], playable, left, right)
+    return next(str(m) for m in plays if m.tile == tile and (m.side == side or left < 0))
+
+
 @pytest.mark.parametrize(
     ("preset", "options", "seats"),
     [
@@ -368,10 +388,12 @@ def _heaviest_first(legal: list[str]) -> str:
         ("draw", {}, 2),
     ],
 )
-def test_playouts_score_hands_and_bonuses_exactly_as_the_engine(preset, options, seats):
+@pytest.mark.parametrize("policy", ["model", "heavy"])
+def test_playouts_score_hands_and_bonuses_exactly_as_the_engine(preset, options, seats, policy):
     """From real positions, with the true hidden tiles and no exploration, a playout ends the
     hand with the same winner and the same points (bonuses included) as the engine playing the
-    same moves."""
+    same moves (the playout policy's, chosen here from the engine's legal moves)."""
+    choose = _model_first if policy == "model" else _heaviest_first_of
     rules = rules_for(preset, options)
     checked = with_bonus = 0
     for game in range(12):
@@ -385,16 +407,16 @@ def test_playouts_score_hands_and_bonuses_exactly_as_the_engine(preset, options,
         else:
             continue
         position = read_position(seen)
-        first = _heaviest_first(seen["legal_moves"])
+        first = choose(match, seen)
         boneyard = list(match.boneyard[match.drawn :])
-        points, winner = _Playout(position).run(
+        points, winner = _Playout(position, policy == "model").run(
             list(match.hands), boneyard, parse_move(first), [0.0] * 200, 0.0
         )
         before = list(match.scores)
         hand = match.hand_index
         apply_move(match, first)
         while match.hand_index == hand and not match.over:
-            apply_move(match, _heaviest_first(view(match, match.turn)["legal_moves"]))
+            apply_move(match, choose(match, view(match, match.turn)))
         gained = [after - was for after, was in zip(match.scores, before, strict=True)]
         assert points == gained, (preset, game, seen["history"], first)
         assert winner == match.log[hand].winner
@@ -403,3 +425,41 @@ def test_playouts_score_hands_and_bonuses_exactly_as_the_engine(preset, options,
     assert checked >= 8
     if options:
         assert with_bonus >= 2  # the bonuses were really exercised
+
+
+def _model_value_by_definition(hand: set[int], t: int, left: int, right: int) -> float:
+    """Seed 004's sensible player, spelled out: pips, doubles, numbers kept, tiles that follow."""
+    rest = hand - {t}
+    numbers = {HIGH[x] for x in rest} | {LOW[x] for x in rest}
+
+    def follow(a: int, b: int) -> int:
+        return sum(1 for x in rest if {HIGH[x], LOW[x]} & {a, b})
+
+    if left < 0:
+        best = follow(HIGH[t], LOW[t])
+    else:
+        ends = []
+        for end, other in ((left, right), (right, left)):
+            if end in (HIGH[t], LOW[t]):
+                new = LOW[t] if HIGH[t] == end else HIGH[t]
+                ends.append(follow(new, other))
+        best = max(ends)
+    return PIPS[t] + 6.0 * IS_DOUBLE[t] + 2.0 * len(numbers) + 2.5 * best
+
+
+def test_model_scores_follow_the_models_definition():
+    # The scores use packed pip counts; they must equal the model spelled out, on random hands.
+    from backend.game.bots.expert import _model_scores
+    from backend.game.tiles import EITHER_SUIT
+
+    rng = random.Random("model-scores")
+    checked = 0
+    for _ in range(400):
+        hand = set(rng.sample(range(28), rng.randint(1, 9)))
+        mask = sum(BIT[t] for t in hand)
+        left, right = (-1, -1) if rng.random() < 0.2 else (rng.randint(0, 6), rng.randint(0, 6))
+        legal = mask if left < 0 else mask & EITHER_SUIT[left][right]
+        for value, tile, _side in _model_scores(mask, legal, left, right):
+            assert value == _model_value_by_definition(hand, tile, left, right)
+            checked += 1
+    assert checked > 500

@@ -11,8 +11,9 @@ For each decision the bot
 3. weighs each world by how well it explains the other seats' past free choices under a model of
    a sensible player (unload heavy tiles and doubles, keep many numbers, keep tiles that follow;
    a softmax with some uniform noise), and resamples the worlds it will play out by that weight;
-4. plays every candidate move in every chosen world, then finishes the hand with a fast playout
-   policy (common random numbers: each world uses the same chances for every candidate), and
+4. plays every candidate move in every chosen world, then finishes the hand with a playout
+   policy in which every seat plays the same model's favourite tile, or now and then a random
+   legal one (common random numbers: each world uses the same chances for every candidate), and
    scores the finished hand with the preset's own ``Rules.score_hand``, open-end points and the
    table's own bonus rules (replayed to where the hand stands);
 5. plays the candidate with the best mean value: the side's points minus the opponents' points,
@@ -68,14 +69,17 @@ _PLAYOUT_WEIGHT: tuple[int, ...] = tuple(PIPS[t] + (8 if IS_DOUBLE[t] else 0) fo
 class ExpertSettings:
     """The search budget and the value of a hand. Fixed numbers, so play is deterministic."""
 
-    step_budget: int = 14000
+    step_budget: int = 28000
     """Simulated moves per decision, shared by all candidates and worlds."""
     min_worlds: int = 6
-    max_worlds: int = 200
+    max_worlds: int = 400
     win_bonus: float = 10.0
     """Value of winning the hand, on top of the points (points per hand alone ignore who won)."""
     explore: float = 0.25
-    """Chance that a playout move is a random legal play instead of the heaviest tile."""
+    """Chance that a playout move is a random legal play instead of the policy's choice."""
+    playout: str = "model"
+    """The playout policy of every seat: ``"model"``, the player model's favourite play
+    (``_model_choice``), or ``"heavy"``, the heaviest tile (doubles first)."""
     pool_factor: int = 4
     """Worlds sampled per world played out: the pool is resampled by how well each world
     explains the other seats' past choices."""
@@ -403,9 +407,15 @@ class DealSampler:
         boneyard: list[int] = []
         for index, (places, tiles) in enumerate(self.classes):
             splits, running = self._options(index, tuple(caps))
-            split = splits[bisect_right(running, rng.randrange(running[-1]))]
-            pool = tiles[:]
-            rng.shuffle(pool)
+            if len(splits) == 1:  # forced (e.g. a class only one group may hold): no draw
+                split = splits[0]
+            else:
+                split = splits[bisect_right(running, rng.randrange(running[-1]))]
+            if max(split) == len(tiles):  # the whole class goes to one group: no shuffle
+                pool = tiles
+            else:
+                pool = tiles[:]
+                rng.shuffle(pool)
             at = 0
             for k, n in zip(places, split, strict=True):
                 if not n:
@@ -516,26 +526,69 @@ _PIPSET_BY_SLICE: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
+def _pip_counts(t: int) -> int:
+    """One tile's numbers, four bits each (a double shows its number once)."""
+    return (1 << 4 * HIGH[t]) | (1 << 4 * LOW[t])
+
+
+# Pip counts of every 7-bit slice of a hand mask, four bits per number (a double counts once):
+# the sum over the four slices is the hand's count of tiles showing each number.
+_PIPCOUNT_BY_SLICE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        sum(_pip_counts(7 * part + i) for i in range(7) if chunk >> i & 1) for chunk in range(128)
+    )
+    for part in range(4)
+)
+
+
 def _numbers_held(mask: int) -> int:
     """How many different numbers (0-6) the tiles of a hand show."""
     a, b, c, d = _PIPSET_BY_SLICE
     return (a[mask & 127] | b[mask >> 7 & 127] | c[mask >> 14 & 127] | d[mask >> 21]).bit_count()
 
 
-def _model_value(rest: int, t: int, left: int, right: int) -> float:
-    """The player model's liking for playing ``t`` (``rest``: the hand after it), in the spirit of
-    seed 004's advice: unload heavy tiles and doubles, keep many numbers, keep tiles that follow."""
-    if left < 0:
-        follow = (rest & EITHER_SUIT[HIGH[t]][LOW[t]]).bit_count()
-    else:
-        follow = -1
-        new_left = OTHER_HALF[t][left]
-        if new_left >= 0:
-            follow = (rest & EITHER_SUIT[new_left][right]).bit_count()
-        new_right = OTHER_HALF[t][right]
-        if new_right >= 0:
-            follow = max(follow, (rest & EITHER_SUIT[left][new_right]).bit_count())
-    return PIPS[t] + 6.0 * IS_DOUBLE[t] + 2.0 * _numbers_held(rest) + 2.5 * follow
+def _model_scores(hand: int, legal: int, left: int, right: int) -> list[tuple[float, int, int]]:
+    """The player model's liking for each play of ``legal`` from ``hand``, lowest tile first:
+    (value, tile, end), in the spirit of seed 004's advice: unload heavy tiles and doubles, keep
+    many numbers, keep tiles that follow. The end is the one that leaves more tiles that follow.
+
+    A play leaves the hand one number short for each of its halves that no other tile in the
+    hand shows (pip counts packed four bits a number)."""
+    a, b, c, d = _PIPCOUNT_BY_SLICE
+    counts = a[hand & 127] + b[hand >> 7 & 127] + c[hand >> 14 & 127] + d[hand >> 21]
+    held = _numbers_held(hand)
+    scores: list[tuple[float, int, int]] = []
+    m = legal
+    while m:
+        bit = m & -m
+        m ^= bit
+        x = bit.bit_length() - 1
+        high, low = HIGH[x], LOW[x]
+        kept = held - (counts >> 4 * high & 15 == 1)
+        if low != high and counts >> 4 * low & 15 == 1:
+            kept -= 1
+        rest = hand ^ bit
+        side = LEFT
+        if left < 0:
+            follow = (rest & EITHER_SUIT[high][low]).bit_count()
+        else:
+            follow = -1
+            new_left = OTHER_HALF[x][left]
+            if new_left >= 0:
+                follow = (rest & EITHER_SUIT[new_left][right]).bit_count()
+            new_right = OTHER_HALF[x][right]
+            if new_right >= 0:
+                other = (rest & EITHER_SUIT[left][new_right]).bit_count()
+                if other > follow:
+                    follow, side = other, 1
+        scores.append((PIPS[x] + 6.0 * IS_DOUBLE[x] + 2.0 * kept + 2.5 * follow, x, side))
+    return scores
+
+
+def _model_choice(hand: int, playable: int, left: int, right: int) -> tuple[int, int]:
+    """The player model's favourite play (the highest tile among equals) and its end."""
+    _, tile, side = max(_model_scores(hand, playable, left, right))
+    return tile, side
 
 
 class _Likelihood:
@@ -565,6 +618,7 @@ class _Likelihood:
         return total
 
     def _seat(self, now: int, observations: list[tuple[int, int, int, int]]) -> float:
+        """The log-likelihood of one seat's observed choices if it holds ``now``."""
         temperature, noise = self.temperature, self.noise
         total = 0.0
         for left, right, t, since in observations:
@@ -572,17 +626,12 @@ class _Likelihood:
             legal = hand if left < 0 else hand & EITHER_SUIT[left][right]
             if legal & (legal - 1) == 0:
                 continue  # a single option says nothing
-            chosen = _model_value(hand ^ BIT[t], t, left, right)
+            scores = _model_scores(hand, legal, left, right)
+            chosen = next(value for value, x, _ in scores if x == t)
             mass = 0.0
-            options = 0
-            m = legal
-            while m:
-                bit = m & -m
-                m ^= bit
-                value = _model_value(hand ^ bit, bit.bit_length() - 1, left, right)
+            for value, _, _ in scores:
                 mass += exp((value - chosen) / temperature)
-                options += 1
-            total += log((1.0 - noise) / mass + noise / options)
+            total += log((1.0 - noise) / mass + noise / len(scores))
         return total
 
 
@@ -590,9 +639,10 @@ class _Playout:
     """A stripped-down hand simulator for one world: bitmasks, the preset's draw mode, and the
     preset's own hand scoring. It starts right after our candidate move."""
 
-    __slots__ = ("block_on_passes", "position", "rules", "score_ends", "seats", "sides")
+    __slots__ = ("block_on_passes", "model", "position", "rules", "score_ends", "seats", "sides")
 
-    def __init__(self, position: _Position) -> None:
+    def __init__(self, position: _Position, model: bool = True) -> None:
+        self.model = model
         self.position = position
         self.rules = position.rules
         self.score_ends = position.rules.scores_open_ends
@@ -629,6 +679,7 @@ class _Playout:
         move: Move | None = first
         draw = 0
         weight = _PLAYOUT_WEIGHT
+        model = self.model
         steps = 0
         trackers = [copy(tracker) for tracker in p.bonuses] if p.bonuses else None
         award = _BonusPoints(p, points, p.scores) if trackers else None
@@ -653,9 +704,12 @@ class _Playout:
                     kind = "play"
                     chance = noise[draw]
                     draw += 1
+                    side = -1
                     if chance < explore:
                         options = list(tiles_of(playable))
                         t = options[int(chance / explore * len(options))]
+                    elif model:
+                        t, side = _model_choice(hand, playable, left, right)
                     else:
                         best = -1
                         m = playable
@@ -665,7 +719,9 @@ class _Playout:
                             tile = bit.bit_length() - 1
                             if weight[tile] > best:
                                 best, t = weight[tile], tile
-                    if left >= 0:
+                    if side >= 0:
+                        pass
+                    elif left >= 0:
                         fits_left = OTHER_HALF[t][left] >= 0
                         fits_right = OTHER_HALF[t][right] >= 0
                         if fits_left and fits_right:
@@ -673,6 +729,8 @@ class _Playout:
                             draw += 1
                         else:
                             side = LEFT if fits_left else 1
+                    else:
+                        side = LEFT
                 elif (
                     draw_mode != NO_DRAWING
                     and drawn < bone_count
@@ -808,7 +866,7 @@ class ExpertBot:
             chosen = _resample([exp(w - top) for w in weights], worlds, rng)
         else:
             chosen = list(range(worlds))
-        playout = _Playout(position)
+        playout = _Playout(position, settings.playout == "model")
         random_ = rng.random
         chances = 2 * (remaining + position.seats * 2 + 4)  # two per move at most
         my_side = position.sides[position.me]
