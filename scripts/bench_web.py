@@ -67,18 +67,39 @@ def start_server(db_url: str) -> tuple[subprocess.Popen[bytes], str]:
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    try:
+        wait_healthy(proc, url, timeout_s=60)
+    except BaseException:
+        stop_server(proc)  # no uvicorn left running when the start fails
+        raise
+    return proc, url
+
+
+def wait_healthy(proc: subprocess.Popen[bytes], url: str, timeout_s: float) -> None:
+    """Poll ``url``/health until it answers 200; RuntimeError if the process exits or the
+    deadline passes (the caller stops the process)."""
+    deadline = time.monotonic() + timeout_s
     while True:
         if proc.poll() is not None:
             raise RuntimeError("the server exited at start")
         try:
             if httpx.get(url + "/health", timeout=1).status_code == 200:
-                return proc, url
+                return
         except httpx.HTTPError:
             pass
         if time.monotonic() > deadline:
-            raise RuntimeError("the server did not start in 60 s")
+            raise RuntimeError(f"the server did not start in {timeout_s:g} s")
         time.sleep(0.1)
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 def seed_lobby(url: str, tables: int) -> None:
@@ -162,8 +183,7 @@ def main() -> int:
             seed_lobby(url, args.tables)
             figures = measure(url, args.loads)
         finally:
-            proc.terminate()
-            proc.wait(30)
+            stop_server(proc)
     figures["interactive_over_health"] = figures["interactive_ms_p50"] / figures["health_ms"]
     figures["load_average_1m"] = os.getloadavg()[0]  # a shared machine slows every figure
     if args.json:

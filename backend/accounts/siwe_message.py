@@ -241,15 +241,11 @@ def is_checksum_address(text: str) -> bool:
     return bool(_ADDRESS.fullmatch(text)) and checksum_address(bytes.fromhex(text[2:])) == text
 
 
-def recover_signer(message: str, signature: str) -> str:
-    """The EIP-55 address whose key made this EIP-191 ``personal_sign`` signature of
-    ``message``; SignatureError if it is not a well-formed signature (libsecp256k1 through
-    coincurve, the library eth-account itself uses)."""
-    return checksum_address(recover_signer_bytes(message, signature))
-
-
 def recover_signer_bytes(message: str, signature: str) -> bytes:
-    """``recover_signer`` as the 20 raw bytes of the address (no EIP-55 hashing)."""
+    """The 20 raw bytes of the address whose key made this EIP-191 ``personal_sign``
+    signature of ``message`` (no EIP-55 hashing: ``checksum_address`` gives its text);
+    SignatureError if it is not a well-formed signature (libsecp256k1 through coincurve,
+    the library eth-account itself uses)."""
     text = signature[2:] if signature[:2] in ("0x", "0X") else signature
     try:
         raw = bytes.fromhex(text)

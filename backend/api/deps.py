@@ -6,19 +6,13 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from backend.accounts.deps import CurrentPlayer, SettingsDep, get_current_player, get_settings
-from backend.db.deps import SessionDep, get_session
+from backend.accounts.deps import CurrentPlayer, SettingsDep
+from backend.db.deps import SessionDep
 from backend.tables.gating import Gate
 from backend.tables.live import MatchHub
 
-__all__ = [
-    "CurrentPlayer",
-    "SessionDep",
-    "SettingsDep",
-    "get_current_player",
-    "get_session",
-    "get_settings",
-]
+# The routers of this package take every dependency from here.
+__all__ = ["CurrentPlayer", "GateDep", "HubDep", "SessionDep", "SettingsDep"]
 
 
 async def get_gate(request: Request) -> Gate:

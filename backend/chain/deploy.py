@@ -57,6 +57,16 @@ class DeploymentError(ChainError):
     """A deployment transaction failed or was not mined in time."""
 
 
+class HotKeyError(DeploymentError):
+    """Everything was deployed, but the roles read back leave the operator's hot key an admin
+    or DEW still mintable. ``manifest`` holds the deployed addresses: save it anyway, or
+    contracts already on chain are lost track of."""
+
+    def __init__(self, message: str, manifest: Manifest) -> None:
+        super().__init__(message)
+        self.manifest = manifest
+
+
 @dataclass(frozen=True)
 class DeployConfig:
     """What to deploy with. Amounts are DEW wei."""
@@ -131,7 +141,9 @@ def deploy_all(
     the admin); then the deployer renounces ``MINTER_ROLE``. The deployer is the admin of every
     contract; with ``admin`` set it also starts the two-step admin transfer to that address,
     which ``admin`` accepts with ``acceptDefaultAdminTransfer`` after the contracts' delay.
-    The manifest's ``roles`` are read back from the chain.
+    The manifest's ``roles`` are read back from the chain; if they leave the operator an
+    admin or DEW mintable, ``HotKeyError`` is raised carrying the manifest (save it: the
+    contracts are deployed).
     """
     config = config or DeployConfig()
     account: LocalAccount = Account.from_key(deployer_key)
@@ -226,8 +238,7 @@ def deploy_all(
 
     candidates = {deployer, admin, treasury, operator, guardian, *addresses.values()}
     roles = role_holders(w3, addresses, candidates)
-    _check_hot_key(roles, operator)
-    return Manifest(
+    manifest = Manifest(
         chain_id=w3.eth.chain_id,
         deployment_block=first_block,
         addresses=addresses,
@@ -249,6 +260,8 @@ def deploy_all(
         },
         roles=roles,
     )
+    _check_hot_key(manifest)
+    return manifest
 
 
 def _checksum(address: str, what: str) -> str:
@@ -287,10 +300,12 @@ def hot_key_rights(roles: dict[str, dict[str, list[str]]], key: str) -> list[str
     ]
 
 
-def _check_hot_key(roles: dict[str, dict[str, list[str]]], operator: str) -> None:
+def _check_hot_key(manifest: Manifest) -> None:
     """The operator's hot key must hold no admin role anywhere and must not mint DEW."""
+    roles, operator = manifest.roles, manifest.operator
     rights = hot_key_rights(roles, operator)
     if rights:
-        raise DeploymentError(f"the operator {operator} holds {', '.join(rights)}")
+        raise HotKeyError(f"the operator {operator} holds {', '.join(rights)}", manifest)
     if roles["DEWToken"]["MINTER_ROLE"]:
-        raise DeploymentError(f"DEW can still be minted by {roles['DEWToken']['MINTER_ROLE']}")
+        minters = roles["DEWToken"]["MINTER_ROLE"]
+        raise HotKeyError(f"DEW can still be minted by {minters}", manifest)

@@ -76,7 +76,7 @@ def free_match_id(match_id: str) -> str:
         raise MatchIdError(f"match id must be hex: {match_id!r}") from None
     if len(match_id) != 32 or value == 0:
         raise MatchIdError(f"match id must be 32 hex digits, not zero: {match_id!r}")
-    return _hex(value)
+    return _hex((TAG_FREE << 248) | value)
 
 
 def withdrawal_id(digest: bytes) -> str:
@@ -96,7 +96,8 @@ def _digest_id(tag: int, digest: bytes) -> str:
 
 
 def parse(chain_match_id: str) -> ChainMatchId:
-    """Tag, prefix and sequence of an id (prefix and sequence are 0 unless it is earning)."""
+    """Tag, prefix and sequence of an id (prefix and sequence are 0 unless it is earning):
+    the inverse of the builders above, through which the tests check the layout."""
     text = chain_match_id.lower()
     if len(text) != 66 or not text.startswith("0x"):
         raise MatchIdError(f"chain match id must be 0x and 64 hex digits: {chain_match_id!r}")

@@ -127,17 +127,38 @@ def create_table(
     return table
 
 
+@dataclass(frozen=True)
+class SeatSpec:
+    """Who sits in one seat of a table seated when it is made (matchmaking, matches other
+    packages start): a wallet or a bot."""
+
+    address: str | None = None
+    bot_level: str | None = None
+    avatar_id: int | None = None
+    admitted_as: str | None = None
+
+
 def _seat(
-    session: Session, table: Table, seat: int, address: str | None, admission: Any = None
+    session: Session,
+    table: Table,
+    seat: int,
+    address: str | None,
+    admission: Any = None,
+    *,
+    bot_level: str | None = None,
+    joined_at: datetime | None = None,
 ) -> None:
+    """Take ``seat`` for a wallet (``admission``: anything with ``avatar_id`` and
+    ``admitted_as``, a gate's Admission or a SeatSpec) or a bot (``bot_level``)."""
     session.add(
         TableSeat(
             table_id=table.id,
             seat=seat,
             address=address,
+            bot_level=bot_level,
             avatar_id=admission.avatar_id if admission else None,
             admitted_as=admission.admitted_as if admission else None,
-            joined_at=utcnow(),
+            joined_at=joined_at or utcnow(),
         )
     )
 
@@ -147,9 +168,48 @@ def _fill_with_bots(session: Session, table: Table, level: str) -> None:
     taken = {s.seat for s in seats_of(session=session, table_id=table.id)}
     for seat in range(table.seat_count):
         if seat not in taken:
-            session.add(
-                TableSeat(table_id=table.id, seat=seat, bot_level=level, joined_at=utcnow())
-            )
+            _seat(session, table, seat, None, bot_level=level)
+
+
+def _seated_table(
+    session: Session,
+    *,
+    preset: str,
+    options: dict[str, Any],
+    seat_count: int,
+    seats: list[SeatSpec],
+    earning: bool,
+    kind: str,
+    visibility: str,
+    bot_level: str,
+    turn_timeout_s: float,
+    now: datetime,
+) -> Table:
+    """An open table nobody created, free of stakes, with ``seats`` taken from seat 0 on
+    (matchmaking and matches other packages start; the caller fills or starts it)."""
+    table = Table(
+        id=uuid.uuid4().hex,
+        preset=preset,
+        options=options,
+        seat_count=seat_count,
+        stake="0",
+        earning=earning,
+        kind=kind,
+        visibility=visibility,
+        invite_code=secrets.token_urlsafe(12),
+        creator=None,
+        bot_level=bot_level,
+        turn_timeout_s=turn_timeout_s,
+        spectators_allowed=True,
+        spectator_delay_s=0.0,
+        status="open",
+        created_at=now,
+    )
+    session.add(table)
+    session.flush()
+    for number, spec in enumerate(seats):
+        _seat(session, table, number, spec.address, spec, bot_level=spec.bot_level, joined_at=now)
+    return table
 
 
 def _start_match(session: Session, table: Table) -> Match:
@@ -393,37 +453,23 @@ def run_matchmaking(
             if len(group) < size and now - oldest < wait:
                 break
             waiting = waiting[size:]
-            table = Table(
-                id=uuid.uuid4().hex,
+            table = _seated_table(
+                session,
                 preset=preset,
                 options=play.table_rules(preset, {}, size).options,
                 seat_count=size,
-                stake="0",
+                seats=[
+                    SeatSpec(address=t.address, avatar_id=t.avatar_id, admitted_as=t.admitted_as)
+                    for t in group
+                ],
                 earning=earning,
                 kind="human",
                 visibility="private",
-                invite_code=secrets.token_urlsafe(12),
-                creator=None,
                 bot_level=settings.server.matchmaking_bot_level,
                 turn_timeout_s=settings.server.turn_timeout_s,
-                spectators_allowed=True,
-                spectator_delay_s=0.0,
-                status="open",
-                created_at=now,
+                now=now,
             )
-            session.add(table)
-            session.flush()
-            for seat, ticket in enumerate(group):
-                session.add(
-                    TableSeat(
-                        table_id=table.id,
-                        seat=seat,
-                        address=ticket.address,
-                        avatar_id=ticket.avatar_id,
-                        admitted_as=ticket.admitted_as,
-                        joined_at=now,
-                    )
-                )
+            for ticket in group:
                 ticket.status = "matched"
                 ticket.table_id = table.id
             _fill_with_bots(session, table, settings.server.matchmaking_bot_level)
@@ -488,16 +534,6 @@ def count_live_matches(*, session: Session) -> int:
 # -- matches started by others (competitions) ---------------------------------------------
 
 
-@dataclass(frozen=True)
-class SeatSpec:
-    """Who sits in one seat of a match another package starts: a wallet or a bot."""
-
-    address: str | None = None
-    bot_level: str | None = None
-    avatar_id: int | None = None
-    admitted_as: str | None = None
-
-
 def create_seated_match(
     *,
     session: Session,
@@ -517,38 +553,19 @@ def create_seated_match(
             raise exc.InvalidRequest(f"a seat is a wallet or a bot, not both or neither: {spec}")
         if spec.bot_level is not None and spec.bot_level not in play.BOT_LEVELS:
             raise exc.InvalidRequest(f"bot_level must be one of {list(play.BOT_LEVELS)}")
-    table = Table(
-        id=uuid.uuid4().hex,
+    table = _seated_table(
+        session,
         preset=preset,
         options=rules.options,
         seat_count=len(seats),
-        stake="0",
+        seats=seats,
         earning=False,
         kind=kind,
         visibility="public",
-        invite_code=secrets.token_urlsafe(12),
-        creator=None,
         bot_level=bot_level,
         turn_timeout_s=turn_timeout_s,
-        spectators_allowed=True,
-        spectator_delay_s=0.0,
-        status="open",
-        created_at=utcnow(),
+        now=utcnow(),
     )
-    session.add(table)
-    session.flush()
-    for number, spec in enumerate(seats):
-        session.add(
-            TableSeat(
-                table_id=table.id,
-                seat=number,
-                address=spec.address,
-                bot_level=spec.bot_level,
-                avatar_id=spec.avatar_id,
-                admitted_as=spec.admitted_as,
-                joined_at=utcnow(),
-            )
-        )
     _start_match(session, table)
     session.flush()
     return table

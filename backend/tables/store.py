@@ -99,16 +99,18 @@ def _live_tables_last_active(
     session_factory: sessionmaker[Session], *where: Any
 ) -> list[tuple[str, float, float]]:
     """(table id, turn timeout, unix time of the last move or of the start) per live match."""
+    # Correlated per live match: the move log's (match_id, ply) primary key answers it
+    # without reading the moves of finished matches.
     last_move = (
-        select(MatchMove.match_id, func.max(MatchMove.created_at).label("at"))
-        .group_by(MatchMove.match_id)
-        .subquery()
+        select(func.max(MatchMove.created_at))
+        .where(MatchMove.match_id == Match.id)
+        .correlate(Match)
+        .scalar_subquery()
     )
     with session_factory() as session:
         rows = session.execute(
-            select(Table.id, Table.turn_timeout_s, Match.created_at, last_move.c.at)
+            select(Table.id, Table.turn_timeout_s, Match.created_at, last_move)
             .join(Match, Match.id == Table.match_id)
-            .outerjoin(last_move, last_move.c.match_id == Match.id)
             .where(Match.status == "live", *where)
         ).all()
     active = []

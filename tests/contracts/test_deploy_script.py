@@ -6,7 +6,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from eth_account import Account
 from web3 import Web3
 
@@ -134,3 +136,42 @@ def test_deploy_script_refuses_funding_above_the_cap(anvil: Anvil, tmp_path: Pat
     assert done.returncode == 2
     assert "--vault-funding exceeds --token-cap" in done.stderr
     assert not out.exists()
+
+
+def test_deploy_script_writes_the_manifest_when_the_hot_key_check_fails(
+    anvil: Anvil, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All five contracts are on chain when the roles are read back: if they leave the operator
+    an admin, the script still writes their manifest, then exits 1."""
+    import importlib.util
+
+    import backend.chain.deploy as deploy_module
+
+    operator = Account.from_key(anvil.keys[9]).address
+    real_role_holders = deploy_module.role_holders
+
+    def operator_is_an_admin(*args: Any, **kwargs: Any) -> dict[str, dict[str, list[str]]]:
+        roles = real_role_holders(*args, **kwargs)
+        roles["DEWToken"]["DEFAULT_ADMIN_ROLE"].append(operator)
+        return roles
+
+    monkeypatch.setattr(deploy_module, "role_holders", operator_is_an_admin)
+    spec = importlib.util.spec_from_file_location("deploy_script", REPO_ROOT / "scripts/deploy.py")
+    assert spec and spec.loader
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+
+    key_file = tmp_path / "deployer.key"
+    key_file.write_text(anvil.keys[8])
+    out = tmp_path / "deployment.json"
+    printed: list[str] = []
+    args = ["--rpc-url", anvil.rpc_url, "--key-file", str(key_file), "--out", str(out)]
+    code = script.main([*args, "--operator", operator], out=printed.append)
+
+    assert code == 1
+    assert printed[-1] == f"ERROR: the operator {operator} holds DEWToken.DEFAULT_ADMIN_ROLE"
+    manifest = load_manifest(out)
+    assert manifest.operator == operator
+    contracts = Contracts(Web3(Web3.HTTPProvider(anvil.rpc_url)), manifest)
+    assert contracts.token.functions.symbol().call() == "DEW"
+    assert contracts.settlement.functions.hasRole(SETTLER_ROLE, operator).call()

@@ -17,8 +17,9 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import jobs, service, stakes
 from backend.economy.models import PlannedSettlement, SeatRecord
-from backend.tables import play, store
-from backend.tables.models import Match, SettlementRequest, Table
+from backend.tables import store
+from backend.tables.models import SettlementRequest
+from tests.fixtures.finished_match import bot_played_match
 
 ALICE = to_checksum_address("0x" + "a1" * 20)
 CAROL = to_checksum_address("0x" + "c3" * 20)
@@ -26,9 +27,8 @@ STAKE = 5 * 10**18
 PREFIX = match_ids.deployment_prefix("outbox-test", 31337)
 
 
-def _play_and_finish(engine, sessions) -> tuple[str, list]:
+def _play_and_finish(engine) -> tuple[str, list]:
     """A partnership match: Alice (seat 0) and Carol (seat 2) against two bots."""
-    table_id = match_id = uuid.uuid4().hex
     seats = [
         {
             "seat": 0,
@@ -41,77 +41,33 @@ def _play_and_finish(engine, sessions) -> tuple[str, list]:
         {"seat": 2, "address": CAROL, "bot_level": None, "avatar_id": None, "admitted_as": "vip"},
         {"seat": 3, "address": None, "bot_level": "easy", "avatar_id": None, "admitted_as": None},
     ]
-    seed, commitment = play.new_seed()
-    match = play.start("partnership", {}, ["alice", "bot1", "carol", "bot3"], seed)
-    with sessions.begin() as session:
-        session.add(
-            Table(
-                id=table_id,
-                preset="partnership",
-                seat_count=4,
-                stake=str(STAKE),
-                earning=True,
-                invite_code=uuid.uuid4().hex,
-                turn_timeout_s=30.0,
-                status="playing",
-                match_id=match_id,
+
+    def escrow(session, match_id: str) -> None:
+        for address in (ALICE, CAROL):
+            stakes.credit_deposit(
+                session=session,
+                address=address,
+                amount=STAKE,
+                tx_hash="0x" + uuid.uuid4().hex * 2,
+                log_index=0,
             )
-        )
-        session.flush()
-        session.add(
-            Match(
-                id=match_id,
-                table_id=table_id,
-                preset="partnership",
-                seats=seats,
-                seed=seed,
-                seed_commitment=commitment,
-            )
-        )
-        stakes.credit_deposit(
-            session=session,
-            address=ALICE,
-            amount=STAKE,
-            tx_hash="0x" + uuid.uuid4().hex * 2,
-            log_index=0,
-        )
-        stakes.credit_deposit(
-            session=session,
-            address=CAROL,
-            amount=STAKE,
-            tx_hash="0x" + uuid.uuid4().hex * 2,
-            log_index=0,
-        )
         # What the server does in the transaction that starts a staked match.
         stakes.escrow_stakes(
             session=session, match_id=match_id, seats=[(0, ALICE), (2, CAROL)], stake=STAKE
         )
-    moves = []
-    while not match.over:
-        seat = match.turn
-        text = play.bot_move(match, "easy", f"{match_id}:{len(moves)}")
-        play.apply(match, text)
-        moves.append((seat, text, "bot"))
-    outcomes = play.outcome(match)
-    record = play.record(match, match_id=match_id, seats=seats, moves=moves, forfeited_seat=None)
-    finish = store.Finish(
-        match_id=match_id,
-        table_id=table_id,
-        record=record,
-        result={"scores": list(match.scores)},
-        result_hash=play.record_hash(record),
-        chain_match_id=None,  # an earning match: the final commit issues a sequential id
-        chain_prefix=PREFIX,
+
+    finish, last = bot_played_match(
+        engine,
         preset="partnership",
-        earning=True,
-        stake=str(STAKE),
         seats=seats,
-        outcomes=outcomes,
+        earning=True,  # the final commit issues a sequential chain id
+        prefix=PREFIX,
+        stake=STAKE,
         still_eligible={0: True, 2: None},
+        at_start=escrow,
     )
-    last = store.move_row(match_id, len(moves) - 1, moves[-1][0], moves[-1][1], "bot")
     assert store.commit_final(engine, last, finish)
-    return match_id, outcomes
+    return finish.match_id, finish.outcomes
 
 
 def test_a_match_finished_by_the_server_is_planned_from_its_outbox_row(pg_url):
@@ -130,7 +86,7 @@ def test_a_match_finished_by_the_server_is_planned_from_its_outbox_row(pg_url):
     finished = []
     while len({bool({o.seat for o in out if o.won} & {0, 2}) for _, out in finished}) < 2:
         assert len(finished) < 40, "40 matches and one team always won"
-        finished.append(_play_and_finish(engine, sessions))
+        finished.append(_play_and_finish(engine))
     report = jobs.plan_finished_matches(session_factory=sessions, settings=settings)
     assert sorted(report.planned) == sorted(m for m, _ in finished) and report.rejected == []
     for match_id, outcomes in finished:

@@ -93,7 +93,11 @@ class ServerProcess:
             except httpx.HTTPError:
                 return False
 
-        wait_for(up, timeout=90, what="server start")
+        try:
+            wait_for(up, timeout=90, what="server start")
+        except BaseException:
+            self.stop()  # ``with`` calls no __exit__ when __enter__ raises
+            raise
         return self
 
     def kill(self) -> None:

@@ -11,13 +11,13 @@ import uuid
 
 import pytest
 from sqlalchemy import Engine, select
-from sqlalchemy.orm import Session
 
 from backend.chain import match_ids
 from backend.chain.contracts import REPO_ROOT
 from backend.db import create_db_engine
-from backend.tables import play, store
-from backend.tables.models import ChainMatchSequence, Match, SettlementRequest, Table
+from backend.tables import store
+from backend.tables.models import ChainMatchSequence, SettlementRequest
+from tests.fixtures.finished_match import bot_played_match
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -186,56 +186,8 @@ def test_a_restarted_process_continues_the_sequence(pg_url: str) -> None:
 
 
 def _finished_match(engine: Engine, *, earning: bool, prefix: int) -> tuple[store.Finish, dict]:
-    table_id = match_id = uuid.uuid4().hex
     seats = [{"seat": s, "address": None, "bot_level": "easy", "avatar_id": None} for s in range(2)]
-    seed, commitment = play.new_seed()
-    match = play.start("dew200", {}, ["bot0", "bot1"], seed)
-    with Session(engine) as session, session.begin():
-        session.add(
-            Table(
-                id=table_id,
-                preset="dew200",
-                seat_count=2,
-                earning=earning,
-                invite_code=uuid.uuid4().hex,
-                turn_timeout_s=30.0,
-                status="playing",
-                match_id=match_id,
-            )
-        )
-        session.flush()
-        session.add(
-            Match(
-                id=match_id,
-                table_id=table_id,
-                preset="dew200",
-                seats=seats,
-                seed=seed,
-                seed_commitment=commitment,
-            )
-        )
-    moves = []
-    while not match.over:
-        seat = match.turn
-        text = play.bot_move(match, "easy", f"{match_id}:{len(moves)}")
-        play.apply(match, text)
-        moves.append((seat, text, "bot"))
-    record = play.record(match, match_id=match_id, seats=seats, moves=moves, forfeited_seat=None)
-    finish = store.Finish(
-        match_id=match_id,
-        table_id=table_id,
-        record=record,
-        result={"scores": list(match.scores)},
-        result_hash=play.record_hash(record),
-        chain_match_id=None if earning else match_ids.free_match_id(match_id),
-        chain_prefix=prefix,
-        preset="dew200",
-        earning=earning,
-        stake="0",
-        seats=seats,
-        outcomes=play.outcome(match),
-    )
-    return finish, store.move_row(match_id, len(moves) - 1, moves[-1][0], moves[-1][1], "bot")
+    return bot_played_match(engine, preset="dew200", seats=seats, earning=earning, prefix=prefix)
 
 
 def _requested_id(engine: Engine, match_id: str) -> str | None:

@@ -5,30 +5,18 @@ wallet; after a settled match both dashboards show the Rewards Division split.""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
 
 import pytest
 
-from backend.cli.demo import DemoConfig, Season, api_txs, choose_move, ok
+from backend.cli.demo import DemoConfig, Season, api_txs, choose_move, ok, wait_for
 from backend.client import DewClient
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(420)
 OWNER_BPS = 3_000
-
-
-def wait_for(what: str, check: Any, timeout_s: float = 60) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout_s}s waiting for {what}")
-        time.sleep(0.25)
 
 
 @pytest.fixture(scope="module")
