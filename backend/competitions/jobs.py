@@ -50,6 +50,14 @@ def advance_tournaments(
                     log.warning("tournament %s step rolled back: %s", tournament_id, error)
                     failed += 1
                     break
+                except Exception:
+                    # Anything else (a table, pairing, policy or chain value error): this
+                    # tournament's step is rolled back and the others still advance; ``due``
+                    # is ordered by id, so stopping here would stall every later one for good.
+                    session.rollback()
+                    log.exception("tournament %s step failed", tournament_id)
+                    failed += 1
+                    break
             if step in RESTING:
                 steps += step in ("finished", "cancelled")
                 break

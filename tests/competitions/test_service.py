@@ -293,3 +293,31 @@ def test_prize_planning_refuses_a_pool_nobody_paid_and_writes_nothing(sessions):
         )
         assert again is planned and planned.status == "submitted"
         session.rollback()
+
+
+def test_one_tournament_failing_to_advance_does_not_stall_the_others(sessions, monkeypatch):
+    """Any error of one tournament's step is rolled back and counted; the worker goes on to
+    the next (``due`` is ordered by id: stopping would stall every later tournament)."""
+    with sessions() as session:
+        past = utcnow() - timedelta(minutes=1)
+        broken = service.create_tournament(session=session, spec=spec("broken", starts_at=past))
+        empty = service.create_tournament(session=session, spec=spec("empty", starts_at=past))
+        broken_id, empty_id = broken.id, empty.id
+    real = service.advance
+
+    def advance(*, session, settings, tournament_id):
+        if tournament_id == broken_id:
+            raise RuntimeError("boom")
+        return real(session=session, settings=settings, tournament_id=tournament_id)
+
+    monkeypatch.setattr(service, "advance", advance)
+    report = jobs.advance_tournaments(session_factory=sessions, settings=SETTINGS)
+    assert report["failed"] == 1
+    with sessions() as session:
+        assert service.get_tournament(session=session, tournament_id=broken_id).status == (
+            TournamentStatus.REGISTERING
+        )
+        # past its start with no entrants: the next tournament still got its step
+        assert service.get_tournament(session=session, tournament_id=empty_id).status == (
+            TournamentStatus.CANCELLED
+        )
