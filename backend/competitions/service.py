@@ -39,6 +39,7 @@ from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.exceptions import EconomyError
 from backend.economy.models import Season
+from backend.economy.policy import MAX_PAYOUT_AMOUNT
 from backend.tables import play
 from backend.tables import service as tables
 from backend.tables.exceptions import TablesError
@@ -116,7 +117,7 @@ def create_tournament(
         raise exc.InvalidTournament(f"bot_level must be one of {list(play.BOT_LEVELS)}")
     for name in ("entry_fee", "added_prize"):
         value = getattr(spec, name)
-        if not isinstance(value, int) or value < 0 or value >= 1 << 88:
+        if not isinstance(value, int) or not 0 <= value <= MAX_PAYOUT_AMOUNT:
             raise exc.InvalidTournament(f"{name} must be an integer 0..2**88-1, got {value!r}")
     if not 0 <= spec.fee_bps <= 2_000:
         raise exc.InvalidTournament(f"fee_bps must be 0..2000, got {spec.fee_bps!r}")
@@ -133,6 +134,14 @@ def create_tournament(
         raise exc.InvalidTournament(
             f"need 2 <= min_entrants <= max_entrants <= 4096, got "
             f"{spec.min_entrants}..{spec.max_entrants}"
+        )
+    pool = spec.max_entrants * spec.entry_fee + spec.added_prize
+    if pool > MAX_PAYOUT_AMOUNT:
+        # A full tournament's pool may all go to one prize: the contract pays at most
+        # 2**88-1 per payout, so a bigger pool would only fail when the tournament finishes.
+        raise exc.InvalidTournament(
+            f"the prize pool of a full tournament (max_entrants * entry_fee + added_prize = "
+            f"{pool}) exceeds the largest payout the contract makes ({MAX_PAYOUT_AMOUNT})"
         )
     if not 0 <= spec.qualify_top <= spec.min_entrants:
         raise exc.InvalidTournament(f"qualify_top must be 0..min_entrants, got {spec.qualify_top}")

@@ -17,7 +17,7 @@ from backend.db.base import utcnow
 from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.models import PlannedSettlement
-from backend.economy.policy import PolicyError
+from backend.economy.policy import MAX_PAYOUT_AMOUNT, PolicyError
 from backend.tables.models import Match
 from tests.tables.harness import ServerProcess, wait_for
 
@@ -66,6 +66,8 @@ def test_bad_tournaments_are_refused_and_change_nothing(sessions):
             (spec("x", tier="campeonisimo"), "qualifier_of"),
             (spec("x", added_prize=5), "season"),
             (spec("x", entry_fee=-1), "entry_fee"),
+            (spec("x", entry_fee=MAX_PAYOUT_AMOUNT // 64 + 1), "prize pool"),
+            (spec("x", entry_fee=MAX_PAYOUT_AMOUNT // 8, max_entrants=8, added_prize=8), "pool"),
         ]:
             with pytest.raises(exc.InvalidTournament, match=match):
                 service.create_tournament(session=session, spec=bad)
