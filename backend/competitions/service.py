@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -536,10 +537,20 @@ def standings(*, session: Session, tournament: Tournament) -> list[pairing.Stand
     return pairing.swiss_standings(by_seed, [g for r in sorted(rounds) for g in rounds[r]])
 
 
-def advance(*, session: Session, settings: Settings, tournament_id: int) -> str:
+def advance(
+    *,
+    session: Session,
+    settings: Settings,
+    tournament_id: int,
+    chain_clock_offset_s: Callable[[], int] | None = None,
+) -> str:
     """One step of one tournament, committed: start it, collect a round's results, start the
     next round when it is due, or finish it (standings, prizes, qualifiers). Returns what
-    it did; calling it again when nothing is due changes nothing."""
+    it did; calling it again when nothing is due changes nothing.
+
+    ``chain_clock_offset_s`` gives chain time minus this machine's (as for match rewards,
+    ``economy.jobs.plan_finished_matches``); it is asked only when the tournament finishes,
+    to date its avatar prizes in chain time (default 0)."""
     t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
     now = utcnow()
     step = "idle"
@@ -581,7 +592,7 @@ def advance(*, session: Session, settings: Settings, tournament_id: int) -> str:
                 _start_round(session, t, t.current_round + 1, nxt)
                 step = f"round {t.current_round}"
         else:
-            _finish(session, settings, t)
+            _finish(session, settings, t, chain_clock_offset_s() if chain_clock_offset_s else 0)
             step = "finished"
     session.commit()
     if step not in ("idle", "registering", "playing", "waiting"):
@@ -601,10 +612,12 @@ def _seed(session: Session, t: Tournament, entrants: list[Entrant]) -> None:
         e.seed = position[e.number]
 
 
-def _finish(session: Session, settings: Settings, t: Tournament) -> None:
+def _finish(session: Session, settings: Settings, t: Tournament, clock_offset_s: int) -> None:
     """Final standings; prizes and qualification go down the standings to human entrants
     (bots win nothing); the prizes are planned into the settlement outbox here, in the
-    transaction that marks the tournament finished, so they are planned exactly once."""
+    transaction that marks the tournament finished, so they are planned exactly once.
+    An avatar's prize is split by the agreement in force at the finish in chain time
+    (``clock_offset_s`` added to this machine's clock), as a match reward is."""
     entrants = {e.number: e for e in entrants_of(session=session, tournament_id=t.id)}
     final = standings(session=session, tournament=t)
     humans = [s for s in final if entrants[s.entrant].address is not None]
@@ -654,6 +667,7 @@ def _finish(session: Session, settings: Settings, t: Tournament) -> None:
     digest = hashlib.sha256(
         json.dumps({"key": key, "standings": results, "matches": match_hashes}).encode()
     ).hexdigest()
+    finished_at = utcnow()
     if fees + added:
         economy.plan_prize_settlement(
             session=session,
@@ -668,11 +682,12 @@ def _finish(session: Session, settings: Settings, t: Tournament) -> None:
             fee=fee,
             treasury=settings.economy.treasury,
             season_id=t.season_id,
-            finished_at=utcnow(),
+            finished_at=finished_at,
             chain_id=settings.chain.chain_id,
+            played_at_s=int(finished_at.timestamp()) + clock_offset_s,
         )
     t.status = TournamentStatus.FINISHED
-    t.finished_at = utcnow()
+    t.finished_at = finished_at
     t.version += 1
 
 

@@ -18,6 +18,7 @@ from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.models import PlannedSettlement
 from backend.economy.policy import MAX_PAYOUT_AMOUNT, PolicyError
+from backend.tables import service as tables
 from backend.tables.models import Match
 from tests.tables.harness import ServerProcess, wait_for
 
@@ -307,10 +308,10 @@ def test_one_tournament_failing_to_advance_does_not_stall_the_others(sessions, m
         broken_id, empty_id = broken.id, empty.id
     real = service.advance
 
-    def advance(*, session, settings, tournament_id):
+    def advance(*, tournament_id, **kw):
         if tournament_id == broken_id:
             raise RuntimeError("boom")
-        return real(session=session, settings=settings, tournament_id=tournament_id)
+        return real(tournament_id=tournament_id, **kw)
 
     monkeypatch.setattr(service, "advance", advance)
     report = jobs.advance_tournaments(session_factory=sessions, settings=SETTINGS)
@@ -323,3 +324,47 @@ def test_one_tournament_failing_to_advance_does_not_stall_the_others(sessions, m
         assert service.get_tournament(session=session, tournament_id=empty_id).status == (
             TournamentStatus.CANCELLED
         )
+
+
+def test_prizes_are_dated_in_chain_time_like_match_rewards(sessions, monkeypatch):
+    """The worker's chain clock offset is added to the finish, as match rewards add it: an
+    avatar prize is split by the agreement in force at that chain time."""
+    fee = DEW
+    players = wallets(2)
+    for address in players:
+        deposit(sessions, address, fee)
+    with sessions() as session:
+        t = service.create_tournament(
+            session=session,
+            spec=spec("chain clock", entry_fee=fee, min_entrants=2, max_entrants=2),
+        )
+        for address in players:
+            service.register(session=session, gate=None, tournament_id=t.id, address=address)
+        tid = t.id
+    jobs.advance_tournaments(session_factory=sessions, settings=SETTINGS)  # full: round 1
+    with sessions() as session:
+        for g in service.games_of(session=session, tournament_id=tid):
+            tables.abandon_match(session=session, match_id=g.match_id, reason="test")
+    planned: list[dict] = []
+    real = economy.plan_prize_settlement
+
+    def plan(**kw):
+        planned.append(kw)
+        return real(**kw)
+
+    monkeypatch.setattr(economy, "plan_prize_settlement", plan)
+    asked: list[int] = []
+
+    def offset() -> int:
+        asked.append(1)
+        return 3 * 86_400
+
+    jobs.advance_tournaments(
+        session_factory=sessions, settings=SETTINGS, chain_clock_offset_s=offset
+    )
+    with sessions() as session:
+        t = service.get_tournament(session=session, tournament_id=tid)
+        assert t.status == TournamentStatus.FINISHED
+    assert len(asked) == 1  # asked once, at the finish
+    (kw,) = planned
+    assert kw["played_at_s"] == int(kw["finished_at"].timestamp()) + 3 * 86_400
