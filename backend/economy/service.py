@@ -584,19 +584,14 @@ def _mined_block(session: Session, request: ChainRequest | None) -> int | None:
 
 def _book_paid(session: Session, settlement: PlannedSettlement, event, report: SyncReport) -> None:
     now = utcnow()
-    # What was planned: the legs sum to the payouts (an avatar's predicted split sums to it).
-    planned = sum(
-        int(x.amount)
-        for x in session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id))
+    predicted = list(
+        session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id))
     )
-    seats = {
-        r.avatar_id: r.seat
-        for r in session.scalars(
-            select(SeatRecord).where(
-                SeatRecord.match_id == settlement.match_id, SeatRecord.to_avatar.is_(True)
-            )
-        )
-    }
+    # What was planned: the legs sum to the payouts (an avatar's predicted split sums to it).
+    planned = sum(int(x.amount) for x in predicted)
+    # The seat (a prize's place) of each avatar, from its predicted legs: a prize settlement
+    # has no seat records.
+    seats = {x.avatar_id: x.seat for x in predicted if x.avatar_id is not None}
     # Account legs (wallets, treasury) are paid exactly as planned; avatar legs are replaced
     # by what the contract actually split, to whom, under which agreement.
     session.execute(
