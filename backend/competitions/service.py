@@ -499,6 +499,12 @@ def _start_round(session: Session, t: Tournament, number: int, pairings: list[pa
 def _collect_results(session: Session, t: Tournament) -> int:
     """Copy finished matches' winners into the round's games; returns the games still live."""
     live = 0
+    # An elimination game cannot end level: a drawn one goes to the better seed.
+    by_seed = (
+        _by_seed(entrants_of(session=session, tournament_id=t.id))
+        if t.format == "elimination"
+        else []
+    )
     for g in session.scalars(
         select(Game).where(
             Game.tournament_id == t.id,
@@ -518,7 +524,6 @@ def _collect_results(session: Session, t: Tournament) -> int:
         else:  # abandoned by an operator: no result, scored as a draw
             g.winner, g.outcome = None, "abandoned"
         if t.format == "elimination" and g.winner is None:
-            by_seed = _by_seed(entrants_of(session=session, tournament_id=t.id))
             g.winner = pairing.decide(pairing.Game(g.a, g.b, None), by_seed).winner
         t.version += 1
     return live
@@ -659,11 +664,11 @@ def _finish(session: Session, settings: Settings, t: Tournament, clock_offset_s:
         }
         for s in final
     ]
-    match_hashes = [
-        session.scalar(select(Match.result_hash).where(Match.id == g.match_id))
-        for g in games_of(session=session, tournament_id=t.id)
-        if g.match_id
-    ]
+    played = [g.match_id for g in games_of(session=session, tournament_id=t.id) if g.match_id]
+    hashes = dict(
+        session.execute(select(Match.id, Match.result_hash).where(Match.id.in_(played))).all()
+    )
+    match_hashes = [hashes.get(m) for m in played]
     digest = hashlib.sha256(
         json.dumps({"key": key, "standings": results, "matches": match_hashes}).encode()
     ).hexdigest()
