@@ -14,7 +14,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from eth_utils import is_address, to_checksum_address
@@ -35,7 +35,7 @@ from backend.competitions.models import (
     escrow_key,
 )
 from backend.config import Settings
-from backend.db.base import utcnow
+from backend.db.base import aware, utcnow
 from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.exceptions import EconomyError
@@ -53,11 +53,6 @@ log = logging.getLogger(__name__)
 MAX_PRIZE_PLACES = 63
 # The tier a tournament's qualifiers come from.
 FEEDER = {"campeonato": None, "campeonisimo": "campeonato", "supercampeones": "campeonisimo"}
-
-
-def _aware(when: datetime) -> datetime:
-    # SQLite hands timezone-aware columns back naive; they were stored in UTC.
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 @dataclass
@@ -248,7 +243,7 @@ def games_of(*, session: Session, tournament_id: int) -> list[Game]:
 
 def _open_for_entry(session: Session, tournament_id: int) -> tuple[Tournament, int]:
     t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
-    if t.status != TournamentStatus.REGISTERING or utcnow() >= _aware(t.starts_at):
+    if t.status != TournamentStatus.REGISTERING or utcnow() >= aware(t.starts_at):
         raise exc.RegistrationClosed(f"tournament {t.name!r} is not taking entries ({t.status})")
     count = session.scalar(
         select(func.count()).select_from(Entrant).where(Entrant.tournament_id == t.id)
@@ -561,14 +556,14 @@ def advance(
     step = "idle"
     if t.status == TournamentStatus.REGISTERING:
         entrants = entrants_of(session=session, tournament_id=t.id)
-        if now < _aware(t.starts_at) and len(entrants) < t.max_entrants:
+        if now < aware(t.starts_at) and len(entrants) < t.max_entrants:
             step = "registering"
         elif len(entrants) < t.min_entrants:
             _cancel_locked(session, t, f"{len(entrants)} entrants, fewer than {t.min_entrants}")
             step = "cancelled"
         else:
             _seed(session, t, entrants)
-            t.starts_at = min(_aware(t.starts_at), now)  # full before the hour: starts now
+            t.starts_at = min(aware(t.starts_at), now)  # full before the hour: starts now
             t.status = TournamentStatus.RUNNING
             t.rounds_total = pairing.rounds_needed(t.format, len(entrants))
             by_seed = _by_seed(entrants)
@@ -583,7 +578,7 @@ def advance(
         if _collect_results(session, t):
             step = "playing"
         elif t.current_round < t.rounds_total:
-            due = _aware(t.starts_at) + timedelta(seconds=t.round_every_s * t.current_round)
+            due = aware(t.starts_at) + timedelta(seconds=t.round_every_s * t.current_round)
             if now < due:
                 step = "waiting"
             else:
@@ -730,7 +725,7 @@ def summary(t: Tournament) -> dict[str, Any]:
         "requires_avatar": t.requires_avatar,
         "min_entrants": t.min_entrants,
         "max_entrants": t.max_entrants,
-        "starts_at": _aware(t.starts_at).isoformat(),
+        "starts_at": aware(t.starts_at).isoformat(),
         "round_every_s": t.round_every_s,
         "turn_timeout_s": t.turn_timeout_s,
         "status": t.status,

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from backend.chain import outbox
 from backend.chain.models import ChainRequest, ChainTx, RequestStatus
-from backend.db.base import utcnow
+from backend.db.base import aware, utcnow
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyValueError, SeasonNotFound
 from backend.economy.models import (
@@ -130,7 +130,7 @@ def season_schedule(*, session: Session) -> list[dict[str, object]]:
     now = utcnow()
     out = []
     for s in session.scalars(select(Season).order_by(Season.starts_at)):
-        starts, ends = _aware(s.starts_at), _aware(s.ends_at)
+        starts, ends = aware(s.starts_at), aware(s.ends_at)
         state = "upcoming" if now < starts else "running" if now < ends else "finished"
         out.append(
             {
@@ -145,13 +145,6 @@ def season_schedule(*, session: Session) -> list[dict[str, object]]:
             }
         )
     return out
-
-
-def _aware(when: datetime) -> datetime:
-    # SQLite hands timezone-aware columns back naive; they were stored in UTC.
-    from datetime import UTC
-
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 # --- planning -----------------------------------------------------------------------------
@@ -240,7 +233,7 @@ class _Payouts:
     @classmethod
     def at(cls, match_id: str, finished_at: datetime, played_at_s: int | None) -> _Payouts:
         """``played_at_s`` if given, else ``finished_at``."""
-        played_at = int(_aware(finished_at).timestamp()) if played_at_s is None else played_at_s
+        played_at = int(aware(finished_at).timestamp()) if played_at_s is None else played_at_s
         return cls(match_id, played_at)
 
     def to_avatar(
@@ -794,7 +787,7 @@ def wallet_statement(
             "amount": int(leg.amount),
             "status": leg.status,
             "tx_hash": tx_hash,
-            "finished_at": _aware(finished_at),
+            "finished_at": aware(finished_at),
         }
         for leg, tx_hash, finished_at in rows
     ]
