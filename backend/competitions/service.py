@@ -21,7 +21,7 @@ from eth_utils import is_address, to_checksum_address
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from backend.chain import match_ids
+from backend.chain import match_ids, outbox
 from backend.competitions import exceptions as exc
 from backend.competitions import pairing
 from backend.competitions.models import (
@@ -49,8 +49,9 @@ from backend.tables.models import Match
 
 log = logging.getLogger(__name__)
 
-# One settle entry holds at most 64 payouts: the prizes and the fee.
-MAX_PRIZE_PLACES = 63
+# One settle entry holds the prizes (one payout each) and the fee: a payout short of the
+# outbox's limit per match.
+MAX_PRIZE_PLACES = outbox.MAX_PAYOUTS_PER_MATCH - 1
 # The tier a tournament's qualifiers come from.
 FEEDER = {"campeonato": None, "campeonisimo": "campeonato", "supercampeones": "campeonisimo"}
 
@@ -119,8 +120,8 @@ def create_tournament(
         raise exc.InvalidTournament(f"fee_bps must be 0..2000, got {spec.fee_bps!r}")
     if len(spec.prize_bps) > MAX_PRIZE_PLACES:
         raise exc.InvalidTournament(
-            f"at most {MAX_PRIZE_PLACES} prize places (one settle entry holds 64 payouts, "
-            f"one is the fee), got {len(spec.prize_bps)}"
+            f"at most {MAX_PRIZE_PLACES} prize places (one settle entry holds "
+            f"{outbox.MAX_PAYOUTS_PER_MATCH} payouts, one is the fee), got {len(spec.prize_bps)}"
         )
     try:
         pairing.prize_shares(0, spec.prize_bps, len(spec.prize_bps))

@@ -259,7 +259,7 @@ def test_cancelling_a_running_tournament_abandons_its_matches_and_refunds(sessio
 def test_prize_planning_refuses_a_pool_nobody_paid_and_writes_nothing(sessions):
     (player,) = wallets(1)
     deposit(sessions, player, DEW)
-    key = "tournament-99999999999999999999"
+    key = escrow_key(99_999_999_999_999_999_999)
     with sessions.begin() as session:
         stakes.escrow_stakes(session=session, match_id=key, seats=[(1, player)], stake=DEW)
     prize = economy.Prize(place=1, address=player, amount=DEW)
