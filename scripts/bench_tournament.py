@@ -37,6 +37,7 @@ from backend.chain.engine import Engine
 from backend.chain.models import ChainRequest, RequestStatus
 from backend.chain.rpc import Rpc
 from backend.competitions import pairing
+from backend.competitions.models import escrow_key
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.economy import service as economy
@@ -144,7 +145,7 @@ def bench_settlement(standings: list[pairing.Standing], prize_places: int) -> di
         migrate(url)
         db = create_db_engine(url)
         sessions = make_session_factory(db)
-        key = "tournament-00000000000000000001"
+        key = escrow_key(1)
         players = {s.entrant: Account.create().address for s in standings}
         for i, place in enumerate(standings[:prize_places]):
             players[place.entrant] = winners[i]

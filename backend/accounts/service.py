@@ -28,7 +28,7 @@ from backend.accounts import siwe_message
 from backend.accounts.models import Account as WalletAccount
 from backend.accounts.models import AuthSession, RefreshToken, SignInNonce
 from backend.config import Settings
-from backend.db.base import utcnow
+from backend.db.base import aware, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +64,6 @@ class Principal:
 
     address: str
     session_id: str
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes; everything we store is UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _hash_token(token: str) -> str:
@@ -358,7 +353,7 @@ def refresh(*, session: Session, settings: Settings, refresh_token: str) -> Toke
     auth_session = session.get(AuthSession, token.session_id)
     if auth_session is None or auth_session.revoked_at is not None:
         raise exc.SessionRevoked("this session has been logged out")
-    if _aware(token.expires_at) <= now:
+    if aware(token.expires_at) <= now:
         raise exc.RefreshRefused("the refresh token has expired; sign in again")
     rotated = session.execute(
         update(RefreshToken)

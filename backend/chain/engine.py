@@ -24,7 +24,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from eth_account.signers.local import LocalAccount
@@ -51,7 +51,7 @@ from backend.chain.models import (
 )
 from backend.chain.rpc import Rpc
 from backend.config import ChainSettings
-from backend.db.base import utcnow
+from backend.db.base import aware, utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -107,15 +107,8 @@ class PumpReport:
     errors: list[str] = field(default_factory=list)
 
 
-def _aware(value: datetime | None) -> datetime | None:
-    # SQLite hands timestamps back without a zone; they were written in UTC.
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
-
-
 def _age_s(value: datetime | None) -> float:
-    value = _aware(value)
+    value = aware(value)
     return float("inf") if value is None else (utcnow() - value).total_seconds()
 
 

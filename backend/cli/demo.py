@@ -879,6 +879,7 @@ class Season:
     # -- 6b. the Campeonato after the season -------------------------------------------------
     def campeonato(self) -> None:
         from backend.competitions import service as competitions
+        from backend.competitions.models import escrow_key
         from backend.db.base import utcnow
         from backend.economy.stakes import stake_balance
 
@@ -960,7 +961,7 @@ class Season:
 
         in_threads(play_games, list(numbers.items()))
 
-        key = f"tournament-{tid:020d}"
+        key = escrow_key(tid)
 
         def settled() -> Any:
             self.supervise_worker()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from functools import lru_cache
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -12,6 +13,8 @@ from backend.competitions import service
 from backend.competitions.exceptions import CompetitionsError
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
+from backend.economy import jobs as economy_jobs
+from backend.economy.chain_reader import ChainReader
 
 log = logging.getLogger(__name__)
 
@@ -20,12 +23,17 @@ RESTING = {"idle", "registering", "playing", "waiting", "finished", "cancelled"}
 
 
 def advance_tournaments(
-    *, session_factory: sessionmaker[Session], settings: Settings
+    *,
+    session_factory: sessionmaker[Session],
+    settings: Settings,
+    chain_clock_offset_s: Callable[[], int] | None = None,
 ) -> dict[str, int]:
     """Advance every registering or running tournament as far as it can go now.
 
     Each step is its own transaction (see ``service.advance``): a crash between steps
-    loses nothing, and the next run starts from what the database says."""
+    loses nothing, and the next run starts from what the database says.
+    ``chain_clock_offset_s`` (chain time minus this machine's) is asked only when a
+    tournament finishes: its avatar prizes are dated in chain time, as match rewards are."""
     with session_factory() as session:
         due = service.due_tournaments(session=session)
     steps = 0
@@ -35,7 +43,10 @@ def advance_tournaments(
             with session_factory() as session:
                 try:
                     step = service.advance(
-                        session=session, settings=settings, tournament_id=tournament_id
+                        session=session,
+                        settings=settings,
+                        tournament_id=tournament_id,
+                        chain_clock_offset_s=chain_clock_offset_s,
                     )
                 except CompetitionsError as error:
                     session.rollback()
@@ -48,6 +59,14 @@ def advance_tournaments(
                     # the next run starts from what the database says.
                     session.rollback()
                     log.warning("tournament %s step rolled back: %s", tournament_id, error)
+                    failed += 1
+                    break
+                except Exception:
+                    # Anything else (a table, pairing, policy or chain value error): this
+                    # tournament's step is rolled back and the others still advance; ``due``
+                    # is ordered by id, so stopping here would stall every later one for good.
+                    session.rollback()
+                    log.exception("tournament %s step failed", tournament_id)
                     failed += 1
                     break
             if step in RESTING:
@@ -63,7 +82,18 @@ def _process_wiring() -> tuple[Settings, sessionmaker[Session]]:
     return settings, make_session_factory(create_db_engine(settings.db.url))
 
 
+@lru_cache
+def _chain_reader() -> ChainReader:
+    return economy_jobs.chain_reader(get_settings())
+
+
 def advance_cycle() -> dict[str, int]:
-    """One pass for the worker task, wired from settings alone."""
+    """One pass for the worker task, wired from settings alone. The chain is asked for its
+    clock only when a tournament finishes (a node that is down then fails that step alone,
+    retried on the next pass)."""
     settings, sessions = _process_wiring()
-    return advance_tournaments(session_factory=sessions, settings=settings)
+    return advance_tournaments(
+        session_factory=sessions,
+        settings=settings,
+        chain_clock_offset_s=lambda: _chain_reader().clock_offset_s(),
+    )

@@ -133,10 +133,11 @@ def _events(
 
 
 @router.websocket("/{tournament_id}/ws")
-async def tournament_socket(websocket: WebSocket, tournament_id: int) -> None:
+async def tournament_socket(websocket: WebSocket, tournament_id: TournamentId) -> None:
     """Events ``tournament``, ``registration``, ``bracket`` and ``standings`` (docs/protocol.md):
     each is sent when it changes, the first time all four; the socket closes after the
-    tournament finishes or is cancelled."""
+    tournament finishes or is cancelled. An id outside 1..2**31-1 is refused like the HTTP
+    routes refuse it (closed with 1008 before it is accepted)."""
     await websocket.accept()
     factory = websocket.app.state.session_factory
     seen: dict[str, Any] = {}

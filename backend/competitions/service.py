@@ -12,15 +12,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from eth_utils import is_address, to_checksum_address
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from backend.chain import match_ids
+from backend.chain import match_ids, outbox
 from backend.competitions import exceptions as exc
 from backend.competitions import pairing
 from backend.competitions.models import (
@@ -34,11 +35,12 @@ from backend.competitions.models import (
     escrow_key,
 )
 from backend.config import Settings
-from backend.db.base import utcnow
+from backend.db.base import aware, utcnow
 from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.exceptions import EconomyError
 from backend.economy.models import Season
+from backend.economy.policy import MAX_PAYOUT_AMOUNT
 from backend.tables import play
 from backend.tables import service as tables
 from backend.tables.exceptions import TablesError
@@ -47,15 +49,11 @@ from backend.tables.models import Match
 
 log = logging.getLogger(__name__)
 
-# One settle entry holds at most 64 payouts: the prizes and the fee.
-MAX_PRIZE_PLACES = 63
+# One settle entry holds the prizes (one payout each) and the fee: a payout short of the
+# outbox's limit per match.
+MAX_PRIZE_PLACES = outbox.MAX_PAYOUTS_PER_MATCH - 1
 # The tier a tournament's qualifiers come from.
 FEEDER = {"campeonato": None, "campeonisimo": "campeonato", "supercampeones": "campeonisimo"}
-
-
-def _aware(when: datetime) -> datetime:
-    # SQLite hands timezone-aware columns back naive; they were stored in UTC.
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 @dataclass
@@ -116,14 +114,14 @@ def create_tournament(
         raise exc.InvalidTournament(f"bot_level must be one of {list(play.BOT_LEVELS)}")
     for name in ("entry_fee", "added_prize"):
         value = getattr(spec, name)
-        if not isinstance(value, int) or value < 0 or value >= 1 << 88:
+        if not isinstance(value, int) or not 0 <= value <= MAX_PAYOUT_AMOUNT:
             raise exc.InvalidTournament(f"{name} must be an integer 0..2**88-1, got {value!r}")
     if not 0 <= spec.fee_bps <= 2_000:
         raise exc.InvalidTournament(f"fee_bps must be 0..2000, got {spec.fee_bps!r}")
     if len(spec.prize_bps) > MAX_PRIZE_PLACES:
         raise exc.InvalidTournament(
-            f"at most {MAX_PRIZE_PLACES} prize places (one settle entry holds 64 payouts, "
-            f"one is the fee), got {len(spec.prize_bps)}"
+            f"at most {MAX_PRIZE_PLACES} prize places (one settle entry holds "
+            f"{outbox.MAX_PAYOUTS_PER_MATCH} payouts, one is the fee), got {len(spec.prize_bps)}"
         )
     try:
         pairing.prize_shares(0, spec.prize_bps, len(spec.prize_bps))
@@ -133,6 +131,14 @@ def create_tournament(
         raise exc.InvalidTournament(
             f"need 2 <= min_entrants <= max_entrants <= 4096, got "
             f"{spec.min_entrants}..{spec.max_entrants}"
+        )
+    pool = spec.max_entrants * spec.entry_fee + spec.added_prize
+    if pool > MAX_PAYOUT_AMOUNT:
+        # A full tournament's pool may all go to one prize: the contract pays at most
+        # 2**88-1 per payout, so a bigger pool would only fail when the tournament finishes.
+        raise exc.InvalidTournament(
+            f"the prize pool of a full tournament (max_entrants * entry_fee + added_prize = "
+            f"{pool}) exceeds the largest payout the contract makes ({MAX_PAYOUT_AMOUNT})"
         )
     if not 0 <= spec.qualify_top <= spec.min_entrants:
         raise exc.InvalidTournament(f"qualify_top must be 0..min_entrants, got {spec.qualify_top}")
@@ -238,7 +244,7 @@ def games_of(*, session: Session, tournament_id: int) -> list[Game]:
 
 def _open_for_entry(session: Session, tournament_id: int) -> tuple[Tournament, int]:
     t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
-    if t.status != TournamentStatus.REGISTERING or utcnow() >= _aware(t.starts_at):
+    if t.status != TournamentStatus.REGISTERING or utcnow() >= aware(t.starts_at):
         raise exc.RegistrationClosed(f"tournament {t.name!r} is not taking entries ({t.status})")
     count = session.scalar(
         select(func.count()).select_from(Entrant).where(Entrant.tournament_id == t.id)
@@ -489,6 +495,12 @@ def _start_round(session: Session, t: Tournament, number: int, pairings: list[pa
 def _collect_results(session: Session, t: Tournament) -> int:
     """Copy finished matches' winners into the round's games; returns the games still live."""
     live = 0
+    # An elimination game cannot end level: a drawn one goes to the better seed.
+    by_seed = (
+        _by_seed(entrants_of(session=session, tournament_id=t.id))
+        if t.format == "elimination"
+        else []
+    )
     for g in session.scalars(
         select(Game).where(
             Game.tournament_id == t.id,
@@ -508,7 +520,6 @@ def _collect_results(session: Session, t: Tournament) -> int:
         else:  # abandoned by an operator: no result, scored as a draw
             g.winner, g.outcome = None, "abandoned"
         if t.format == "elimination" and g.winner is None:
-            by_seed = _by_seed(entrants_of(session=session, tournament_id=t.id))
             g.winner = pairing.decide(pairing.Game(g.a, g.b, None), by_seed).winner
         t.version += 1
     return live
@@ -527,23 +538,33 @@ def standings(*, session: Session, tournament: Tournament) -> list[pairing.Stand
     return pairing.swiss_standings(by_seed, [g for r in sorted(rounds) for g in rounds[r]])
 
 
-def advance(*, session: Session, settings: Settings, tournament_id: int) -> str:
+def advance(
+    *,
+    session: Session,
+    settings: Settings,
+    tournament_id: int,
+    chain_clock_offset_s: Callable[[], int] | None = None,
+) -> str:
     """One step of one tournament, committed: start it, collect a round's results, start the
     next round when it is due, or finish it (standings, prizes, qualifiers). Returns what
-    it did; calling it again when nothing is due changes nothing."""
+    it did; calling it again when nothing is due changes nothing.
+
+    ``chain_clock_offset_s`` gives chain time minus this machine's (as for match rewards,
+    ``economy.jobs.plan_finished_matches``); it is asked only when the tournament finishes,
+    to date its avatar prizes in chain time (default 0)."""
     t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
     now = utcnow()
     step = "idle"
     if t.status == TournamentStatus.REGISTERING:
         entrants = entrants_of(session=session, tournament_id=t.id)
-        if now < _aware(t.starts_at) and len(entrants) < t.max_entrants:
+        if now < aware(t.starts_at) and len(entrants) < t.max_entrants:
             step = "registering"
         elif len(entrants) < t.min_entrants:
             _cancel_locked(session, t, f"{len(entrants)} entrants, fewer than {t.min_entrants}")
             step = "cancelled"
         else:
             _seed(session, t, entrants)
-            t.starts_at = min(_aware(t.starts_at), now)  # full before the hour: starts now
+            t.starts_at = min(aware(t.starts_at), now)  # full before the hour: starts now
             t.status = TournamentStatus.RUNNING
             t.rounds_total = pairing.rounds_needed(t.format, len(entrants))
             by_seed = _by_seed(entrants)
@@ -558,7 +579,7 @@ def advance(*, session: Session, settings: Settings, tournament_id: int) -> str:
         if _collect_results(session, t):
             step = "playing"
         elif t.current_round < t.rounds_total:
-            due = _aware(t.starts_at) + timedelta(seconds=t.round_every_s * t.current_round)
+            due = aware(t.starts_at) + timedelta(seconds=t.round_every_s * t.current_round)
             if now < due:
                 step = "waiting"
             else:
@@ -572,7 +593,7 @@ def advance(*, session: Session, settings: Settings, tournament_id: int) -> str:
                 _start_round(session, t, t.current_round + 1, nxt)
                 step = f"round {t.current_round}"
         else:
-            _finish(session, settings, t)
+            _finish(session, settings, t, chain_clock_offset_s() if chain_clock_offset_s else 0)
             step = "finished"
     session.commit()
     if step not in ("idle", "registering", "playing", "waiting"):
@@ -592,10 +613,12 @@ def _seed(session: Session, t: Tournament, entrants: list[Entrant]) -> None:
         e.seed = position[e.number]
 
 
-def _finish(session: Session, settings: Settings, t: Tournament) -> None:
+def _finish(session: Session, settings: Settings, t: Tournament, clock_offset_s: int) -> None:
     """Final standings; prizes and qualification go down the standings to human entrants
     (bots win nothing); the prizes are planned into the settlement outbox here, in the
-    transaction that marks the tournament finished, so they are planned exactly once."""
+    transaction that marks the tournament finished, so they are planned exactly once.
+    An avatar's prize is split by the agreement in force at the finish in chain time
+    (``clock_offset_s`` added to this machine's clock), as a match reward is."""
     entrants = {e.number: e for e in entrants_of(session=session, tournament_id=t.id)}
     final = standings(session=session, tournament=t)
     humans = [s for s in final if entrants[s.entrant].address is not None]
@@ -637,14 +660,15 @@ def _finish(session: Session, settings: Settings, t: Tournament) -> None:
         }
         for s in final
     ]
-    match_hashes = [
-        session.scalar(select(Match.result_hash).where(Match.id == g.match_id))
-        for g in games_of(session=session, tournament_id=t.id)
-        if g.match_id
-    ]
+    played = [g.match_id for g in games_of(session=session, tournament_id=t.id) if g.match_id]
+    hashes = dict(
+        session.execute(select(Match.id, Match.result_hash).where(Match.id.in_(played))).all()
+    )
+    match_hashes = [hashes.get(m) for m in played]
     digest = hashlib.sha256(
         json.dumps({"key": key, "standings": results, "matches": match_hashes}).encode()
     ).hexdigest()
+    finished_at = utcnow()
     if fees + added:
         economy.plan_prize_settlement(
             session=session,
@@ -659,11 +683,12 @@ def _finish(session: Session, settings: Settings, t: Tournament) -> None:
             fee=fee,
             treasury=settings.economy.treasury,
             season_id=t.season_id,
-            finished_at=utcnow(),
+            finished_at=finished_at,
             chain_id=settings.chain.chain_id,
+            played_at_s=int(finished_at.timestamp()) + clock_offset_s,
         )
     t.status = TournamentStatus.FINISHED
-    t.finished_at = utcnow()
+    t.finished_at = finished_at
     t.version += 1
 
 
@@ -701,7 +726,7 @@ def summary(t: Tournament) -> dict[str, Any]:
         "requires_avatar": t.requires_avatar,
         "min_entrants": t.min_entrants,
         "max_entrants": t.max_entrants,
-        "starts_at": _aware(t.starts_at).isoformat(),
+        "starts_at": aware(t.starts_at).isoformat(),
         "round_every_s": t.round_every_s,
         "turn_timeout_s": t.turn_timeout_s,
         "status": t.status,

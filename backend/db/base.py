@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import overload
 
 from sqlalchemy import DateTime, MetaData
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -19,6 +20,18 @@ NAMING_CONVENTION = {
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+@overload
+def aware(when: datetime) -> datetime: ...
+@overload
+def aware(when: None) -> None: ...
+def aware(when: datetime | None) -> datetime | None:
+    """``when`` with its zone: SQLite hands timezone-aware columns back naive, and every
+    datetime is stored in UTC. Aware datetimes and ``None`` are returned as they are."""
+    if when is not None and when.tzinfo is None:
+        return when.replace(tzinfo=UTC)
+    return when
 
 
 class Base(DeclarativeBase):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import lru_cache
 from types import SimpleNamespace
 
@@ -23,7 +22,7 @@ from web3 import Web3
 from backend.chain.contracts import Contracts, load_manifest
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
-from backend.db.base import utcnow
+from backend.db.base import aware, utcnow
 from backend.economy import service
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyError
@@ -109,7 +108,8 @@ def plan_finished_matches(
                         policies=rules,
                         treasury=settings.economy.treasury,
                         chain_id=settings.chain.chain_id,
-                        played_at_s=_timestamp(row["finished_at"]) + chain_clock_offset_s,
+                        played_at_s=int(aware(row["finished_at"]).timestamp())
+                        + chain_clock_offset_s,
                     )
                 values["status"] = "planned"
                 report.planned.append(row["match_id"])
@@ -119,11 +119,6 @@ def plan_finished_matches(
                 report.rejected.append(row["match_id"])
             session.execute(update(outbox).where(outbox.c.id == row["id"]).values(**values))
     return report
-
-
-def _timestamp(when: datetime) -> int:
-    # SQLite hands timezone-aware columns back naive; they were stored in UTC.
-    return int((when if when.tzinfo is not None else when.replace(tzinfo=UTC)).timestamp())
 
 
 def sync_ledger(*, session_factory: sessionmaker[Session], reader: ChainReader) -> dict[str, int]:

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from backend.chain import outbox
 from backend.chain.models import ChainRequest, ChainTx, RequestStatus
-from backend.db.base import utcnow
+from backend.db.base import aware, utcnow
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyValueError, SeasonNotFound
 from backend.economy.models import (
@@ -130,7 +130,7 @@ def season_schedule(*, session: Session) -> list[dict[str, object]]:
     now = utcnow()
     out = []
     for s in session.scalars(select(Season).order_by(Season.starts_at)):
-        starts, ends = _aware(s.starts_at), _aware(s.ends_at)
+        starts, ends = aware(s.starts_at), aware(s.ends_at)
         state = "upcoming" if now < starts else "running" if now < ends else "finished"
         out.append(
             {
@@ -145,13 +145,6 @@ def season_schedule(*, session: Session) -> list[dict[str, object]]:
             }
         )
     return out
-
-
-def _aware(when: datetime) -> datetime:
-    # SQLite hands timezone-aware columns back naive; they were stored in UTC.
-    from datetime import UTC
-
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 # --- planning -----------------------------------------------------------------------------
@@ -227,6 +220,83 @@ def _predicted_avatar_legs(
     ]
 
 
+@dataclass
+class _Payouts:
+    """One settlement's chain payouts, in order, and the pending ledger legs booking them
+    (shared by matches and prizes). ``played_at`` dates avatar payouts (chain time)."""
+
+    match_id: str
+    played_at: int
+    chain: list[outbox.Payout] = field(default_factory=list)
+    legs: list[LedgerLeg] = field(default_factory=list)
+
+    @classmethod
+    def at(cls, match_id: str, finished_at: datetime, played_at_s: int | None) -> _Payouts:
+        """``played_at_s`` if given, else ``finished_at``."""
+        played_at = int(aware(finished_at).timestamp()) if played_at_s is None else played_at_s
+        return cls(match_id, played_at)
+
+    def to_avatar(
+        self,
+        session: Session,
+        *,
+        seat: int,
+        avatar_id: int,
+        amount: int,
+        player: str,
+        admitted_as: str | None,
+    ) -> None:
+        self.chain.append(
+            outbox.Payout(amount=amount, avatar_id=avatar_id, played_at=self.played_at)
+        )
+        self.legs += _predicted_avatar_legs(
+            session,
+            match_id=self.match_id,
+            seat=seat,
+            avatar_id=avatar_id,
+            amount=amount,
+            player=player,
+            admitted_as=admitted_as,
+            played_at_s=self.played_at,
+        )
+
+    def to_account(self, *, party: str, address: str, amount: int, seat: int | None = None) -> None:
+        self.chain.append(outbox.Payout(amount=amount, account=address))
+        self.legs.append(
+            LedgerLeg(
+                match_id=self.match_id,
+                seat=seat,
+                party=party,
+                address=to_checksum_address(address),
+                amount=str(amount),
+                status=LegStatus.PENDING,
+            )
+        )
+
+    def submit(
+        self,
+        session: Session,
+        settlement: PlannedSettlement,
+        *,
+        chain_match_id: str,
+        result_hash: str,
+        chain_id: int | None,
+    ) -> None:
+        """Book the legs as pending and queue the payouts as one ``settle`` entry, if any."""
+        session.add_all(self.legs)
+        if self.chain:
+            request = outbox.request_settlement(
+                session=session,
+                match_id=chain_match_id,
+                result_hash=result_hash,
+                payouts=self.chain,
+                chain_id=chain_id,
+            )
+            settlement.chain_request_id = request.id
+            settlement.status = SettlementStatus.SUBMITTED
+        session.flush()
+
+
 def _check_escrow(session: Session, match: FinishedMatch) -> None:
     """A staked match pays its pot out of the vault: every human seat must have put it in."""
     held = escrowed(session=session, match_id=match.match_id)
@@ -285,10 +355,8 @@ def plan_settlement(
     )
     session.add(settlement)
     session.flush()
-    played_at = int(_aware(finished_at).timestamp()) if played_at_s is None else played_at_s
+    payouts = _Payouts.at(match.match_id, finished_at, played_at_s)
     by_seat = {p.seat: p for p in plan.payouts}
-    legs: list[LedgerLeg] = []
-    chain_payouts: list[outbox.Payout] = []
     for s in match.seats:
         p = by_seat.get(s.seat)
         session.add(
@@ -321,59 +389,30 @@ def plan_settlement(
         if p.to_avatar:
             assert p.avatar_id is not None
             to_wallet = p.stake_share
-            chain_payouts.append(
-                outbox.Payout(amount=p.emission_share, avatar_id=p.avatar_id, played_at=played_at)
-            )
-            legs += _predicted_avatar_legs(
+            payouts.to_avatar(
                 session,
-                match_id=match.match_id,
                 seat=s.seat,
                 avatar_id=p.avatar_id,
                 amount=p.emission_share,
                 player=p.address,
                 admitted_as=s.admitted_as,
-                played_at_s=played_at,
             )
         if to_wallet:
-            chain_payouts.append(outbox.Payout(amount=to_wallet, account=p.address))
-            legs.append(
-                LedgerLeg(
-                    match_id=match.match_id,
-                    seat=s.seat,
-                    party="wallet",
-                    address=to_checksum_address(p.address),
-                    amount=str(to_wallet),
-                    status=LegStatus.PENDING,
-                )
-            )
+            payouts.to_account(party="wallet", address=p.address, amount=to_wallet, seat=s.seat)
     if plan.fee:
-        chain_payouts.append(outbox.Payout(amount=plan.fee, account=treasury))
-        legs.append(
-            LedgerLeg(
-                match_id=match.match_id,
-                party="treasury",
-                address=to_checksum_address(treasury),
-                amount=str(plan.fee),
-                status=LegStatus.PENDING,
-            )
-        )
-    session.add_all(legs)
-    if chain_payouts:
-        request = outbox.request_settlement(
-            session=session,
-            match_id=match.chain_match_id,
-            result_hash=match.result_hash,
-            payouts=chain_payouts,
-            chain_id=chain_id,
-        )
-        settlement.chain_request_id = request.id
-        settlement.status = SettlementStatus.SUBMITTED
-    session.flush()
+        payouts.to_account(party="treasury", address=treasury, amount=plan.fee)
+    payouts.submit(
+        session,
+        settlement,
+        chain_match_id=match.chain_match_id,
+        result_hash=match.result_hash,
+        chain_id=chain_id,
+    )
     logger.info(
         "planned match %s: %s paid to %d payees, fee %s, returned %s",
         match.match_id,
         plan.paid,
-        len(chain_payouts),
+        len(payouts.chain),
         plan.fee,
         plan.returned,
     )
@@ -460,64 +499,33 @@ def plan_prize_settlement(
     session.flush()
     # A prize is won when the competition ends: an avatar's prize is split by the agreement
     # in force then (``played_at_s``, chain time; default ``finished_at``).
-    played_at = int(_aware(finished_at).timestamp()) if played_at_s is None else played_at_s
-    legs: list[LedgerLeg] = []
-    chain_payouts: list[outbox.Payout] = []
+    payouts = _Payouts.at(key, finished_at, played_at_s)
     for p in prizes:
         if not p.amount:
             continue
         address = checksum(p.address)
         if p.to_avatar:
             assert p.avatar_id is not None
-            chain_payouts.append(
-                outbox.Payout(amount=p.amount, avatar_id=p.avatar_id, played_at=played_at)
-            )
-            legs += _predicted_avatar_legs(
+            payouts.to_avatar(
                 session,
-                match_id=key,
                 seat=p.place,
                 avatar_id=p.avatar_id,
                 amount=p.amount,
                 player=address,
                 admitted_as=p.admitted_as,
-                played_at_s=played_at,
             )
         else:
-            chain_payouts.append(outbox.Payout(amount=p.amount, account=address))
-            legs.append(
-                LedgerLeg(
-                    match_id=key,
-                    seat=p.place,
-                    party="wallet",
-                    address=address,
-                    amount=str(p.amount),
-                    status=LegStatus.PENDING,
-                )
-            )
+            payouts.to_account(party="wallet", address=address, amount=p.amount, seat=p.place)
     if fee:
-        chain_payouts.append(outbox.Payout(amount=fee, account=treasury))
-        legs.append(
-            LedgerLeg(
-                match_id=key,
-                party="treasury",
-                address=to_checksum_address(treasury),
-                amount=str(fee),
-                status=LegStatus.PENDING,
-            )
-        )
-    session.add_all(legs)
-    if chain_payouts:
-        request = outbox.request_settlement(
-            session=session,
-            match_id=chain_match_id,
-            result_hash=result_hash,
-            payouts=chain_payouts,
-            chain_id=chain_id,
-        )
-        settlement.chain_request_id = request.id
-        settlement.status = SettlementStatus.SUBMITTED
-    session.flush()
-    logger.info("planned prizes %s: %d payouts, fee %s", key, len(chain_payouts), fee)
+        payouts.to_account(party="treasury", address=treasury, amount=fee)
+    payouts.submit(
+        session,
+        settlement,
+        chain_match_id=chain_match_id,
+        result_hash=result_hash,
+        chain_id=chain_id,
+    )
+    logger.info("planned prizes %s: %d payouts, fee %s", key, len(payouts.chain), fee)
     return settlement
 
 
@@ -584,19 +592,14 @@ def _mined_block(session: Session, request: ChainRequest | None) -> int | None:
 
 def _book_paid(session: Session, settlement: PlannedSettlement, event, report: SyncReport) -> None:
     now = utcnow()
-    # What was planned: the legs sum to the payouts (an avatar's predicted split sums to it).
-    planned = sum(
-        int(x.amount)
-        for x in session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id))
+    predicted = list(
+        session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id))
     )
-    seats = {
-        r.avatar_id: r.seat
-        for r in session.scalars(
-            select(SeatRecord).where(
-                SeatRecord.match_id == settlement.match_id, SeatRecord.to_avatar.is_(True)
-            )
-        )
-    }
+    # What was planned: the legs sum to the payouts (an avatar's predicted split sums to it).
+    planned = sum(int(x.amount) for x in predicted)
+    # The seat (a prize's place) of each avatar, from its predicted legs: a prize settlement
+    # has no seat records.
+    seats = {x.avatar_id: x.seat for x in predicted if x.avatar_id is not None}
     # Account legs (wallets, treasury) are paid exactly as planned; avatar legs are replaced
     # by what the contract actually split, to whom, under which agreement.
     session.execute(
@@ -784,7 +787,7 @@ def wallet_statement(
             "amount": int(leg.amount),
             "status": leg.status,
             "tx_hash": tx_hash,
-            "finished_at": _aware(finished_at),
+            "finished_at": aware(finished_at),
         }
         for leg, tx_hash, finished_at in rows
     ]

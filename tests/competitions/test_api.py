@@ -9,10 +9,15 @@ import threading
 from datetime import timedelta
 
 import httpx
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 from websockets.asyncio.client import connect
 
 from backend.competitions import jobs, service
 from backend.competitions.models import TournamentStatus
+from backend.competitions.router import router
 from backend.config import Settings
 from backend.db.base import utcnow
 from tests.tables.harness import Player, ServerProcess, api, sign_in
@@ -134,3 +139,25 @@ def test_register_play_and_watch_a_tournament(pg_url, sessions):
         assert sum(s["score"] for s in standings) == 2 * 4  # two games per round, 2 half points
         assert standings == [e["data"] for e in events if e["type"] == "standings"][-1]
         assert tid in [x["id"] for x in listed]
+
+
+def test_the_tournament_socket_refuses_an_id_out_of_range(sessions):
+    """The WebSocket takes the HTTP routes' bounded id: a huge one (>= 2**63 overflows the
+    database's integer) is a clean refusal, not an error on the first query."""
+    app = FastAPI()
+    app.state.session_factory = sessions
+    app.include_router(router)
+    with TestClient(app) as client:
+        for bad in (0, 2**31, 2**63, 2**70):
+            with (
+                pytest.raises(WebSocketDisconnect) as refused,
+                client.websocket_connect(f"/competitions/{bad}/ws") as ws,
+            ):
+                ws.receive_text()
+            assert refused.value.code == 1008
+        # in range but unknown: accepted, then the domain error and 4404
+        with client.websocket_connect(f"/competitions/{2**31 - 1}/ws") as ws:
+            assert json.loads(ws.receive_text())["error"]["code"] == "tournament_not_found"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_text()
+            assert closed.value.code == 4404

@@ -17,7 +17,8 @@ from backend.db.base import utcnow
 from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.models import PlannedSettlement
-from backend.economy.policy import PolicyError
+from backend.economy.policy import MAX_PAYOUT_AMOUNT, PolicyError
+from backend.tables import service as tables
 from backend.tables.models import Match
 from tests.tables.harness import ServerProcess, wait_for
 
@@ -66,6 +67,8 @@ def test_bad_tournaments_are_refused_and_change_nothing(sessions):
             (spec("x", tier="campeonisimo"), "qualifier_of"),
             (spec("x", added_prize=5), "season"),
             (spec("x", entry_fee=-1), "entry_fee"),
+            (spec("x", entry_fee=MAX_PAYOUT_AMOUNT // 64 + 1), "prize pool"),
+            (spec("x", entry_fee=MAX_PAYOUT_AMOUNT // 8, max_entrants=8, added_prize=8), "pool"),
         ]:
             with pytest.raises(exc.InvalidTournament, match=match):
                 service.create_tournament(session=session, spec=bad)
@@ -256,7 +259,7 @@ def test_cancelling_a_running_tournament_abandons_its_matches_and_refunds(sessio
 def test_prize_planning_refuses_a_pool_nobody_paid_and_writes_nothing(sessions):
     (player,) = wallets(1)
     deposit(sessions, player, DEW)
-    key = "tournament-99999999999999999999"
+    key = escrow_key(99_999_999_999_999_999_999)
     with sessions.begin() as session:
         stakes.escrow_stakes(session=session, match_id=key, seats=[(1, player)], stake=DEW)
     prize = economy.Prize(place=1, address=player, amount=DEW)
@@ -293,3 +296,75 @@ def test_prize_planning_refuses_a_pool_nobody_paid_and_writes_nothing(sessions):
         )
         assert again is planned and planned.status == "submitted"
         session.rollback()
+
+
+def test_one_tournament_failing_to_advance_does_not_stall_the_others(sessions, monkeypatch):
+    """Any error of one tournament's step is rolled back and counted; the worker goes on to
+    the next (``due`` is ordered by id: stopping would stall every later tournament)."""
+    with sessions() as session:
+        past = utcnow() - timedelta(minutes=1)
+        broken = service.create_tournament(session=session, spec=spec("broken", starts_at=past))
+        empty = service.create_tournament(session=session, spec=spec("empty", starts_at=past))
+        broken_id, empty_id = broken.id, empty.id
+    real = service.advance
+
+    def advance(*, tournament_id, **kw):
+        if tournament_id == broken_id:
+            raise RuntimeError("boom")
+        return real(tournament_id=tournament_id, **kw)
+
+    monkeypatch.setattr(service, "advance", advance)
+    report = jobs.advance_tournaments(session_factory=sessions, settings=SETTINGS)
+    assert report["failed"] == 1
+    with sessions() as session:
+        assert service.get_tournament(session=session, tournament_id=broken_id).status == (
+            TournamentStatus.REGISTERING
+        )
+        # past its start with no entrants: the next tournament still got its step
+        assert service.get_tournament(session=session, tournament_id=empty_id).status == (
+            TournamentStatus.CANCELLED
+        )
+
+
+def test_prizes_are_dated_in_chain_time_like_match_rewards(sessions, monkeypatch):
+    """The worker's chain clock offset is added to the finish, as match rewards add it: an
+    avatar prize is split by the agreement in force at that chain time."""
+    fee = DEW
+    players = wallets(2)
+    for address in players:
+        deposit(sessions, address, fee)
+    with sessions() as session:
+        t = service.create_tournament(
+            session=session,
+            spec=spec("chain clock", entry_fee=fee, min_entrants=2, max_entrants=2),
+        )
+        for address in players:
+            service.register(session=session, gate=None, tournament_id=t.id, address=address)
+        tid = t.id
+    jobs.advance_tournaments(session_factory=sessions, settings=SETTINGS)  # full: round 1
+    with sessions() as session:
+        for g in service.games_of(session=session, tournament_id=tid):
+            tables.abandon_match(session=session, match_id=g.match_id, reason="test")
+    planned: list[dict] = []
+    real = economy.plan_prize_settlement
+
+    def plan(**kw):
+        planned.append(kw)
+        return real(**kw)
+
+    monkeypatch.setattr(economy, "plan_prize_settlement", plan)
+    asked: list[int] = []
+
+    def offset() -> int:
+        asked.append(1)
+        return 3 * 86_400
+
+    jobs.advance_tournaments(
+        session_factory=sessions, settings=SETTINGS, chain_clock_offset_s=offset
+    )
+    with sessions() as session:
+        t = service.get_tournament(session=session, tournament_id=tid)
+        assert t.status == TournamentStatus.FINISHED
+    assert len(asked) == 1  # asked once, at the finish
+    (kw,) = planned
+    assert kw["played_at_s"] == int(kw["finished_at"].timestamp()) + 3 * 86_400
