@@ -322,7 +322,8 @@ def test_underfunded_vault_fails_only_that_match(deployment, make_engine, fresh_
             session=session,
             match_id=secrets.token_bytes(32),
             result_hash=b"\x03" * 32,
-            payouts=[Payout(amount=10**9 * DEW // 4, account=players[0])],
+            # More than the vault holds (10M DEW), within the per-match maximum (2**24 - 1 DEW).
+            payouts=[Payout(amount=15_000_000 * DEW, account=players[0])],
         ).id
     _queue_matches(fresh_db, players, 4)
     pump_until(engine, lambda: _all_final(fresh_db), timeout_s=40, what="all final")
