@@ -17,7 +17,6 @@ import time
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -26,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from backend.chain import match_ids
 from backend.config import Settings
+from backend.db.base import aware
 from backend.game import Match as EngineMatch
 from backend.tables import exceptions as exc
 from backend.tables import play, store
@@ -44,10 +44,6 @@ def _dumps(message: dict[str, Any]) -> str:
         return orjson.dumps(message).decode()
     except orjson.JSONEncodeError:  # e.g. an int beyond 64 bits in a record: rare, not hot
         return json.dumps(message, separators=(",", ":"))
-
-
-def _epoch(moment: datetime) -> float:
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 _gc_started = 0.0
@@ -329,7 +325,7 @@ class MatchHub:
         lt.moves = []
         lt.timeouts = {}
         lt.forfeited_seat = None
-        lt.turn_started = _epoch(m.created_at)
+        lt.turn_started = aware(m.created_at).timestamp()
         for row in loaded.moves:
             self._replay(lt, row)
         lt.match_status = m.status
@@ -352,7 +348,7 @@ class MatchHub:
         lt.moves.append((row.seat, text, row.actor))
         self._count_timeout(lt, row.seat, row.actor)
         lt.ply = row.ply + 1
-        lt.turn_started = _epoch(row.created_at)
+        lt.turn_started = aware(row.created_at).timestamp()
         return text
 
     def _rewind(self, lt: LiveTable) -> None:
@@ -605,7 +601,7 @@ class MatchHub:
         lt.moves.append((seat, text, actor))
         self._count_timeout(lt, seat, actor)
         lt.ply = ply + 1
-        lt.turn_started = _epoch(row["created_at"])
+        lt.turn_started = aware(row["created_at"]).timestamp()
         return True
 
     def _write(self, row: dict[str, Any]) -> asyncio.Future[bool]:

@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC
 from typing import Any
 
 import orjson
@@ -23,7 +22,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.chain import match_ids
-from backend.db.base import utcnow
+from backend.db.base import aware, utcnow
 from backend.tables.models import (
     ChainMatchSequence,
     Match,
@@ -115,9 +114,7 @@ def _live_tables_last_active(
         ).all()
     active = []
     for table_id, timeout, started, moved in rows:
-        since = moved or started
-        since = since if since.tzinfo else since.replace(tzinfo=UTC)
-        active.append((table_id, timeout, since.timestamp()))
+        active.append((table_id, timeout, aware(moved or started).timestamp()))
     return active
 
 
