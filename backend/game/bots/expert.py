@@ -627,7 +627,10 @@ class _Likelihood:
             if legal & (legal - 1) == 0:
                 continue  # a single option says nothing
             scores = _model_scores(hand, legal, left, right)
-            chosen = next(value for value, x, _ in scores if x == t)
+            chosen = 0.0
+            for value, x, _ in scores:
+                if x == t:
+                    chosen = value
             mass = 0.0
             for value, _, _ in scores:
                 mass += exp((value - chosen) / temperature)
@@ -709,7 +712,12 @@ class _Playout:
                         options = list(tiles_of(playable))
                         t = options[int(chance / explore * len(options))]
                     elif model:
-                        t, side = _model_choice(hand, playable, left, right)
+                        if playable & (playable - 1) or left < 0:
+                            t, side = _model_choice(hand, playable, left, right)
+                        else:  # one tile: only its end is left to choose (below)
+                            t = playable.bit_length() - 1
+                            if OTHER_HALF[t][left] >= 0 and OTHER_HALF[t][right] >= 0:
+                                t, side = _model_choice(hand, playable, left, right)
                     else:
                         best = -1
                         m = playable
