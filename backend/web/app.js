@@ -210,7 +210,7 @@ async function findMatch(event) {
     const ticket = await api.call("queue", {}, { preset: new FormData(event.target).get("preset") });
     out.textContent = t("waiting");
     let stop = false;
-    out.replaceChildren(t("waiting"), " ", h("button", { type: "button", onclick: async () => { stop = true; await api.call("cancel_ticket", { ticket_id: ticket.id }); out.textContent = ""; } }, t("cancel")));
+    out.replaceChildren(t("waiting"), " ", h("button", { type: "button", id: "cancel-ticket", onclick: async () => { stop = true; await api.call("cancel_ticket", { ticket_id: ticket.id }); out.textContent = ""; } }, t("cancel")));
     leaveView = () => { stop = true; };
     while (!stop) {
       const now = await api.call("ticket", { ticket_id: ticket.id });
@@ -327,11 +327,11 @@ async function tableView(tableId, query) {
       if (info.creator === api.address) {
         parts.push(h("button", { type: "button", id: "start-bots", onclick: () => api.call("start", { table_id: tableId }).then((x) => { info = x; draw(); }).catch(fail) }, t("startBots")));
         if (info.invite_link) parts.push(h("p", {}, `${t("inviteLink")}: `, h("a", { href: `#/table/${tableId}?invite=${info.invite_code}` }, `${location.origin}/#/table/${tableId}?invite=${info.invite_code}`)));
-        const invite = h("form", { onsubmit: (e) => { e.preventDefault(); const addresses = e.target.elements.addresses.value.split(",").map((s) => s.trim()).filter(Boolean); api.call("invite", { table_id: tableId }, { addresses }).then((x) => { info = x; say("OK"); }).catch(fail); } },
+        const invite = h("form", { id: "invite-form", onsubmit: (e) => { e.preventDefault(); const addresses = e.target.elements.addresses.value.split(",").map((s) => s.trim()).filter(Boolean); api.call("invite", { table_id: tableId }, { addresses }).then((x) => { info = x; say("OK"); }).catch(fail); } },
           field(t("invite"), h("input", { name: "addresses", type: "text", size: 44 })), h("button", { type: "submit" }, t("invite").split(" ")[0]));
         parts.push(invite);
       }
-      if (seated) parts.push(h("button", { type: "button", onclick: () => api.call("leave", { table_id: tableId }).then(() => { location.hash = "#/lobby"; }).catch(fail) }, t("leave")));
+      if (seated) parts.push(h("button", { type: "button", id: "leave", onclick: () => api.call("leave", { table_id: tableId }).then(() => { location.hash = "#/lobby"; }).catch(fail) }, t("leave")));
     }
     if (view) {
       const scores = view.scores.map((score, side) => `${side}: ${score}`).join(" · ");

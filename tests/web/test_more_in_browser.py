@@ -1,0 +1,170 @@
+"""More of the web client in a real Chromium: cancelling a matchmaking ticket, leaving an open
+table and starting it with bots from the table page, and inviting a wallet by its address.
+Each test checks what the page shows and, over HTTP, what the server now holds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from eth_account import Account
+
+from backend.db import migrate
+from tests.fixtures.database import create_pg_database, drop_pg_database
+from tests.tables.harness import ServerProcess
+from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def patient_server() -> Iterator[ServerProcess]:
+    """A server whose matchmaking waits a minute before seating bots, so that a ticket is still
+    waiting when the page cancels it (the shared server seats bots after 1 s)."""
+    url = create_pg_database()
+    try:
+        migrate(url)
+        with ServerProcess(url, turn_timeout_s=60, matchmaking_wait_s=60.0) as proc:
+            yield proc
+    finally:
+        drop_pg_database(url)
+
+
+def signed_in(browser: Any, base_url: str) -> tuple[Any, str]:
+    page = open_wallet_page(browser, base_url, InjectedWallet(Account.create().key.hex()))
+    return page, sign_in_page(page)
+
+
+def http_as(page: Any, base_url: str) -> httpx.Client:
+    """An HTTP client with the page's own access token (the session it signed in with)."""
+    token = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session')).token")
+    return httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"})
+
+
+def create_table_in_page(page: Any, *, preset: str, seats: int, visibility: str = "public") -> str:
+    page.wait_for_selector("#create-table button[type=submit]:not([disabled])")
+    page.select_option("#create-table select[name=preset]", preset)
+    page.fill("#create-table input[name=seats]", str(seats))
+    page.select_option("#create-table select[name=kind]", "human")
+    page.select_option("#create-table select[name=visibility]", visibility)
+    page.click("#create-table button[type=submit]")
+    page.wait_for_selector("#table[data-link=open] #start-bots")
+    return str(page.get_attribute("#table", "data-table"))
+
+
+def queue_in_page(page: Any) -> str:
+    """Queue for the draw preset from the lobby; the ticket id from the page's own request."""
+    page.wait_for_selector("#matchmaking button[type=submit]:not([disabled])")
+    page.select_option("#matchmaking select[name=preset]", "draw")
+    with page.expect_response(
+        lambda r: r.url.endswith("/matchmaking") and r.request.method == "POST"
+    ) as answer:
+        page.click("#matchmaking button[type=submit]")
+    assert answer.value.status == 201, answer.value.text()
+    page.wait_for_selector("#matchmaking output #cancel-ticket")
+    return str(answer.value.json()["id"])
+
+
+def test_cancelling_a_matchmaking_ticket_takes_it_out_of_the_queue(browser, patient_server):
+    base = patient_server.url
+    page, _address = signed_in(browser, base)
+    ticket_id = queue_in_page(page)
+    with http_as(page, base) as http:
+        assert http.get(f"/matchmaking/{ticket_id}").json()["status"] == "waiting"
+
+        with page.expect_response(
+            lambda r: r.url.endswith(f"/matchmaking/{ticket_id}") and r.request.method == "DELETE"
+        ) as cancelled:
+            page.click("#cancel-ticket")
+        assert cancelled.value.status == 200, cancelled.value.text()
+        # The page stops waiting: no "looking for opponents", no cancel button, no error.
+        page.wait_for_selector("#cancel-ticket", state="detached")
+        assert page.inner_text("#matchmaking output") == ""
+        assert page.get_attribute("#status", "class") != "error"
+        assert page.evaluate("location.hash") in ("", "#/lobby")
+
+        ticket = http.get(f"/matchmaking/{ticket_id}").json()
+        assert (ticket["status"], ticket["table_id"]) == ("cancelled", None)
+
+        # Out of the queue: the same wallet may queue again (a waiting ticket would refuse it).
+        again = queue_in_page(page)
+        assert again != ticket_id
+        assert http.get(f"/matchmaking/{again}").json()["status"] == "waiting"
+        page.click("#cancel-ticket")
+        page.wait_for_selector("#cancel-ticket", state="detached")
+        assert http.get(f"/matchmaking/{again}").json()["status"] == "cancelled"
+    assert not page.js_errors
+
+
+def test_a_guest_leaves_from_the_table_page_then_the_host_starts_with_bots(browser, server):
+    host, host_address = signed_in(browser, server.url)
+    guest, guest_address = signed_in(browser, server.url)
+    table_id = create_table_in_page(host, preset="dew200", seats=3)
+    assert host.locator("#leave").count() == 1  # the creator is seated too
+
+    # The guest finds the table in the lobby and takes a seat from the table page.
+    guest.goto(f"{server.url}/#/lobby")
+    guest.click(f"#main[data-view=lobby] a[href='#/table/{table_id}']")
+    guest.click("#take-seat")
+    guest.wait_for_selector("#table #leave")
+    with http_as(host, server.url) as http:
+        seated = [s["address"] for s in http.get(f"/tables/{table_id}").json()["seats"]]
+        assert seated == [host_address, guest_address]
+
+        # The guest stands up: back in the lobby, and the server has freed the seat.
+        guest.click("#leave")
+        guest.wait_for_selector("main[data-ready=true][data-view=lobby]")
+        table = http.get(f"/tables/{table_id}").json()
+        assert table["status"] == "open"
+        assert [s["address"] for s in table["seats"]] == [host_address]
+        guest.wait_for_selector(f"#main[data-view=lobby] a[href='#/table/{table_id}']")
+        assert "1/3" in guest.inner_text(f"tr:has(a[href='#/table/{table_id}'])")
+
+        # The host starts with bots: the same page goes live with the host's hand, two bots.
+        host.click("#start-bots")
+        host.wait_for_selector("#table[data-status=live][data-link=open] #hand button")
+        assert host.locator("#seats li").count() == 3
+        assert host.locator("#start-bots, #leave, #take-seat").count() == 0
+        seats_text = host.inner_text("#seats")
+        assert host_address[:6] in seats_text and guest_address[:6] not in seats_text
+        table = http.get(f"/tables/{table_id}").json()
+        assert table["status"] == "playing" and table["match_id"]
+        assert [s["address"] for s in table["seats"]] == [host_address, None, None]
+        assert all(s["bot_level"] for s in table["seats"][1:])
+    assert not host.js_errors and not guest.js_errors
+
+
+def test_a_wallet_invited_by_address_joins_the_private_table(browser, server):
+    host, host_address = signed_in(browser, server.url)
+    guest, guest_address = signed_in(browser, server.url)
+    table_id = create_table_in_page(host, preset="draw", seats=2, visibility="private")
+
+    # The guest has the table's address but no invitation (nor the link's code): refused.
+    guest.goto(f"{server.url}/#/table/{table_id}")
+    guest.click("#table #take-seat")
+    guest.wait_for_selector("#status.error")
+    assert "not_invited" in guest.inner_text("#status")
+
+    # The host invites the guest's address as a wallet shows it (lowercase, not checksummed).
+    host.fill("#invite-form input[name=addresses]", guest_address.lower())
+    with host.expect_response(lambda r: r.url.endswith(f"/tables/{table_id}/invite")) as answer:
+        host.click("#invite-form button[type=submit]")
+    assert answer.value.status == 200, answer.value.text()
+    host.wait_for_function("document.querySelector('#status').textContent === 'OK'")
+
+    # Now the same button seats the guest, which fills the table and starts the match.
+    guest.click("#take-seat")
+    guest.wait_for_selector("#table[data-status=live][data-link=open] #hand button")
+    host.wait_for_selector("#table[data-status=live][data-link=open] #hand button")
+    assert guest_address[:6] in host.inner_text("#seats")
+    assert host_address[:6] in guest.inner_text("#seats")
+    with http_as(guest, server.url) as http:
+        table = http.get(f"/tables/{table_id}").json()
+        assert (table["visibility"], table["status"]) == ("private", "playing")
+        assert [s["address"] for s in table["seats"]] == [host_address, guest_address]
+        assert table["invite_code"] is None  # the guest is not the creator
+        lobby = http.get("/tables", params={"status": "open"}).json()
+        assert table_id not in {t["id"] for t in lobby}
+    assert not host.js_errors and not guest.js_errors
