@@ -208,13 +208,16 @@ async function findMatch(event) {
   const out = event.target.elements.ticket;
   try {
     const ticket = await api.call("queue", {}, { preset: new FormData(event.target).get("preset") });
-    out.textContent = t("waiting");
     let stop = false;
-    out.replaceChildren(t("waiting"), " ", h("button", { type: "button", id: "cancel-ticket", onclick: async () => { stop = true; await api.call("cancel_ticket", { ticket_id: ticket.id }); out.textContent = ""; } }, t("cancel")));
-    leaveView = () => { stop = true; };
+    const cancel = () => { stop = true; return api.call("cancel_ticket", { ticket_id: ticket.id }); };
+    out.replaceChildren(t("waiting"), " ", h("button", { type: "button", id: "cancel-ticket", onclick: () => cancel().then(() => { out.textContent = ""; }).catch(fail) }, t("cancel")));
+    // Only this form shows the ticket: leaving the lobby cancels it, or the player would be
+    // seated later at a table the page no longer watches (and refused when queueing again).
+    leaveView = () => { if (!stop) cancel().catch(() => {}); };
     while (!stop) {
       const now = await api.call("ticket", { ticket_id: ticket.id });
       if (now.table_id) {
+        stop = true;
         location.hash = `#/table/${now.table_id}`;
         return;
       }

@@ -168,3 +168,28 @@ def test_a_wallet_invited_by_address_joins_the_private_table(browser, server):
         lobby = http.get("/tables", params={"status": "open"}).json()
         assert table_id not in {t["id"] for t in lobby}
     assert not host.js_errors and not guest.js_errors
+
+
+def test_leaving_the_lobby_while_waiting_does_not_strand_the_ticket(browser, patient_server):
+    """The queue form is the only place that shows a waiting ticket and cancels it: once the
+    page leaves the lobby the ticket is cancelled, so the player is neither seated later at a
+    table the page no longer watches nor refused when queueing again."""
+    base = patient_server.url
+    page, _address = signed_in(browser, base)
+    ticket_id = queue_in_page(page)
+    with http_as(page, base) as http:
+        with page.expect_response(
+            lambda r: r.url.endswith(f"/matchmaking/{ticket_id}") and r.request.method == "DELETE"
+        ):
+            page.goto(f"{base}/#/history")
+        page.wait_for_selector("main[data-ready=true][data-view=history]")
+        assert http.get(f"/matchmaking/{ticket_id}").json()["status"] == "cancelled"
+
+        page.goto(f"{base}/#/lobby")
+        page.wait_for_selector("main[data-ready=true][data-view=lobby]")
+        again = queue_in_page(page)
+        assert http.get(f"/matchmaking/{again}").json()["status"] == "waiting"
+        page.click("#cancel-ticket")
+        page.wait_for_selector("#cancel-ticket", state="detached")
+    assert page.get_attribute("#status", "class") != "error"
+    assert not page.js_errors
