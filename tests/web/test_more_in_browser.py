@@ -1,5 +1,6 @@
 """More of the web client in a real Chromium: cancelling a matchmaking ticket, leaving an open
-table and starting it with bots from the table page, and inviting a wallet by its address.
+table and starting it with bots from the table page, inviting a wallet by its address, and a
+Fixed Rent offer made and accepted through the dashboard (on the demo's real stack).
 Each test checks what the page shows and, over HTTP, what the server now holds."""
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import httpx
 import pytest
 from eth_account import Account
 
+from backend.cli.demo import FIXED_RENT, RENT_FAUCET, Season, api_txs, ok, wait_for
 from backend.db import migrate
 from tests.fixtures.database import create_pg_database, drop_pg_database
 from tests.tables.harness import ServerProcess
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.test_dashboard_in_browser import season  # noqa: F401 (the demo's stack)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -193,3 +196,73 @@ def test_leaving_the_lobby_while_waiting_does_not_strand_the_ticket(browser, pat
         page.wait_for_selector("#cancel-ticket", state="detached")
     assert page.get_attribute("#status", "class") != "error"
     assert not page.js_errors
+
+
+def test_a_fixed_rent_offer_made_and_accepted_in_the_dashboard(
+    browser,
+    season: Season,  # noqa: F811 (the fixture imported above)
+):
+    """Olivia offers her avatar to Sam for a Fixed Rent; Sam's page asks his wallet for the DEW
+    approval and then the acceptance; the rent leaves his balance and both dashboards show
+    the active Fixed Rent agreement."""
+    owner, scholar, avatar = season.olivia, season.sam, season.avatar_fr
+    screening = {"screener": season.operator, "owner": owner.address}
+    season.chain.send(
+        season.operator_key, api_txs(season.http.post("/economy/screenings", json=screening))
+    )
+    token = season.contracts.token
+    season.chain.call(season.deployer_key, token.functions.transfer(scholar.address, RENT_FAUCET))
+
+    owner_page = open_wallet_page(browser, season.base, InjectedWallet(owner.key, season.w3))
+    assert sign_in_page(owner_page) == owner.address
+    owner_page.goto(season.base + "/#/dashboard")
+    owner_page.wait_for_selector("#offer-form")
+    owner_page.fill("#offer-form input[name=avatar_id]", str(avatar))
+    owner_page.fill("#offer-form input[name=scholar]", scholar.address)
+    owner_page.select_option("#offer-form select[name=terms]", "fixed_rent")
+    owner_page.fill("#offer-form input[name=rent]", str(FIXED_RENT))
+    owner_page.click("#offer-form button[type=submit]")
+    owner_page.wait_for_selector(".tx-panel .txs li")
+    owner_page.click(".tx-panel .sign-send")
+    owner_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+
+    scholar_page = open_wallet_page(browser, season.base, InjectedWallet(scholar.key, season.w3))
+    assert sign_in_page(scholar_page) == scholar.address
+
+    def offer_shown() -> bool:
+        scholar_page.goto(season.base + "/#/dashboard")
+        scholar_page.reload()
+        scholar_page.wait_for_selector("main[data-ready=true][data-view=dashboard]")
+        return scholar_page.locator("#offers-to-me button.accept").count() == 1
+
+    wait_for("the Fixed Rent offer on the scholar's dashboard (indexer)", offer_shown)
+    assert "Renta fija 25.00 DEW" in scholar_page.inner_text("#offers-to-me")
+    before = token.functions.balanceOf(scholar.address).call()
+    scholar_page.click("#offers-to-me button.accept")
+    scholar_page.wait_for_selector(".tx-panel .txs li")
+    steps = scholar_page.locator(".tx-panel .txs li").all_inner_texts()
+    assert len(steps) == 2 and "approve" in steps[0] and "accept" in steps[1], steps
+    scholar_page.click(".tx-panel .sign-send")
+    scholar_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+
+    [agreement] = wait_for(
+        "the Fixed Rent agreement active in the mirror",
+        lambda: [
+            a
+            for a in ok(season.http.get("/economy/agreements", params={"avatar_id": avatar}))
+            if a["status"] == "active"
+        ],
+    )
+    assert (agreement["owner"], agreement["scholar"]) == (owner.address, scholar.address)
+    assert (agreement["terms"], int(agreement["rent"])) == ("fixed_rent", FIXED_RENT)
+    assert before - token.functions.balanceOf(scholar.address).call() == FIXED_RENT
+    assert season.contracts.avatar.functions.userOf(avatar).call() == scholar.address
+
+    for page in (scholar_page, owner_page):
+        page.goto(season.base + "/#/dashboard")
+        page.reload()
+        row = page.locator(f"#agreements tr:has-text('#{avatar}')")
+        row.locator("[data-agreement-status=active]").wait_for()
+        assert "Renta fija 25.00 DEW" in row.inner_text()
+    assert scholar_page.locator("#offers-to-me button.accept").count() == 0
+    assert not owner_page.js_errors and not scholar_page.js_errors
