@@ -167,6 +167,7 @@ ROUTES: dict[str, tuple[str, str]] = {
     "offers": ("POST", "/economy/offers"),
     "accept": ("POST", "/economy/agreements/{agreement_id}/accept"),
     "cancel_offer": ("POST", "/economy/agreements/{agreement_id}/cancel"),
+    "terminate": ("POST", "/economy/agreements/{agreement_id}/terminate"),
     "agreements": ("GET", "/economy/agreements"),
     "owner_avatars": ("GET", "/economy/owners/{address}/avatars"),
     "scholar_earnings": ("GET", "/economy/scholars/{address}/earnings"),

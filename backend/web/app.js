@@ -479,6 +479,19 @@ async function dashboardView() {
       fail(error);
     }
   };
+  // The owner withdraws an offer nobody accepted; the scholar ends an active agreement early.
+  const endAgreement = async (agreement, route, party) => {
+    try {
+      pendingTx.replaceChildren(txPanel(await api.call(route, { agreement_id: agreement.id }, { [party]: me }), refresh));
+    } catch (error) {
+      fail(error);
+    }
+  };
+  const agreementAction = (a) => {
+    if (a.owner === me && a.status === "offered") return h("button", { type: "button", class: "cancel-offer", "data-agreement": a.id, onclick: () => endAgreement(a, "cancel_offer", "owner") }, t("cancel"));
+    if (a.scholar === me && a.status === "active") return h("button", { type: "button", class: "terminate", "data-agreement": a.id, onclick: () => endAgreement(a, "terminate", "scholar") }, t("terminate"));
+    return "";
+  };
   const toMe = [...offered, ...openListings.filter((a) => a.owner !== me)].filter((a) => a.status === "offered");
   const terms = (a) => (a.terms === "fixed_rent" ? `${t("fixedRent")} ${dew(a.rent)}` : `${t("rewardsDivision")} ${a.owner_bps / 100}% / ${(10000 - a.owner_bps - a.manager_bps) / 100}%`);
   const roles = earnings ? Object.entries(earnings.by_role) : [];
@@ -496,8 +509,9 @@ async function dashboardView() {
         h("button", { type: "button", class: "accept", "data-agreement": a.id, onclick: () => accept(a) }, t("accept")),
       ]))),
     h("section", { id: "agreements" }, h("h3", {}, t("agreements")),
-      table(["#", t("avatar"), t("owner"), t("scholarShare"), t("terms"), t("status")], [...agreements, ...offered.filter((a) => a.owner !== me)].map((a) => [
+      table(["#", t("avatar"), t("owner"), t("scholarShare"), t("terms"), t("status"), ""], [...agreements, ...offered.filter((a) => a.owner !== me)].map((a) => [
         String(a.id), `#${a.avatar_id}`, short(a.owner), a.scholar ? short(a.scholar) : "—", terms(a), h("span", { "data-agreement-status": a.status }, a.status),
+        agreementAction(a),
       ]))),
     h("section", { id: "earnings" }, h("h3", {}, t("earnings")),
       earnings ? h("p", {}, `${t("earned")} ${dew(earnings.earned)} · ${t("pending")} ${dew(earnings.pending)} · ${t("paid")} `, h("span", { id: "paid", "data-wei": earnings.paid }, dew(earnings.paid))) : null,

@@ -394,6 +394,10 @@ export const ROUTES = {
     "WS",
     "/ws/tables/{table_id}"
   ],
+  "terminate": [
+    "POST",
+    "/economy/agreements/{agreement_id}/terminate"
+  ],
   "ticket": [
     "GET",
     "/matchmaking/{ticket_id}"

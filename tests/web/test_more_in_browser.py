@@ -1,6 +1,7 @@
 """More of the web client in a real Chromium: cancelling a matchmaking ticket, leaving an open
 table and starting it with bots from the table page, inviting a wallet by its address, and a
-Fixed Rent offer made and accepted through the dashboard (on the demo's real stack).
+Fixed Rent offer accepted, terminated and a new one cancelled through the dashboard (on the
+demo's real stack).
 Each test checks what the page shows and, over HTTP, what the server now holds."""
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ def test_leaving_the_lobby_while_waiting_does_not_strand_the_ticket(browser, pat
     assert not page.js_errors
 
 
-def test_a_fixed_rent_offer_made_and_accepted_in_the_dashboard(
+def test_a_fixed_rent_offer_accepted_then_terminated_and_a_new_offer_cancelled_in_the_dashboard(
     browser,
     season: Season,  # noqa: F811 (the fixture imported above)
 ):
@@ -265,4 +266,79 @@ def test_a_fixed_rent_offer_made_and_accepted_in_the_dashboard(
         row.locator("[data-agreement-status=active]").wait_for()
         assert "Renta fija 25.00 DEW" in row.inner_text()
     assert scholar_page.locator("#offers-to-me button.accept").count() == 0
+    assert owner_page.locator("#agreements button.terminate").count() == 0  # the scholar's
+
+    # The scholar ends it early from the dashboard: the unused rent comes back pro rata.
+    scholar_page.click(f"#agreements button.terminate[data-agreement='{agreement['id']}']")
+    scholar_page.wait_for_selector(".tx-panel .txs li")
+    assert "terminate" in scholar_page.inner_text(".tx-panel .txs")
+    scholar_page.click(".tx-panel .sign-send")
+    scholar_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+
+    def terminated() -> dict[str, Any] | None:
+        row = ok(season.http.get(f"/economy/agreements/{agreement['id']}"))
+        return row if row["status"] == "terminated" else None
+
+    ended = wait_for("the agreement terminated in the mirror", terminated)
+    refund = int(ended["rent_refunded"])
+    assert 0 < refund <= FIXED_RENT
+    assert before - token.functions.balanceOf(scholar.address).call() == FIXED_RENT - refund
+    assert season.contracts.avatar.functions.userOf(avatar).call() != scholar.address
+    shown_ended(scholar_page, avatar, "terminated")
+    assert scholar_page.locator("#agreements button.terminate").count() == 0
+
+    # The owner lists the avatar again (to anyone) and withdraws the offer from the dashboard.
+    owner_page.goto(season.base + "/#/dashboard")
+    owner_page.wait_for_selector("#offer-form")
+    owner_page.fill("#offer-form input[name=avatar_id]", str(avatar))
+    owner_page.select_option("#offer-form select[name=terms]", "fixed_rent")
+    owner_page.fill("#offer-form input[name=rent]", str(FIXED_RENT))
+    owner_page.click("#offer-form button[type=submit]")
+    owner_page.click(".tx-panel .sign-send")
+    owner_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+    [listing] = wait_for(
+        "the new offer in the mirror",
+        lambda: [
+            a
+            for a in ok(season.http.get("/economy/agreements", params={"avatar_id": avatar}))
+            if a["status"] == "offered"
+        ],
+    )
+    cancel = f"#agreements button.cancel-offer[data-agreement='{listing['id']}']"
+
+    def cancel_shown() -> bool:
+        owner_page.goto(season.base + "/#/dashboard")
+        owner_page.reload()
+        owner_page.wait_for_selector("main[data-ready=true][data-view=dashboard]")
+        return owner_page.locator(cancel).count() == 1
+
+    wait_for("the cancel button on the owner's dashboard", cancel_shown)
+    owner_page.click(cancel)
+    owner_page.wait_for_selector(".tx-panel .txs li")
+    assert "cancel offer" in owner_page.inner_text(".tx-panel .txs")
+    owner_page.click(".tx-panel .sign-send")
+    owner_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+    wait_for(
+        "the offer cancelled in the mirror",
+        lambda: (
+            ok(season.http.get(f"/economy/agreements/{listing['id']}"))["status"] == "cancelled"
+        ),
+    )
+    shown_ended(owner_page, avatar, "cancelled")
+    assert owner_page.locator("#agreements button.cancel-offer").count() == 0
     assert not owner_page.js_errors and not scholar_page.js_errors
+
+
+def shown_ended(page: Any, avatar: int, status: str) -> None:
+    """The dashboard (reloaded until the indexer has it) shows an agreement in ``status``."""
+
+    def shown() -> bool:
+        page.goto(page.url.split("#")[0] + "#/dashboard")
+        page.reload()
+        page.wait_for_selector("main[data-ready=true][data-view=dashboard]")
+        row = page.locator(
+            f"#agreements tr:has-text('#{avatar}'):has([data-agreement-status={status}])"
+        )
+        return row.count() >= 1
+
+    wait_for(f"an agreement {status} on the dashboard", shown)
