@@ -160,6 +160,9 @@ export class TableSocket {
         throw error;
       }
       if (message.type === "snapshot") this.refreshed = false; // the token was accepted
+      // A refused token is announced just before the 4401 close that rotates it and
+      // reconnects: not news for the page unless that rotation cannot happen.
+      if (message.type === "error" && ["token_expired", "token_invalid"].includes(message.error.code) && this.api.refreshToken && !this.refreshed) return;
       this.onMessage(message);
     };
     this.ws.onclose = async (event) => {

@@ -342,3 +342,57 @@ def shown_ended(page: Any, avatar: int, status: str) -> None:
         return row.count() >= 1
 
     wait_for(f"an agreement {status} on the dashboard", shown)
+
+
+def test_the_table_socket_rotates_a_refused_token_and_reconnects_without_signing_again(
+    browser, server
+):
+    """The access token expires during a match: the socket is closed with 4401, the page
+    rotates the token with the refresh token and reconnects to the same seat at once."""
+    wallet = InjectedWallet(Account.create().key.hex())
+    page = open_wallet_page(browser, server.url, wallet)
+    sign_in_page(page)
+    page.wait_for_selector("#create-table button[type=submit]:not([disabled])")
+    page.select_option("#create-table select[name=preset]", "draw")
+    page.fill("#create-table input[name=seats]", "2")
+    page.select_option("#create-table select[name=kind]", "practice")
+    page.click("#create-table button[type=submit]")
+    page.wait_for_selector("#table[data-status=live][data-link=open] #hand button")
+    table_id = page.get_attribute("#table", "data-table")
+    hand = page.eval_on_selector_all("#hand button", "els => els.map(e => e.dataset.tile)")
+    saved = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session'))")
+
+    # Only the socket meets the expired token: the table's HTTP answer is served as it was.
+    with http_as(page, server.url) as http:
+        table = http.get(f"/tables/{table_id}").json()
+    page.route(f"**/tables/{table_id}", lambda route: route.fulfill(json=table))
+    page.evaluate(
+        "s => sessionStorage.setItem('dew.session', JSON.stringify({...s, token: 'expired'}))",
+        saved,
+    )
+    closes: list[Any] = []
+    urls: list[str] = []
+
+    def watch(ws: Any) -> None:
+        urls.append(ws.url)
+        ws.on("close", lambda _ws: closes.append(ws.url))
+
+    page.on("websocket", watch)
+    page.reload()
+    page.wait_for_selector("#table[data-status=live][data-link=open] #hand button")
+    assert urls[0].endswith("token=expired") and len(urls) == 2, urls
+    assert closes[:1] == [urls[0]]
+    rotated = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session'))")
+    assert rotated["refresh"] != saved["refresh"] and rotated["token"] != "expired"
+    assert urls[1].endswith("token=" + rotated["token"])
+    assert wallet.requests.count("personal_sign") == 1
+    # The same seat, the same hand (no move was made in between).
+    assert page.eval_on_selector_all("#hand button", "els => els.map(e => e.dataset.tile)") == hand
+    assert page.get_attribute("#status", "class") != "error", page.inner_text("#status")
+    assert not page.js_errors
+    # The server accepts the new access token and refuses the spent refresh token (a reuse
+    # that also revokes the session, so it comes last).
+    with http_as(page, server.url) as http:
+        assert http.get("/auth/me").json()["address"] == wallet.account.address
+    spent = httpx.post(server.url + "/auth/refresh", json={"refresh_token": saved["refresh"]})
+    assert spent.status_code == 401
