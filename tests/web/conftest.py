@@ -164,3 +164,44 @@ def sign_in_page(page: Any) -> str:
     page.click("#connect")
     page.wait_for_selector("#me")
     return str(page.get_attribute("#me", "data-address"))
+
+
+def sign_tx_panel(page: Any) -> list[str]:
+    """Sign and send every step of the page's transaction panel and wait until it is done;
+    the steps' texts, as the panel listed them."""
+    page.wait_for_selector(".tx-panel .txs li")
+    steps = [str(step) for step in page.locator(".tx-panel .txs li").all_inner_texts()]
+    page.click(".tx-panel .sign-send")
+    page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+    return steps
+
+
+def offer_in_dashboard(
+    page: Any,
+    base_url: str,
+    *,
+    avatar: int,
+    terms: str,
+    fields: dict[str, str],
+    scholar: str | None = None,
+) -> list[str]:
+    """The owner offers ``avatar`` from the dashboard's form (to ``scholar``, or to anyone) and
+    signs it; the transaction steps shown."""
+    page.goto(base_url + "/#/dashboard")
+    page.wait_for_selector("#offer-form")
+    page.fill("#offer-form input[name=avatar_id]", str(avatar))
+    if scholar is not None:
+        page.fill("#offer-form input[name=scholar]", scholar)
+    page.select_option("#offer-form select[name=terms]", terms)
+    for name, value in fields.items():
+        page.fill(f"#offer-form input[name={name}]", value)
+    page.click("#offer-form button[type=submit]")
+    return sign_tx_panel(page)
+
+
+def offer_to_me_shown(page: Any, base_url: str) -> bool:
+    """Reloads the dashboard: does it list exactly one offer to this wallet?"""
+    page.goto(base_url + "/#/dashboard")
+    page.reload()
+    page.wait_for_selector("main[data-ready=true][data-view=dashboard]")
+    return bool(page.locator("#offers-to-me button.accept").count() == 1)

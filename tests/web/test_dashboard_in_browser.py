@@ -13,7 +13,14 @@ import pytest
 
 from backend.cli.demo import DemoConfig, Season, api_txs, choose_move, ok, wait_for
 from backend.client import DewClient
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import (
+    InjectedWallet,
+    offer_in_dashboard,
+    offer_to_me_shown,
+    open_wallet_page,
+    sign_in_page,
+    sign_tx_panel,
+)
 
 pytestmark = pytest.mark.timeout(420)
 OWNER_BPS = 3_000
@@ -39,31 +46,24 @@ def test_owner_offers_scholar_accepts_in_the_page_and_both_see_the_split(
     owner, scholar, avatar = season.oscar, season.rita, season.avatar_rd
     owner_page = open_wallet_page(browser, season.base, InjectedWallet(owner.key, season.w3))
     assert sign_in_page(owner_page) == owner.address
-    owner_page.goto(season.base + "/#/dashboard")
-    owner_page.wait_for_selector("#offer-form")
-    owner_page.fill("#offer-form input[name=avatar_id]", str(avatar))
-    owner_page.fill("#offer-form input[name=scholar]", scholar.address)
-    owner_page.select_option("#offer-form select[name=terms]", "rewards_division")
-    owner_page.fill("#offer-form input[name=owner_bps]", str(OWNER_BPS))
-    owner_page.click("#offer-form button[type=submit]")
-    owner_page.wait_for_selector(".tx-panel .txs li")
-    assert "offer" in owner_page.inner_text(".tx-panel .txs").lower()
-    owner_page.click(".tx-panel .sign-send")
-    owner_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+    steps = offer_in_dashboard(
+        owner_page,
+        season.base,
+        avatar=avatar,
+        scholar=scholar.address,
+        terms="rewards_division",
+        fields={"owner_bps": str(OWNER_BPS)},
+    )
+    assert "offer" in " ".join(steps).lower()
 
     scholar_page = open_wallet_page(browser, season.base, InjectedWallet(scholar.key, season.w3))
     assert sign_in_page(scholar_page) == scholar.address
-
-    def offer_shown() -> bool:
-        scholar_page.goto(season.base + "/#/dashboard")
-        scholar_page.reload()
-        scholar_page.wait_for_selector("main[data-ready=true][data-view=dashboard]")
-        return scholar_page.locator("#offers-to-me button.accept").count() == 1
-
-    wait_for("the offer on the scholar's dashboard (indexer)", offer_shown)
+    wait_for(
+        "the offer on the scholar's dashboard (indexer)",
+        lambda: offer_to_me_shown(scholar_page, season.base),
+    )
     scholar_page.click("#offers-to-me button.accept")
-    scholar_page.click(".tx-panel .sign-send")
-    scholar_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+    sign_tx_panel(scholar_page)
 
     [agreement] = wait_for(
         "the agreement active in the mirror",

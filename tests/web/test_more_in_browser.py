@@ -17,7 +17,14 @@ from backend.cli.demo import FIXED_RENT, RENT_FAUCET, Season, api_txs, ok, wait_
 from backend.db import migrate
 from tests.fixtures.database import create_pg_database, drop_pg_database
 from tests.tables.harness import ServerProcess
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import (
+    InjectedWallet,
+    offer_in_dashboard,
+    offer_to_me_shown,
+    open_wallet_page,
+    sign_in_page,
+    sign_tx_panel,
+)
 from tests.web.test_dashboard_in_browser import season  # noqa: F401 (the demo's stack)
 
 pytestmark = pytest.mark.timeout(240)
@@ -216,35 +223,26 @@ def test_a_fixed_rent_offer_accepted_then_terminated_and_a_new_offer_cancelled_i
 
     owner_page = open_wallet_page(browser, season.base, InjectedWallet(owner.key, season.w3))
     assert sign_in_page(owner_page) == owner.address
-    owner_page.goto(season.base + "/#/dashboard")
-    owner_page.wait_for_selector("#offer-form")
-    owner_page.fill("#offer-form input[name=avatar_id]", str(avatar))
-    owner_page.fill("#offer-form input[name=scholar]", scholar.address)
-    owner_page.select_option("#offer-form select[name=terms]", "fixed_rent")
-    owner_page.fill("#offer-form input[name=rent]", str(FIXED_RENT))
-    owner_page.click("#offer-form button[type=submit]")
-    owner_page.wait_for_selector(".tx-panel .txs li")
-    owner_page.click(".tx-panel .sign-send")
-    owner_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+    offer_in_dashboard(
+        owner_page,
+        season.base,
+        avatar=avatar,
+        scholar=scholar.address,
+        terms="fixed_rent",
+        fields={"rent": str(FIXED_RENT)},
+    )
 
     scholar_page = open_wallet_page(browser, season.base, InjectedWallet(scholar.key, season.w3))
     assert sign_in_page(scholar_page) == scholar.address
-
-    def offer_shown() -> bool:
-        scholar_page.goto(season.base + "/#/dashboard")
-        scholar_page.reload()
-        scholar_page.wait_for_selector("main[data-ready=true][data-view=dashboard]")
-        return scholar_page.locator("#offers-to-me button.accept").count() == 1
-
-    wait_for("the Fixed Rent offer on the scholar's dashboard (indexer)", offer_shown)
+    wait_for(
+        "the Fixed Rent offer on the scholar's dashboard (indexer)",
+        lambda: offer_to_me_shown(scholar_page, season.base),
+    )
     assert "Renta fija 25.00 DEW" in scholar_page.inner_text("#offers-to-me")
     before = token.functions.balanceOf(scholar.address).call()
     scholar_page.click("#offers-to-me button.accept")
-    scholar_page.wait_for_selector(".tx-panel .txs li")
-    steps = scholar_page.locator(".tx-panel .txs li").all_inner_texts()
+    steps = sign_tx_panel(scholar_page)
     assert len(steps) == 2 and "approve" in steps[0] and "accept" in steps[1], steps
-    scholar_page.click(".tx-panel .sign-send")
-    scholar_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
 
     [agreement] = wait_for(
         "the Fixed Rent agreement active in the mirror",
@@ -270,10 +268,7 @@ def test_a_fixed_rent_offer_accepted_then_terminated_and_a_new_offer_cancelled_i
 
     # The scholar ends it early from the dashboard: the unused rent comes back pro rata.
     scholar_page.click(f"#agreements button.terminate[data-agreement='{agreement['id']}']")
-    scholar_page.wait_for_selector(".tx-panel .txs li")
-    assert "terminate" in scholar_page.inner_text(".tx-panel .txs")
-    scholar_page.click(".tx-panel .sign-send")
-    scholar_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+    assert "terminate" in " ".join(sign_tx_panel(scholar_page))
 
     def terminated() -> dict[str, Any] | None:
         row = ok(season.http.get(f"/economy/agreements/{agreement['id']}"))
@@ -288,14 +283,9 @@ def test_a_fixed_rent_offer_accepted_then_terminated_and_a_new_offer_cancelled_i
     assert scholar_page.locator("#agreements button.terminate").count() == 0
 
     # The owner lists the avatar again (to anyone) and withdraws the offer from the dashboard.
-    owner_page.goto(season.base + "/#/dashboard")
-    owner_page.wait_for_selector("#offer-form")
-    owner_page.fill("#offer-form input[name=avatar_id]", str(avatar))
-    owner_page.select_option("#offer-form select[name=terms]", "fixed_rent")
-    owner_page.fill("#offer-form input[name=rent]", str(FIXED_RENT))
-    owner_page.click("#offer-form button[type=submit]")
-    owner_page.click(".tx-panel .sign-send")
-    owner_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+    offer_in_dashboard(
+        owner_page, season.base, avatar=avatar, terms="fixed_rent", fields={"rent": str(FIXED_RENT)}
+    )
     [listing] = wait_for(
         "the new offer in the mirror",
         lambda: [
@@ -314,10 +304,7 @@ def test_a_fixed_rent_offer_accepted_then_terminated_and_a_new_offer_cancelled_i
 
     wait_for("the cancel button on the owner's dashboard", cancel_shown)
     owner_page.click(cancel)
-    owner_page.wait_for_selector(".tx-panel .txs li")
-    assert "cancel offer" in owner_page.inner_text(".tx-panel .txs")
-    owner_page.click(".tx-panel .sign-send")
-    owner_page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
+    assert "cancel offer" in " ".join(sign_tx_panel(owner_page))
     wait_for(
         "the offer cancelled in the mirror",
         lambda: (
