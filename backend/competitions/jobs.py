@@ -48,26 +48,19 @@ def advance_tournaments(
                         tournament_id=tournament_id,
                         chain_clock_offset_s=chain_clock_offset_s,
                     )
-                except CompetitionsError as error:
+                except Exception as error:
+                    # This tournament's step is rolled back and the others still advance
+                    # (``due`` is ordered by id: stopping here would stall every later one).
+                    # A CompetitionsError is a refusal; a SQLAlchemyError most often another
+                    # worker that took the same step first (SQLite has no row locks: a
+                    # duplicate round hits the games' primary key); anything else is a bug,
+                    # logged with its traceback.
                     session.rollback()
-                    log.error("tournament %s cannot advance: %s", tournament_id, error)
                     failed += 1
-                    break
-                except SQLAlchemyError as error:
-                    # Another worker took the same step first (SQLite has no row locks: a
-                    # duplicate round hits the games' primary key). Nothing was written;
-                    # the next run starts from what the database says.
-                    session.rollback()
-                    log.warning("tournament %s step rolled back: %s", tournament_id, error)
-                    failed += 1
-                    break
-                except Exception:
-                    # Anything else (a table, pairing, policy or chain value error): this
-                    # tournament's step is rolled back and the others still advance; ``due``
-                    # is ordered by id, so stopping here would stall every later one for good.
-                    session.rollback()
-                    log.exception("tournament %s step failed", tournament_id)
-                    failed += 1
+                    if isinstance(error, CompetitionsError | SQLAlchemyError):
+                        log.warning("tournament %s step rolled back: %s", tournament_id, error)
+                    else:
+                        log.exception("tournament %s step failed", tournament_id)
                     break
             if step in RESTING:
                 steps += step in ("finished", "cancelled")
