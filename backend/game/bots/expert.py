@@ -587,6 +587,11 @@ def _model_scores(hand: int, legal: int, left: int, right: int) -> list[tuple[fl
 
 def _model_choice(hand: int, playable: int, left: int, right: int) -> tuple[int, int]:
     """The player model's favourite play (the highest tile among equals) and its end."""
+    if left >= 0 and not playable & (playable - 1):
+        tile = playable.bit_length() - 1
+        fits_left = OTHER_HALF[tile][left] >= 0
+        if fits_left != (OTHER_HALF[tile][right] >= 0):  # one tile, one end: nothing to weigh
+            return tile, LEFT if fits_left else 1
     _, tile, side = max(_model_scores(hand, playable, left, right))
     return tile, side
 
@@ -712,12 +717,7 @@ class _Playout:
                         options = list(tiles_of(playable))
                         t = options[int(chance / explore * len(options))]
                     elif model:
-                        if playable & (playable - 1) or left < 0:
-                            t, side = _model_choice(hand, playable, left, right)
-                        else:  # one tile: only its end is left to choose (below)
-                            t = playable.bit_length() - 1
-                            if OTHER_HALF[t][left] >= 0 and OTHER_HALF[t][right] >= 0:
-                                t, side = _model_choice(hand, playable, left, right)
+                        t, side = _model_choice(hand, playable, left, right)
                     else:
                         best = -1
                         m = playable
@@ -727,18 +727,15 @@ class _Playout:
                             tile = bit.bit_length() - 1
                             if weight[tile] > best:
                                 best, t = weight[tile], tile
-                    if side >= 0:
-                        pass
-                    elif left >= 0:
-                        fits_left = OTHER_HALF[t][left] >= 0
-                        fits_right = OTHER_HALF[t][right] >= 0
-                        if fits_left and fits_right:
-                            side = LEFT if noise[draw] < 0.5 else 1
-                            draw += 1
-                        else:
-                            side = LEFT if fits_left else 1
-                    else:
+                    if side < 0:  # not the model's play: the end it fits, at random if both
                         side = LEFT
+                        if left >= 0:
+                            fits_left = OTHER_HALF[t][left] >= 0
+                            if fits_left and OTHER_HALF[t][right] >= 0:
+                                side = LEFT if noise[draw] < 0.5 else 1
+                                draw += 1
+                            elif not fits_left:
+                                side = 1
                 elif (
                     draw_mode != NO_DRAWING
                     and drawn < bone_count
