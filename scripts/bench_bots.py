@@ -30,6 +30,7 @@ forced draws and passes included, is ``expert_median_ms_per_move_incl_forced``.
     uv run python scripts/bench_bots.py [--json] [--quick] [--hands N] [--workers W]
         [--seed S] [--pairings expert-hard,expert-hard-draw,hard-easy,expert-dominoes]
         [--dominoes-hands N] [--dominoes-start M] [--dominoes-samples K]
+        [--expert '{"playout": "heavy", "step_budget": 14000}']
 
 Targets (issue 12): expert team wins >= 62% of doscientos hands against hard, at >= +10 points
 per hand; beats the ``dominoes`` package's player (hand win rate CI above 0.5); expert median
@@ -49,11 +50,13 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backend.game import SeatView, make_bot, play_match, rules_for
 from backend.game.bots import Bot
+from backend.game.bots.expert import ExpertBot, ExpertSettings
 from backend.game.moves import LEFT, parse_move
 from backend.game.tiles import ALL_TILES_MASK, BIT, HIGH, LOW, parse_tile, tiles_of
 
@@ -137,18 +140,31 @@ class DominoesPackageBot:
         return game
 
 
-def new_bot(name: str, rng: random.Random, dominoes: tuple[int, int]) -> Bot:
-    """A registered bot, or ``dominoes`` for the package's player (start move, samples)."""
+@dataclass(frozen=True)
+class BotConfig:
+    """How the bots of a run are set up: the package player's start move and samples, and
+    ``ExpertSettings`` fields that differ from the defaults (``--expert``, for comparisons)."""
+
+    dominoes_start: int = DOMINOES_START
+    dominoes_samples: int = DOMINOES_SAMPLES
+    expert: tuple[tuple[str, Any], ...] = ()
+
+
+def new_bot(name: str, rng: random.Random, config: BotConfig) -> Bot:
+    """A registered bot, ``dominoes`` for the package's player, or ``expert`` with its
+    settings overridden by ``config.expert``."""
     if name == "dominoes":
-        return DominoesPackageBot(rng, *dominoes)
+        return DominoesPackageBot(rng, config.dominoes_start, config.dominoes_samples)
+    if name == "expert" and config.expert:
+        return ExpertBot(rng, ExpertSettings(**dict(config.expert)))
     return make_bot(name, rng)
 
 
 class TimedBot:
     """Wraps a bot and records the CPU time of each of its moves."""
 
-    def __init__(self, name: str, rng: random.Random, dominoes: tuple[int, int]) -> None:
-        self.bot = new_bot(name, rng, dominoes)
+    def __init__(self, name: str, rng: random.Random, config: BotConfig) -> None:
+        self.bot = new_bot(name, rng, config)
         self.name = name
         self.all_ms: list[float] = []
         self.decision_ms: list[float] = []
@@ -200,7 +216,7 @@ def play_deal(
     bot_a: str,
     bot_b: str,
     seed: str,
-    dominoes: tuple[int, int] = (DOMINOES_START, DOMINOES_SAMPLES),
+    config: BotConfig = BotConfig(),
 ) -> Tally:
     """One deal seed played twice: A on side 0, then A on side 1."""
     rules = rules_for(preset)
@@ -209,7 +225,7 @@ def play_deal(
     for a_side in (0, 1):
         names = [bot_a if seat % 2 == a_side else bot_b for seat in range(seats)]
         bots = [
-            TimedBot(name, random.Random(f"{seed}/bots/{a_side}/{seat}"), dominoes)
+            TimedBot(name, random.Random(f"{seed}/bots/{a_side}/{seat}"), config)
             for seat, name in enumerate(names)
         ]
         match = play_match(rules, bots, seed)
@@ -233,14 +249,14 @@ def play_deal(
     return tally
 
 
-Chunk = tuple[str, str, str, list[str], tuple[int, int]]
+Chunk = tuple[str, str, str, list[str], BotConfig]
 
 
 def _play_chunk(args: Chunk) -> Tally:
-    preset, bot_a, bot_b, seeds, dominoes = args
+    preset, bot_a, bot_b, seeds, config = args
     tally = Tally()
     for seed in seeds:
-        tally.merge(play_deal(preset, bot_a, bot_b, seed, dominoes))
+        tally.merge(play_deal(preset, bot_a, bot_b, seed, config))
     return tally
 
 
@@ -268,7 +284,7 @@ def run_pairing(
     min_hands: int,
     seed: str,
     workers: int,
-    dominoes: tuple[int, int] = (DOMINOES_START, DOMINOES_SAMPLES),
+    config: BotConfig = BotConfig(),
 ) -> dict[str, object]:
     """Play deal pairs until at least ``min_hands`` hands; figures from side A's view."""
     tally = Tally()
@@ -284,7 +300,7 @@ def run_pairing(
                 f"{seed}/{preset}/{bot_a}-{bot_b}/{i}" for i in range(next_deal, next_deal + batch)
             ]
             next_deal += batch
-            chunks = [(preset, bot_a, bot_b, seeds[w::workers], dominoes) for w in range(workers)]
+            chunks = [(preset, bot_a, bot_b, seeds[w::workers], config) for w in range(workers)]
             for part in pool.map(_play_chunk, chunks):
                 tally.merge(part)
             print(
@@ -388,7 +404,17 @@ def main() -> None:
         default=DOMINOES_SAMPLES,
         help=f"deals it searches per decision (default {DOMINOES_SAMPLES})",
     )
+    parser.add_argument(
+        "--expert",
+        default="{}",
+        help='ExpertSettings fields to override, as JSON (e.g. \'{"playout": "heavy"}\')',
+    )
     args = parser.parse_args()
+    try:
+        expert = json.loads(args.expert)
+        ExpertSettings(**expert)
+    except (ValueError, TypeError) as error:
+        parser.error(f"--expert: {error}")
     chosen = [name.strip() for name in args.pairings.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in PAIRINGS]
     if unknown or not chosen:
@@ -397,7 +423,8 @@ def main() -> None:
         )
     workers = max(1, args.workers)
     # A smoke run lets the package's player search only the ends of hands.
-    dominoes_config = (10, 2) if args.quick else (args.dominoes_start, args.dominoes_samples)
+    dominoes = (10, 2) if args.quick else (args.dominoes_start, args.dominoes_samples)
+    config = BotConfig(*dominoes, expert=tuple(sorted(expert.items())))
     quick_hands = {"expert-hard": 8, "expert-hard-draw": 16, "hard-easy": 100, "expert-dominoes": 4}
     started = time.perf_counter()
     out: dict[str, object] = {}
@@ -410,7 +437,7 @@ def main() -> None:
             hands = quick_hands[name]
         else:
             hands = args.dominoes_hands if bot_b == "dominoes" else args.hands
-        pairing = run_pairing(preset, bot_a, bot_b, hands, args.seed, workers, dominoes_config)
+        pairing = run_pairing(preset, bot_a, bot_b, hands, args.seed, workers, config)
         ms = pairing.pop("_ms")
         decisions = pairing.pop("_decision_ms")
         if bot_a == "expert" and bot_b == "hard":
@@ -426,8 +453,8 @@ def main() -> None:
         if bot_b == "dominoes":
             out["expert_vs_dominoes_median_ms_per_decision"] = pairing["median_ms_per_decision"]
             out["dominoes_player"] = {
-                "start_move": dominoes_config[0],
-                "samples": dominoes_config[1],
+                "start_move": config.dominoes_start,
+                "samples": config.dominoes_samples,
             }
         pairings[key] = pairing
     if decision_ms:
@@ -442,6 +469,7 @@ def main() -> None:
         {
             "pairings": pairings,
             "seed": args.seed,
+            "expert_settings": expert,  # overrides of ExpertSettings' defaults (--expert)
             "quick": args.quick,
             "workers": workers,
             "python": platform.python_version(),
