@@ -46,7 +46,14 @@ def wait_for(predicate, timeout: float = 20.0, interval: float = 0.05, what: str
 
 
 class ServerProcess:
-    def __init__(self, db_url: str, *, redis_url: str | None = None, **server: Any) -> None:
+    def __init__(
+        self,
+        db_url: str,
+        *,
+        redis_url: str | None = None,
+        extra_env: dict[str, str] | None = None,
+        **server: Any,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
@@ -58,6 +65,8 @@ class ServerProcess:
             env["DEW_SERVER_REDIS_CHANNEL_PREFIX"] = server.pop("channel_prefix", "dewtest")
         for key, value in server.items():
             env[f"DEW_SERVER_{key.upper()}"] = str(value)
+        # Settings of other concerns, by their full DEW_* name (e.g. DEW_AUTH_JWT_SECRET).
+        env.update(extra_env or {})
         self.env = env
         self.log_path = Path(f"/tmp/dew-server-{self.port}.log")
         self.proc: subprocess.Popen[bytes] | None = None
