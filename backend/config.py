@@ -156,6 +156,25 @@ class EconomySettings(BaseSettings):
     # Periodic jobs: plan finished matches and book confirmed ones; follow the registry.
     settle_every_s: float = 5.0
     index_every_s: float = 5.0
+    # Emission one wallet may earn per UTC day, over all its seats (its avatars' shares
+    # included); the excess is returned to the season budget (docs/economy.md, "Emission bounds").
+    emission_per_wallet_per_day: int = 100 * 10**18
+
+
+class TablesSettings(BaseSettings):
+    """Bounds on what one wallet can do with tables (docs/security.md)."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_TABLES_")
+
+    # The shortest turn timer an earning or staked table may have: a human seat must have
+    # time to answer before the timeout bot plays (and, after three, forfeits) for it.
+    min_earning_turn_timeout_s: float = 15.0
+    # Open or playing tables one wallet may have created at once (AI-vs-AI ones included).
+    max_live_tables_per_wallet: int = 5
+    # Where players open the web client; invite links point at its page for the table.
+    # None: the server's own base (``http://{DEW_SERVER_HOST}:{DEW_SERVER_PORT}``), which is
+    # right for the embedded stack.
+    public_url: str | None = None
 
 
 class CompetitionsSettings(BaseSettings):
@@ -183,6 +202,7 @@ class Settings(BaseSettings):
     server: ServerSettings = ServerSettings()
     economy: EconomySettings = EconomySettings()
     competitions: CompetitionsSettings = CompetitionsSettings()
+    tables: TablesSettings = TablesSettings()
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:
@@ -203,4 +223,5 @@ def get_settings() -> Settings:
         auth=AuthSettings(),
         server=ServerSettings(),
         economy=EconomySettings(),
+        tables=TablesSettings(),
     )

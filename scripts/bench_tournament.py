@@ -38,6 +38,7 @@ from backend.chain.models import ChainRequest, RequestStatus
 from backend.chain.rpc import Rpc
 from backend.competitions import pairing
 from backend.competitions.models import escrow_key
+from backend.competitions.service import settlement_limit
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.economy import service as economy
@@ -133,13 +134,24 @@ def bench_settlement(standings: list[pairing.Standing], prize_places: int) -> di
         w3 = Web3(Web3.HTTPProvider(anvil.rpc_url))
         deployer_key, operator_key, *_ = anvil.keys
         operator = Account.from_key(operator_key).address
+        # The vault pays one match (here: the whole prize pool) at most its per-match limit;
+        # the deployed default (10,000 DEW) is below 1,024 entries of 10 DEW, so this
+        # deployment's limit is set to fit the pool, as an operator must before such a
+        # tournament (create_tournament refuses a pool above the limit read from the chain).
+        limit = -(-fees // DEW) * DEW
         manifest = deploy_all(
             w3,
             deployer_key,
             operator=operator,
-            config=DeployConfig(vault_funding=100_000_000 * DEW),
+            config=DeployConfig(
+                vault_funding=100_000_000 * DEW,
+                settle_max_per_match=max(limit, DeployConfig().settle_max_per_match),
+                settle_period_limit=max(limit, DeployConfig().settle_period_limit),
+            ),
         )
         c = Contracts(w3, manifest)
+        if settlement_limit(c) < fees:
+            raise RuntimeError(f"the vault's limits do not fit a pool of {fees} DEW wei")
         winners = [Account.create().address for _ in range(prize_places)]
         url = f"sqlite:///{tmp}/bench.sqlite3"
         migrate(url)

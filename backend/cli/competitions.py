@@ -18,6 +18,19 @@ def _sessions():  # type: ignore[no-untyped-def]
     return engine, make_session_factory(engine)
 
 
+def _settlement_limit() -> int:
+    """The vault's per-match payout limit, read from the configured chain."""
+    from web3 import Web3
+
+    from backend.chain.contracts import Contracts, load_manifest
+    from backend.competitions import service
+    from backend.config import get_settings
+
+    settings = get_settings()
+    w3 = Web3(Web3.HTTPProvider(settings.chain.rpc_url))
+    return service.settlement_limit(Contracts(w3, load_manifest(settings.chain.manifest_path)))
+
+
 @app.command("create-tournament")
 def create_tournament(
     name: Annotated[str, typer.Argument(help="Unique name, e.g. 'Campeonato 1'")],
@@ -71,8 +84,17 @@ def create_tournament(
             round_every_s=round_every_s,
             turn_timeout_s=turn_timeout_s,
         )
+        # A pool is paid by one settlement: it must fit the vault's limit, read from the chain.
+        pool = max_entrants * entry_fee + added_prize
+        try:
+            limit = _settlement_limit() if pool else None
+        except Exception as error:  # no manifest, node down: the pool cannot be checked
+            typer.echo(f"error: cannot read the vault's limits from the chain: {error}", err=True)
+            raise typer.Exit(1) from None
         with sessions() as session:
-            t = service.create_tournament(session=session, spec=spec, created_by="operator")
+            t = service.create_tournament(
+                session=session, spec=spec, created_by="operator", settlement_limit=limit
+            )
             typer.echo(f"tournament {t.id} {t.name!r} open until {t.starts_at.isoformat()}")
     except (exc.CompetitionsError, ValueError) as error:
         typer.echo(f"error: {error}", err=True)

@@ -831,6 +831,10 @@ class Season:
             ],
             [
                 PlannedTable("match 3", "partnership", 4, sam, [(vera, 1), (rita, 2), (olivia, 3)]),
+            ],
+            # One earning table at a time per wallet and avatar: rita and olivia play again
+            # once match 3 is over.
+            [
                 PlannedTable("match 4", "draw", 2, rita, []),
                 PlannedTable("match 5", "draw", 2, olivia, []),
             ],
@@ -918,6 +922,7 @@ class Season:
                     bot_level="easy",
                 ),
                 created_by="operator",
+                settlement_limit=competitions.settlement_limit(self.contracts),
             )
             tid = t.id
         numbers: dict[int, Wallet] = {}

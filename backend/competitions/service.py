@@ -94,11 +94,25 @@ def match_seats(preset: str, options: dict[str, Any]) -> int:
     raise exc.InvalidTournament(f"preset {preset!r} with these options: {last}")
 
 
+def settlement_limit(contracts: Any) -> int:
+    """The most one match's settlement may pay out of the vault, read from the chain:
+    ``MatchSettlement.limits()``'s per-match limit, or its per-window limit if lower."""
+    period_limit, max_per_match, _period = contracts.settlement.functions.limits().call()
+    return min(int(period_limit), int(max_per_match))
+
+
 def create_tournament(
-    *, session: Session, spec: TournamentSpec, created_by: str | None = None
+    *,
+    session: Session,
+    spec: TournamentSpec,
+    created_by: str | None = None,
+    settlement_limit: int | None = None,
 ) -> Tournament:
     """Create a tournament open for registration; its added prize is charged to the season's
-    emission budget now (given back if it is cancelled)."""
+    emission budget now (given back if it is cancelled).
+
+    ``settlement_limit`` (``settlement_limit(contracts)``, read from the chain) refuses a
+    tournament whose full prize pool the vault would never let one settlement pay."""
     if not spec.name or len(spec.name) > 64:
         raise exc.InvalidTournament(f"name must be 1..64 characters, got {spec.name!r}")
     if spec.tier not in TIERS:
@@ -139,6 +153,14 @@ def create_tournament(
         raise exc.InvalidTournament(
             f"the prize pool of a full tournament (max_entrants * entry_fee + added_prize = "
             f"{pool}) exceeds the largest payout the contract makes ({MAX_PAYOUT_AMOUNT})"
+        )
+    if settlement_limit is not None and pool > settlement_limit:
+        # The prizes are paid in one settlement entry: above the vault's limit it would wait
+        # forever (only raising the limit on chain frees it), so refuse it now.
+        raise exc.InvalidTournament(
+            f"the prize pool of a full tournament (max_entrants * entry_fee + added_prize = "
+            f"{pool} DEW wei) exceeds what the vault pays per match ({settlement_limit}): "
+            "lower max_entrants or the fees, or raise MatchSettlement's limits"
         )
     if not 0 <= spec.qualify_top <= spec.min_entrants:
         raise exc.InvalidTournament(f"qualify_top must be 0..min_entrants, got {spec.qualify_top}")

@@ -110,6 +110,7 @@ def plan_finished_matches(
                         chain_id=settings.chain.chain_id,
                         played_at_s=int(aware(row["finished_at"]).timestamp())
                         + chain_clock_offset_s,
+                        emission_per_wallet_per_day=settings.economy.emission_per_wallet_per_day,
                     )
                 values["status"] = "planned"
                 report.planned.append(row["match_id"])

@@ -354,9 +354,12 @@ def plan_rewards(
     policy: RewardPolicy,
     *,
     emission_available: int | None = None,
+    emission_allowance: Mapping[str, int] | None = None,
 ) -> RewardPlan:
     """Payouts for a finished match under ``policy``; ``emission_available`` caps emission
-    at what is left of the season budget (``None``: uncapped)."""
+    at what is left of the season budget (``None``: uncapped), and ``emission_allowance``
+    caps each wallet's emission share at what it may still earn today (a wallet absent from
+    it: uncapped). Emission above either cap is returned to the season budget."""
     seats = _check(match)
     humans = [s for s in seats if not s.is_bot]
     economy = match.economy
@@ -370,7 +373,9 @@ def plan_rewards(
             stake[s.seat] = match.stake if stake_pot else 0
         return _plan(match, economy, seats, stake_pot, 0, 0, 0, stake, emission_share)
 
-    emission = policy.emission_per_seat * len(seats) if humans else 0
+    # Only human seats bring emission: a bot seat adds nothing to the pot, so filling a table
+    # with (easy) bots never pays a human more than a table of humans would.
+    emission = policy.emission_per_seat * len(humans)
     if emission_available is not None:
         emission = max(0, min(emission, emission_available))
     weights = _seat_weights(seats, policy.bps_for(len({s.side for s in seats})))
@@ -417,6 +422,12 @@ def plan_rewards(
             emission_share[winners[0]] += dust
         else:
             returned += dust
+        if emission_allowance is not None:
+            for s in eligible:
+                allowed = emission_allowance.get(s.address or "")
+                if allowed is not None and emission_share[s.seat] > max(0, allowed):
+                    returned += emission_share[s.seat] - max(0, allowed)
+                    emission_share[s.seat] = max(0, allowed)
     return _plan(match, economy, seats, stake_pot, emission, fee, returned, stake, emission_share)
 
 

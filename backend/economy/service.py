@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from eth_utils import is_address, to_checksum_address
 from sqlalchemy import delete, func, select
@@ -308,6 +308,29 @@ def _check_escrow(session: Session, match: FinishedMatch) -> None:
             )
 
 
+def _emission_allowance(
+    session: Session, match: FinishedMatch, finished_at: datetime, per_day: int
+) -> dict[str, int]:
+    """What each human seat's wallet may still earn in emission on the match's UTC day.
+
+    Plans are serialized by the season row lock taken before this is read (PostgreSQL), so
+    two matches of one wallet cannot both see the same allowance left."""
+    day = aware(finished_at).astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    allowance: dict[str, int] = {}
+    for s in match.seats:
+        if s.address is None or s.address in allowance:
+            continue
+        shares = session.scalars(
+            select(SeatRecord.emission_share).where(
+                SeatRecord.address == to_checksum_address(s.address),
+                SeatRecord.finished_at >= day,
+                SeatRecord.finished_at < day + timedelta(days=1),
+            )
+        )
+        allowance[s.address] = max(0, per_day - sum(int(x) for x in shares))
+    return allowance
+
+
 def plan_settlement(
     *,
     session: Session,
@@ -317,8 +340,12 @@ def plan_settlement(
     treasury: str,
     chain_id: int | None = None,
     played_at_s: int | None = None,
+    emission_per_wallet_per_day: int | None = None,
 ) -> PlannedSettlement:
     """Plan a finished match's rewards, book them as pending and queue the on-chain settlement.
+
+    ``emission_per_wallet_per_day`` bounds the emission one wallet earns per UTC day (the
+    day its match finished), over all its seats: what exceeds it returns to the season.
 
     Idempotent per match: a second call returns the first plan unchanged. Emission is capped
     by what is left of the season the match finished in (none outside a season). Avatar
@@ -334,7 +361,17 @@ def plan_settlement(
         _check_escrow(session, match)
     season = season_at(session=session, when=finished_at, lock=True)
     available = int(season.emission_budget) - int(season.emitted) if season else 0
-    plan: RewardPlan = plan_rewards(match, policies[match.economy], emission_available=available)
+    allowance = (
+        _emission_allowance(session, match, finished_at, emission_per_wallet_per_day)
+        if emission_per_wallet_per_day is not None
+        else None
+    )
+    plan: RewardPlan = plan_rewards(
+        match,
+        policies[match.economy],
+        emission_available=available,
+        emission_allowance=allowance,
+    )
     if season is not None:
         season.emitted = str(int(season.emitted) + plan.emission - plan.returned)
 

@@ -63,6 +63,24 @@ class AlreadySeated(Conflict):
     code = "already_seated"
 
 
+class AlreadyQueued(Conflict):
+    """The wallet already has a waiting matchmaking ticket (one per wallet)."""
+
+    code = "already_queued"
+
+
+class AlreadyPlaying(Conflict):
+    """The wallet or avatar already sits at an open or playing earning table."""
+
+    code = "already_playing"
+
+
+class TooManyTables(Conflict):
+    """The wallet already has as many open or playing tables as it may create."""
+
+    code = "too_many_tables"
+
+
 class TableNotOpen(Conflict):
     code = "table_not_open"
 

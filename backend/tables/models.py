@@ -18,9 +18,11 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -69,8 +71,21 @@ class TableInvitation(TimestampMixin, Base):
     address: Mapped[str] = mapped_column(String(42), primary_key=True)
 
 
+_WAITING = text("status = 'waiting'")
+
+
 class MatchmakingTicket(TimestampMixin, Base):
     __tablename__ = "matchmaking_tickets"
+    # One waiting ticket per wallet, whatever the race: the database refuses the second.
+    __table_args__ = (
+        Index(
+            "uq_matchmaking_tickets_waiting_address",
+            "address",
+            unique=True,
+            postgresql_where=_WAITING,
+            sqlite_where=_WAITING,
+        ),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     address: Mapped[str] = mapped_column(String(42), index=True)
@@ -80,6 +95,22 @@ class MatchmakingTicket(TimestampMixin, Base):
     admitted_as: Mapped[str | None] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16), default="waiting", index=True)
     table_id: Mapped[str | None] = mapped_column(String(32))
+
+
+class EarningHold(Base):
+    """A wallet or an avatar seated at an open or playing earning table.
+
+    ``holder`` is ``wallet:<address>`` or ``avatar:<id>``; as the primary key it lets each sit
+    at one earning table at a time, whatever the race. Written with the seat, deleted when
+    the seat is left or the table's match ends (finished, abandoned).
+    """
+
+    __tablename__ = "earning_holds"
+
+    holder: Mapped[str] = mapped_column(String(64), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    address: Mapped[str] = mapped_column(String(42))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class Match(TimestampMixin, Base):

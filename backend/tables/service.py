@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import delete, func, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -26,6 +26,7 @@ from backend.tables import exceptions as exc
 from backend.tables import play
 from backend.tables.gating import Gate
 from backend.tables.models import (
+    EarningHold,
     Match,
     MatchmakingTicket,
     MatchResult,
@@ -37,6 +38,9 @@ from backend.tables.models import (
 log = logging.getLogger(__name__)
 
 KINDS = ("human", "practice", "ai")
+# Tables that still hold their seats: they count against their creator's cap.
+LIVE_STATUSES = ("open", "playing")
+AVATAR_ADMISSIONS = ("avatar_user", "avatar_owner")
 
 
 @dataclass
@@ -87,12 +91,14 @@ def create_table(
         raise exc.InvalidRequest("a free table has no stake")
     if spec.kind == "ai" and spec.earning:
         raise exc.InvalidRequest("AI-vs-AI tables cannot be earning tables")
+    turn_timeout_s = _turn_timeout(settings, spec)
     rules = play.table_rules(spec.preset, spec.options, spec.seats)
     if rules.requires_vip and not gate.is_vip(creator):
         raise exc.VipRequired(
             f"options {list(rules.premium_options)} are premium: creating this table needs a "
             "valid VIP pass (anyone may join it once invited)"
         )
+    _check_table_cap(session, settings, creator)
     admission = gate.admit(creator, spec.avatar_id) if spec.earning and spec.kind != "ai" else None
     table = Table(
         id=uuid.uuid4().hex,
@@ -106,7 +112,7 @@ def create_table(
         invite_code=secrets.token_urlsafe(12),
         creator=creator,
         bot_level=spec.bot_level,
-        turn_timeout_s=spec.turn_timeout_s or settings.server.turn_timeout_s,
+        turn_timeout_s=turn_timeout_s,
         spectators_allowed=spec.spectators_allowed,
         spectator_delay_s=spec.spectator_delay_s,
         status="open",
@@ -123,8 +129,74 @@ def create_table(
         _start_match(session, table)
     elif spec.kind == "human":
         _seat(session, table, 0, creator, admission)
-    session.commit()
+    try:
+        session.commit()
+    except IntegrityError:
+        # A parallel request seated this wallet or avatar at another earning table first.
+        session.rollback()
+        raise exc.AlreadyPlaying(
+            "you were just seated at another earning table: one at a time"
+        ) from None
     return table
+
+
+def _turn_timeout(settings: Settings, spec: TableSpec) -> float:
+    """The table's turn timer: an earning or staked table's is at least the configured floor,
+    since the timeout bot plays for (and finally forfeits) a human seat that runs out of it."""
+    floor = settings.tables.min_earning_turn_timeout_s
+    if not spec.earning:
+        return spec.turn_timeout_s or settings.server.turn_timeout_s
+    if spec.turn_timeout_s is None:
+        return max(settings.server.turn_timeout_s, floor)
+    if spec.turn_timeout_s < floor:
+        raise exc.InvalidRequest(
+            f"an earning or staked table's turn timer must be at least {floor:g} s, "
+            f"got {spec.turn_timeout_s!r}"
+        )
+    return spec.turn_timeout_s
+
+
+def _lock_wallet(session: Session, address: str) -> None:
+    """Serialize one wallet's table creations until the transaction ends (PostgreSQL; SQLite
+    already runs one writer at a time)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": address})
+
+
+def _check_table_cap(session: Session, settings: Settings, creator: str) -> None:
+    cap = settings.tables.max_live_tables_per_wallet
+    _lock_wallet(session, creator)
+    live = session.scalar(
+        select(func.count())
+        .select_from(Table)
+        .where(Table.creator == creator, Table.status.in_(LIVE_STATUSES))
+    )
+    if live >= cap:
+        raise exc.TooManyTables(
+            f"you already have {live} open or playing tables (at most {cap}); "
+            "finish or leave one first"
+        )
+
+
+def _holders(address: str, admission: Any) -> list[str]:
+    """What a seat at an earning table holds: its wallet, and the avatar it plays."""
+    holders = [f"wallet:{address}"]
+    avatar = getattr(admission, "avatar_id", None)
+    if avatar is not None and getattr(admission, "admitted_as", None) in AVATAR_ADMISSIONS:
+        holders.append(f"avatar:{avatar}")
+    return holders
+
+
+def _holding_table(session: Session, holders: list[str]) -> str | None:
+    return session.scalar(select(EarningHold.table_id).where(EarningHold.holder.in_(holders)))
+
+
+def _release_holds(session: Session, table_id: str, address: str | None = None) -> None:
+    """The table's earning holds (all, or one wallet's) end: they may sit elsewhere."""
+    statement = delete(EarningHold).where(EarningHold.table_id == table_id)
+    if address is not None:
+        statement = statement.where(EarningHold.address == address)
+    session.execute(statement)
 
 
 @dataclass(frozen=True)
@@ -149,7 +221,22 @@ def _seat(
     joined_at: datetime | None = None,
 ) -> None:
     """Take ``seat`` for a wallet (``admission``: anything with ``avatar_id`` and
-    ``admitted_as``, a gate's Admission or a SeatSpec) or a bot (``bot_level``)."""
+    ``admitted_as``, a gate's Admission or a SeatSpec) or a bot (``bot_level``).
+
+    At an earning table the wallet and its avatar are held there until the seat is left or
+    the match ends: each sits at one earning table at a time (``AlreadyPlaying``)."""
+    if table.earning and address is not None:
+        holders = _holders(address, admission)
+        elsewhere = _holding_table(session, holders)
+        if elsewhere is not None:
+            raise exc.AlreadyPlaying(
+                f"this wallet or its avatar already sits at earning table {elsewhere!r}: "
+                "one earning table at a time"
+            )
+        for holder in holders:
+            session.add(
+                EarningHold(holder=holder, table_id=table.id, address=address, created_at=utcnow())
+            )
     session.add(
         TableSeat(
             table_id=table.id,
@@ -323,6 +410,10 @@ def join_table(
         session.flush()
     except IntegrityError:
         session.rollback()
+        if table.earning and _holding_table(session, _holders(address, admission)) is not None:
+            raise exc.AlreadyPlaying(
+                "you were just seated at another earning table: one at a time"
+            ) from None
         raise exc.SeatTaken(f"seat {seat} was just taken") from None
     if len(taken) + 1 == table.seat_count:
         _start_match(session, table)
@@ -353,9 +444,18 @@ def leave_table(*, session: Session, table_id: str, address: str) -> None:
     if seat is None:
         raise exc.NotFound("you have no seat at this table")
     session.delete(seat)
+    _release_holds(session, table_id, address)
     session.flush()
-    if not seats_of(session=session, table_id=table_id):
+    humans = [s for s in seats_of(session=session, table_id=table_id) if s.address is not None]
+    if not humans:
         table.status = "cancelled"
+        _release_holds(session, table_id)
+    elif table.creator == address:
+        # The creator's rights (invite, start with bots) end with their seat: the table
+        # passes to the player seated longest, who chose its rules by joining it.
+        heir = min(humans, key=lambda s: (s.joined_at, s.seat))
+        table.creator = heir.address
+        log.info("table %s passes from %s to %s", table_id, address, heir.address)
     session.commit()
 
 
@@ -378,8 +478,14 @@ def enqueue(
         )
     )
     if waiting is not None:
-        raise exc.AlreadySeated("you are already waiting in a matchmaking queue")
+        raise exc.AlreadyQueued("you are already waiting in a matchmaking queue")
     admission = gate.admit(address, avatar_id) if earning else None
+    if earning:
+        elsewhere = _holding_table(session, _holders(address, admission))
+        if elsewhere is not None:
+            raise exc.AlreadyPlaying(
+                f"you already sit at earning table {elsewhere!r}: one earning table at a time"
+            )
     ticket = MatchmakingTicket(
         id=uuid.uuid4().hex,
         address=address,
@@ -391,7 +497,12 @@ def enqueue(
         created_at=utcnow(),
     )
     session.add(ticket)
-    session.commit()
+    try:
+        session.commit()
+    except IntegrityError:
+        # The partial unique index: a parallel request queued this wallet first.
+        session.rollback()
+        raise exc.AlreadyQueued("you are already waiting in a matchmaking queue") from None
     return ticket
 
 
@@ -440,7 +551,16 @@ def run_matchmaking(
         query = query.with_for_update(skip_locked=True)
     tickets = list(session.scalars(query))
     queues: dict[tuple[str, bool], list[MatchmakingTicket]] = {}
+    queued: set[str] = set()
     for ticket in tickets:
+        # One seat per wallet: a second waiting ticket (only possible from before the unique
+        # index) is cancelled, so no group ever holds an address twice.
+        if ticket.address in queued:
+            ticket.status = "cancelled"
+            continue
+        queued.add(ticket.address)
+        if ticket.earning and _holding_table(session, _holders(ticket.address, ticket)):
+            continue  # seated at an earning table since it queued: it waits until that ends
         queues.setdefault((ticket.preset, ticket.earning), []).append(ticket)
     formed: list[str] = []
     for (preset, earning), waiting in queues.items():
@@ -519,6 +639,7 @@ def abandon_match(*, session: Session, match_id: str, reason: str) -> int:
     table = session.get(Table, match.table_id, with_for_update=True)
     if table is not None and table.match_id == match_id:
         table.status = "abandoned"
+    _release_holds(session, match.table_id)
     released = stakes.release_stakes(session=session, match_id=match_id)
     session.commit()
     log.warning(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, Engine, func, select, update
+from sqlalchemy import Connection, Engine, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -25,6 +25,7 @@ from backend.chain import match_ids
 from backend.db.base import aware, utcnow
 from backend.tables.models import (
     ChainMatchSequence,
+    EarningHold,
     Match,
     MatchMove,
     MatchResult,
@@ -224,6 +225,9 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
             # Cannot happen while plies are unique; refuse rather than write a second end.
             raise RuntimeError(f"match {finish.match_id} was already finished")
         conn.execute(update(Table).where(Table.id == finish.table_id).values(status="finished"))
+        if finish.earning:
+            # Its players may sit at another earning table now (``service._seat``).
+            conn.execute(delete(EarningHold).where(EarningHold.table_id == finish.table_id))
         by_seat = {s["seat"]: s for s in finish.seats}
         seat_rows = []
         for o in finish.outcomes:

@@ -156,13 +156,18 @@ async function lobbyView() {
     h("output", { name: "ticket", "aria-live": "polite" }),
   );
   const seatsText = (tbl) => `${tbl.seats.length}/${tbl.seat_count}`;
+  // What a seat costs and how fast one must play, before anyone sits down.
+  const stakeCell = (tbl) => h("span", { class: "stake", "data-wei": tbl.stake }, BigInt(tbl.stake || "0") > 0n ? dew(tbl.stake) : t("noStake"));
+  const earningCell = (tbl) => h("span", { class: "earning-flag", "data-earning": String(tbl.earning) }, tbl.earning ? t("yes") : t("no"));
+  const timerCell = (tbl) => h("span", { class: "turn-timer", "data-seconds": String(tbl.turn_timeout_s) }, `${tbl.turn_timeout_s} s`);
   show(
     h("h2", {}, t("lobby")),
     api.token ? null : h("p", { class: "hint" }, t("noAccount")),
     h("section", { "aria-labelledby": "open-h" }, h("h3", { id: "open-h" }, t("openTables")),
-      table([t("table"), t("preset"), t("seats"), ""], open.map((tbl) => [
+      table([t("table"), t("preset"), t("seats"), t("stake"), t("earningShort"), t("turnTimer"), ""], open.map((tbl) => [
         h("a", { href: `#/table/${tbl.id}` }, tbl.id.slice(0, 8)), tbl.preset, seatsText(tbl),
-        h("button", { type: "button", class: "join", disabled: !api.token, onclick: () => joinTable(tbl.id) }, t("join")),
+        stakeCell(tbl), earningCell(tbl), timerCell(tbl),
+        h("button", { type: "button", class: "join", disabled: !api.token, onclick: () => joinTable(tbl.id, undefined, tbl) }, t("join")),
       ]))),
     h("section", { "aria-labelledby": "live-h", id: "live-tables" }, h("h3", { id: "live-h" }, t("liveTables")),
       table([t("table"), t("preset"), t("seats"), ""], live.map((tbl) => [
@@ -193,7 +198,17 @@ async function createTable(event) {
   }
 }
 
-async function joinTable(tableId, inviteCode) {
+// A seat at a staked table escrows the stake when the match starts: the player says yes
+// to the amount, the earning flag and the turn timer first.
+function confirmJoin(tbl) {
+  if (!tbl || BigInt(tbl.stake || "0") === 0n) return true;
+  return window.confirm(t("confirmStake")
+    .replace("{stake}", dew(tbl.stake))
+    .replace("{timer}", String(tbl.turn_timeout_s)));
+}
+
+async function joinTable(tableId, inviteCode, tbl) {
+  if (!confirmJoin(tbl)) return;
   try {
     await api.call("join", { table_id: tableId }, inviteCode ? { invite_code: inviteCode } : {});
     if (location.hash.split("?")[0] === `#/table/${tableId}`) route();
@@ -325,11 +340,11 @@ async function tableView(tableId, query) {
     const parts = [h("h2", {}, `${t("table")} ${tableId.slice(0, 8)}`), h("p", { class: "link" }, state.link === "open" ? t("connected") : state.link === "reconnecting" ? t("reconnecting") : state.link)];
     const seated = info?.seats?.some((s) => s.address === api.address);
     if (info && info.status === "open") {
-      parts.push(h("p", {}, `${info.preset} · ${info.seats.length}/${info.seat_count} ${t("seats")}`));
-      if (!seated) parts.push(h("button", { type: "button", id: "take-seat", onclick: () => joinTable(tableId, query.get("invite")) }, t("join")));
+      parts.push(h("p", {}, `${info.preset} · ${info.seats.length}/${info.seat_count} ${t("seats")} · ${BigInt(info.stake || "0") > 0n ? `${t("stake")} ${dew(info.stake)}` : t("noStake")} · ${info.earning ? t("earning") : ""} · ${t("turnTimer")} ${info.turn_timeout_s} s`));
+      if (!seated) parts.push(h("button", { type: "button", id: "take-seat", onclick: () => joinTable(tableId, query.get("invite"), info) }, t("join")));
       if (info.creator === api.address) {
         parts.push(h("button", { type: "button", id: "start-bots", onclick: () => api.call("start", { table_id: tableId }).then((x) => { info = x; draw(); }).catch(fail) }, t("startBots")));
-        if (info.invite_link) parts.push(h("p", {}, `${t("inviteLink")}: `, h("a", { href: `#/table/${tableId}?invite=${info.invite_code}` }, `${location.origin}/#/table/${tableId}?invite=${info.invite_code}`)));
+        if (info.invite_link) parts.push(h("p", {}, `${t("inviteLink")}: `, h("a", { href: `#/table/${tableId}?invite=${info.invite_code}`, id: "invite-link" }, info.invite_link)));
         const invite = h("form", { id: "invite-form", onsubmit: (e) => { e.preventDefault(); const addresses = e.target.elements.addresses.value.split(",").map((s) => s.trim()).filter(Boolean); api.call("invite", { table_id: tableId }, { addresses }).then((x) => { info = x; say("OK"); }).catch(fail); } },
           field(t("invite"), h("input", { name: "addresses", type: "text", size: 44 })), h("button", { type: "submit" }, t("invite").split(" ")[0]));
         parts.push(invite);

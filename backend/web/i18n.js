@@ -29,6 +29,9 @@ const STRINGS = {
     matches: "Partidas", wins: "Victorias", status: "Estado", earned: "Ganado", pending: "Pendiente",
     paid: "Pagado", owner: "Dueño", role: "Rol", noAccount: "Conecta tu billetera para jugar.",
     error: "Error", signInFirst: "Inicia sesión primero.", ply: "Jugada n.º", tiles: "fichas",
+    stake: "Apuesta", noStake: "sin apuesta", earningShort: "Recompensas", turnTimer: "Tiempo por turno",
+    yes: "sí", no: "no",
+    confirmStake: "Esta mesa retiene una apuesta de {stake} de tu saldo en la bóveda cuando empieza la partida. Tiempo por turno: {timer} s; cuando se te acaba juega un bot por ti, y si se te acaba varias veces seguidas pierdes la partida y la apuesta. ¿Sentarte?",
   },
   en: {
     lobby: "Lobby", history: "History", dashboard: "Avatars & scholarships", connect: "Connect wallet",
@@ -58,6 +61,9 @@ const STRINGS = {
     matches: "Matches", wins: "Wins", status: "Status", earned: "Earned", pending: "Pending",
     paid: "Paid", owner: "Owner", role: "Role", noAccount: "Connect your wallet to play.",
     error: "Error", signInFirst: "Sign in first.", ply: "Ply", tiles: "tiles",
+    stake: "Stake", noStake: "no stake", earningShort: "Earning", turnTimer: "Turn timer",
+    yes: "yes", no: "no",
+    confirmStake: "This table escrows a stake of {stake} from your vault balance when the match starts. Turn timer: {timer} s; when it runs out a bot plays for you, and after several timeouts in a row you forfeit the match and the stake. Take the seat?",
   },
 };
 

@@ -81,9 +81,35 @@ def test_bot_seats_earn_nothing_and_their_emission_returns_to_the_budget():
         match(seat(0, None, 1, won=True), seat(1, ALICE, 2), seat(2, None, 3), seat(3, BOB, 4)),
         RewardPolicy(emission_per_seat=100),
     )
-    # 400 emitted: bot shares 240 and 40 go back; Alice (2nd) earns 120, Bob (4th) nothing.
-    assert by_seat(plan) == {1: (0, 120)}
-    assert plan.returned == 280
+    # Only the two human seats bring emission (200): bot shares 120 and 20 go back; Alice
+    # (2nd) earns 60, Bob (4th) nothing.
+    assert plan.emission == 200
+    assert by_seat(plan) == {1: (0, 60)}
+    assert plan.returned == 140
+
+
+def test_bot_seats_bring_no_emission_a_human_could_collect():
+    """Beating three easy bots pays a human less than the per-seat emission: the bots' seats
+    add nothing to the pot, so bot tables cannot be farmed for more than a table of humans."""
+    plan = plan_rewards(
+        match(seat(0, ALICE, 1, won=True), seat(1, None, 2), seat(2, None, 3), seat(3, None, 4)),
+        RewardPolicy(emission_per_seat=100),
+    )
+    assert plan.emission == 100
+    assert by_seat(plan) == {0: (0, 60)}
+    assert plan.returned == 40
+
+
+def test_emission_allowance_caps_a_wallets_share_and_returns_the_rest():
+    plan = plan_rewards(
+        match(seat(0, ALICE, 1, won=True), seat(1, BOB, 2)),
+        RewardPolicy(emission_per_seat=100),
+        emission_allowance={ALICE: 30},
+    )
+    # 200 emitted, Alice would take it all (2 sides: 100/0) but may earn only 30 more today.
+    assert by_seat(plan) == {0: (0, 30)}
+    assert plan.returned == 170
+    assert plan.paid + plan.fee + plan.returned == plan.pool
 
 
 def test_bot_share_of_the_stake_pot_stays_with_the_players():
@@ -135,7 +161,8 @@ def test_forfeit_against_bots_only_refunds_the_stake_net_of_fee():
         RewardPolicy(fee_bps=1000, emission_per_seat=5),
     )
     assert by_seat(plan) == {0: (45, 0)}
-    assert (plan.fee, plan.returned) == (5, 10)
+    # The one human seat brings 5 of emission; nobody earns it.
+    assert (plan.fee, plan.returned) == (5, 5)
 
 
 def test_seat_no_longer_eligible_at_the_end_gets_its_stake_back_and_no_reward():

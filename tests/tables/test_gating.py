@@ -180,6 +180,16 @@ def test_earning_table_admits_renter_and_vip_and_refuses_others(
     assert nobody.status_code == 403
     seats = client.get(f"/tables/{table_id}", headers=vip).json()["seats"]
     assert [s["avatar_id"] for s in seats] == [None, world.rented]
+    # One earning table at a time: the renter (with that avatar) may not sit at another.
+    other = client.post(
+        "/tables",
+        json={"preset": "dew200", "earning": True, "avatar_id": world.rented},
+        headers=renter,
+    )
+    assert other.status_code == 409 and other.json()["error"]["code"] == "already_playing"
+    # Both stand up: the wallets and the avatar are free for the next test's earning table.
+    for token in (renter, vip):
+        assert client.post(f"/tables/{table_id}/leave", headers=token).status_code == 204
     # Free tables are open to any signed-in wallet.
     free = client.post("/tables", json={"preset": "dew200"}, headers=owner).json()
     assert client.post(f"/tables/{free['id']}/join", headers=buyer).status_code == 200

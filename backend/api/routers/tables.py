@@ -58,13 +58,17 @@ def _table_out(
             for s in seats
         ],
         invite_code=table.invite_code if mine else None,
-        invite_link=(
-            str(request.url_for("get_table", table_id=table.id)) + f"?invite={table.invite_code}"
-            if mine
-            else None
-        ),
+        invite_link=_invite_link(request, table) if mine else None,
         ws_path=f"/ws/tables/{table.id}",
     )
+
+
+def _invite_link(request: Request, table: Table) -> str:
+    """The web client's page for the table, under the configured public URL: never built
+    from the request's Host header, which the caller chooses."""
+    settings = request.app.state.settings
+    base = settings.tables.public_url or f"http://{settings.server.host}:{settings.server.port}"
+    return f"{base.rstrip('/')}/#/table/{table.id}?invite={table.invite_code}"
 
 
 @router.get("/presets", tags=["tables"])
@@ -219,9 +223,11 @@ def cancel_ticket(ticket_id: str, player: CurrentPlayer, session: SessionDep) ->
 
 @router.get("/matches/{match_id}", response_model=schemas.MatchOut, responses=_ERRORS)
 def get_match(match_id: str, session: SessionDep) -> schemas.MatchOut:
-    """A match; its seed and full record are revealed once it is over."""
+    """A match; its seed is revealed once it has ended (finished or abandoned), its full
+    record once it is finished."""
     match = tables.get_match(session=session, match_id=match_id)
     over = match.status == "finished"
+    ended = match.status in ("finished", "abandoned")
     return schemas.MatchOut(
         id=match.id,
         table_id=match.table_id,
@@ -230,7 +236,7 @@ def get_match(match_id: str, session: SessionDep) -> schemas.MatchOut:
         seats=[{k: v for k, v in s.items() if k != "admitted_as"} for s in match.seats],
         status=match.status,
         seed_commitment=match.seed_commitment,
-        server_seed=match.seed if over else None,
+        server_seed=match.seed if ended else None,
         result=match.result if over else None,
         result_hash=match.result_hash if over else None,
         record=match.record if over else None,

@@ -1,0 +1,60 @@
+"""Tables: one waiting matchmaking ticket per wallet, one earning table per wallet and avatar.
+
+Revision ID: tables_h17tables_0001
+Revises: tables_0002
+Create Date: 2026-11-25
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "tables_h17tables_0001"
+down_revision = "tables_0002"
+branch_labels = None
+depends_on = None
+
+_WAITING = sa.text("status = 'waiting'")
+
+
+def upgrade() -> None:
+    # Tickets a race let through before the index existed: the oldest per wallet keeps waiting.
+    op.execute(
+        """
+        UPDATE matchmaking_tickets SET status = 'cancelled'
+        WHERE status = 'waiting' AND EXISTS (
+            SELECT 1 FROM matchmaking_tickets AS older
+            WHERE older.address = matchmaking_tickets.address AND older.status = 'waiting'
+              AND (older.created_at < matchmaking_tickets.created_at
+                   OR (older.created_at = matchmaking_tickets.created_at
+                       AND older.id < matchmaking_tickets.id))
+        )
+        """
+    )
+    op.create_index(
+        "uq_matchmaking_tickets_waiting_address",
+        "matchmaking_tickets",
+        ["address"],
+        unique=True,
+        postgresql_where=_WAITING,
+        sqlite_where=_WAITING,
+    )
+    op.create_table(
+        "earning_holds",
+        sa.Column("holder", sa.String(length=64), nullable=False),
+        sa.Column("table_id", sa.String(length=32), nullable=False),
+        sa.Column("address", sa.String(length=42), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["table_id"], ["game_tables.id"], name=op.f("fk_earning_holds_table_id_game_tables")
+        ),
+        sa.PrimaryKeyConstraint("holder", name=op.f("pk_earning_holds")),
+    )
+    op.create_index(op.f("ix_earning_holds_table_id"), "earning_holds", ["table_id"])
+
+
+def downgrade() -> None:
+    op.drop_index(op.f("ix_earning_holds_table_id"), table_name="earning_holds")
+    op.drop_table("earning_holds")
+    op.drop_index("uq_matchmaking_tickets_waiting_address", table_name="matchmaking_tickets")
