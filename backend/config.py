@@ -172,8 +172,8 @@ class TablesSettings(BaseSettings):
     # Open or playing tables one wallet may have created at once (AI-vs-AI ones included).
     max_live_tables_per_wallet: int = 5
     # Where players open the web client; invite links point at its page for the table.
-    # None: the server's own base (``http://{DEW_SERVER_HOST}:{DEW_SERVER_PORT}``), which is
-    # right for the embedded stack.
+    # None: the origin wallets sign in at (DEW_AUTH_URI: the embedded server's own base,
+    # http://localhost:8000, or the proxy's in docker-compose), never the request's Host.
     public_url: str | None = None
 
 

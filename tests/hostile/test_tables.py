@@ -288,6 +288,16 @@ def test_invite_links_come_from_the_public_url_not_the_host_header(start_server)
     expected = f"{public}/#/table/{created['id']}?invite={created['invite_code']}"
     assert created["invite_link"] == expected
     assert fetched["invite_link"] == expected
+    # Unconfigured: the origin wallets sign in at (DEW_AUTH_URI), still not the Host header.
+    default = start_server(extra_env={"DEW_AUTH_URI": "http://127.0.0.1:8123"})
+    _, token = sign_in(default.url)
+    with api(default.url, token) as client:
+        created = client.post(
+            "/tables", json={"preset": "draw", "seats": 2}, headers={"Host": "evil.example"}
+        ).json()
+    assert created["invite_link"] == (
+        f"http://127.0.0.1:8123/#/table/{created['id']}?invite={created['invite_code']}"
+    )
 
 
 # -- finding 16: a tournament whose pool exceeds the vault's per-match limit --------------

@@ -67,7 +67,7 @@ def _invite_link(request: Request, table: Table) -> str:
     """The web client's page for the table, under the configured public URL: never built
     from the request's Host header, which the caller chooses."""
     settings = request.app.state.settings
-    base = settings.tables.public_url or f"http://{settings.server.host}:{settings.server.port}"
+    base = settings.tables.public_url or settings.auth.uri
     return f"{base.rstrip('/')}/#/table/{table.id}?invite={table.invite_code}"
 
 
