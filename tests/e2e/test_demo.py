@@ -87,7 +87,9 @@ def expected_payouts(ctx: DemoContext) -> dict[str, int]:
         match = ctx.http.get(f"/matches/{played['over']['match_id']}").json()
         assert match["status"] == "finished"
         seats = match["seats"]
-        shares = side_shares(match["result"], emission_per_seat * len(seats))
+        # Only human seats bring emission (docs/economy.md, "Emission bounds").
+        humans = sum(1 for seat in seats if seat["address"] is not None)
+        shares = side_shares(match["result"], emission_per_seat * humans)
         for seat in seats:
             amount = shares[seat["seat"]]
             if seat["address"] is None or amount == 0:  # bots earn nothing
