@@ -120,20 +120,22 @@ def create_table(
     )
     session.add(table)
     session.flush()
-    for address in spec.invite:
+    for address in dict.fromkeys(spec.invite):
         session.add(TableInvitation(table_id=table.id, address=address, created_at=utcnow()))
-    if spec.kind in ("practice", "ai"):
-        if spec.kind == "practice":
-            _seat(session, table, 0, creator, admission)
-        _fill_with_bots(session, table, spec.bot_level)
-        _start_match(session, table)
-    elif spec.kind == "human":
-        _seat(session, table, 0, creator, admission)
     try:
+        if spec.kind in ("practice", "ai"):
+            if spec.kind == "practice":
+                _seat(session, table, 0, creator, admission)
+            _fill_with_bots(session, table, spec.bot_level)
+            _start_match(session, table)
+        elif spec.kind == "human":
+            _seat(session, table, 0, creator, admission)
         session.commit()
     except IntegrityError:
-        # A parallel request seated this wallet or avatar at another earning table first.
         session.rollback()
+        if not spec.earning:
+            raise
+        # A parallel request seated this wallet or avatar at another earning table first.
         raise exc.AlreadyPlaying(
             "you were just seated at another earning table: one at a time"
         ) from None
