@@ -31,6 +31,8 @@ class SplitEvent:
     owner: str
     manager: str | None
     scholar: str | None
+    # The play time the contract split it for (``playedAt``), once the event carries it.
+    played_at: int | None = None
 
     @property
     def gross(self) -> int:
@@ -154,6 +156,7 @@ class ChainReader:
             owner=to_checksum_address(args["owner"]),
             manager=to_checksum_address(manager) if manager != ZERO_ADDRESS else None,
             scholar=to_checksum_address(scholar) if scholar != ZERO_ADDRESS else None,
+            played_at=int(args["playedAt"]) if "playedAt" in args else None,
         )
 
     def vault_outflows(self, start: int | None = None, end: int | None = None) -> dict[str, int]:

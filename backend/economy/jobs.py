@@ -127,7 +127,12 @@ def sync_ledger(*, session_factory: sessionmaker[Session], reader: ChainReader) 
         report = service.sync_settlements(session=session, reader=reader)
     for mismatch in report.mismatches:
         logger.error("ledger sync: %s", mismatch)
-    return {"paid": report.paid, "failed": report.failed, "waiting": report.waiting}
+    return {
+        "paid": report.paid,
+        "failed": report.failed,
+        "waiting": report.waiting,
+        "reissued": report.reissued,
+    }
 
 
 def reconcile(

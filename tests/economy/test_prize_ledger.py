@@ -8,12 +8,33 @@ from types import SimpleNamespace
 from eth_account import Account
 from sqlalchemy import select
 
-from backend.chain.models import ChainRequest, RequestStatus
+from backend.chain.models import ChainRequest, ChainTx, ChainWallet, RequestStatus
 from backend.db.base import utcnow
 from backend.economy import service
 from backend.economy.chain_reader import SettledMatch, SplitEvent
 from backend.economy.models import LedgerLeg, LegStatus
 from backend.economy.policy import DEW
+
+
+def _signed(session, tx_hash: str) -> None:
+    """Record ``tx_hash`` as a transaction our engine signed (a MatchSettled is booked as paid
+    only when it comes from one of those)."""
+    wallet = ChainWallet(chain_id=31337, address=Account.create().address)
+    session.add(wallet)
+    session.flush()
+    session.add(
+        ChainTx(
+            wallet_id=wallet.id,
+            nonce=0,
+            kind="settle",
+            tx_hash=tx_hash,
+            raw=b"",
+            to_address=wallet.address,
+            gas_limit=0,
+            max_fee_per_gas=0,
+            max_priority_fee_per_gas=0,
+        )
+    )
 
 
 def test_paid_avatar_prize_legs_keep_their_place(session_factory):
@@ -28,7 +49,7 @@ def test_paid_avatar_prize_legs_keep_their_place(session_factory):
             prizes=[
                 service.Prize(place=2, address=other, amount=DEW),
                 service.Prize(
-                    place=1, address=player, amount=3 * DEW, avatar_id=7, admitted_as="avatar_owner"
+                    place=1, address=player, amount=3 * DEW, avatar_id=7, admitted_as="avatar_user"
                 ),
             ],
             entry_fees=0,
@@ -41,6 +62,7 @@ def test_paid_avatar_prize_legs_keep_their_place(session_factory):
         predicted = session.scalars(select(LedgerLeg).where(LedgerLeg.avatar_id == 7)).all()
         assert [(x.seat, x.party) for x in predicted] == [(1, "owner")]
         session.get(ChainRequest, settlement.chain_request_id).status = RequestStatus.CONFIRMED
+        _signed(session, "0x" + "ab" * 32)
     paid = SettledMatch(
         chain_match_id=chain_match_id,
         result_hash="0x" + "11" * 32,
