@@ -49,6 +49,9 @@ class SettledMatch:
     tx_hash: str
     block_number: int
     splits: list[SplitEvent] = field(default_factory=list)
+    # ``PayoutWithheld`` (recipient, amount): legs to a recipient the vault refuses (itself,
+    # the registry, a token contract) stay in the vault instead of reverting the batch.
+    withheld: list[tuple[str, int]] = field(default_factory=list)
 
 
 def _topic32(value: int | str) -> str:
@@ -70,6 +73,11 @@ class ChainReader:
         self._split = s.events.AvatarPayoutSplit()
         self._withdrawn = s.events.VaultWithdrawn()
         self._transfer = contracts.token.events.Transfer()
+        # Issue 18's vault logs a withheld leg; artifacts from before it have no such event.
+        has_withheld = any(
+            item.get("type") == "event" and item.get("name") == "PayoutWithheld" for item in s.abi
+        )
+        self._withheld_event = s.events.PayoutWithheld() if has_withheld else None
 
     def clock_offset_s(self) -> int:
         """Chain time minus this machine's clock: the next block's timestamp against now
@@ -126,7 +134,31 @@ class ChainReader:
         )
         for split in self._logs(self._split, address, [_topic32(chain_match_id)], block, block):
             match.splits.append(self._resolve(split))
+        if self._withheld_event is not None:
+            for w in self._logs(self._withheld_event, address, topic, block, block):
+                match.withheld.append(
+                    (to_checksum_address(w["args"]["recipient"]), int(w["args"]["amount"]))
+                )
         return match
+
+    def withheld(
+        self, start: int | None = None, end: int | None = None
+    ) -> list[tuple[str, str, int]]:
+        """``(match id, recipient, amount)`` of every ``PayoutWithheld`` (none before issue 18's
+        contracts)."""
+        if self._withheld_event is None:
+            return []
+        end = self.safe_head() if end is None else end
+        start = self.start_block if start is None else start
+        address = self.contracts.settlement.address
+        return [
+            (
+                "0x" + e["args"]["matchId"].hex(),
+                to_checksum_address(e["args"]["recipient"]),
+                int(e["args"]["amount"]),
+            )
+            for e in self._logs(self._withheld_event, address, [], start, end)
+        ]
 
     def settled_matches(self, start: int | None = None, end: int | None = None) -> list[Any]:
         end = self.safe_head() if end is None else end

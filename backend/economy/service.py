@@ -785,6 +785,33 @@ def _book_paid(session: Session, settlement: PlannedSettlement, event, report: S
                         updated_at=now,
                     )
                 )
+    # A leg the vault withheld (its recipient is one the vault refuses) was not sent: it stays
+    # in the vault. Booked as failed: counted in the match's gross, not as paid to anyone.
+    session.flush()
+    legs = list(
+        session.scalars(
+            select(LedgerLeg)
+            .where(LedgerLeg.match_id == settlement.match_id)
+            .order_by(LedgerLeg.id)
+        )
+    )
+    for recipient, amount in getattr(event, "withheld", []):
+        leg = next(
+            (
+                x
+                for x in legs
+                if x.status == LegStatus.PAID
+                and x.address.lower() == recipient.lower()
+                and int(x.amount) == amount
+            ),
+            None,
+        )
+        if leg is None:
+            report.mismatches.append(
+                f"match {settlement.match_id}: {amount} withheld from {recipient}, no such leg"
+            )
+            continue
+        leg.status = LegStatus.FAILED
     if planned != event.paid:
         report.mismatches.append(
             f"match {settlement.match_id}: planned {planned}, chain paid {event.paid}"
@@ -851,6 +878,9 @@ def reconcile_ledger(
         if "playedAt" in e["args"]:
             key = (match_id.lower(), int(e["args"]["avatarId"]))
             played.setdefault(key, []).append(int(e["args"]["playedAt"]))
+    withheld: dict[str, int] = {}
+    for match_id, _recipient, amount in reader.withheld(end=end):
+        withheld[match_id.lower()] = withheld.get(match_id.lower(), 0) + amount
     settlements = {s.chain_match_id.lower(): s for s in session.scalars(select(PlannedSettlement))}
     requests = {
         r.id: r
@@ -876,7 +906,16 @@ def reconcile_ledger(
             if event is None:
                 report.differences.append(f"match {s.match_id}: ledger paid, no MatchSettled")
                 continue
-            ledger_total = sum(int(x.amount) for x in legs if x.status == LegStatus.PAID)
+            # In a paid match a failed leg is one the vault withheld: part of the gross.
+            ledger_total = sum(
+                int(x.amount) for x in legs if x.status in (LegStatus.PAID, LegStatus.FAILED)
+            )
+            failed = sum(int(x.amount) for x in legs if x.status == LegStatus.FAILED)
+            if failed != withheld.get(chain_id, 0):
+                report.differences.append(
+                    f"match {s.match_id}: ledger withheld {failed}, "
+                    f"chain withheld {withheld.get(chain_id, 0)}"
+                )
             if ledger_total != int(event["args"]["paid"]) or int(s.paid) != ledger_total:
                 report.differences.append(
                     f"match {s.match_id}: ledger {ledger_total}, chain {event['args']['paid']}"
@@ -890,7 +929,10 @@ def reconcile_ledger(
             planned_avatars = _payload_avatar_payouts(request.payload if request else None)
             avatars: dict[int, int] = {}
             for x in legs:
-                if x.avatar_id in planned_avatars and x.status == LegStatus.PAID:
+                if x.avatar_id in planned_avatars and x.status in (
+                    LegStatus.PAID,
+                    LegStatus.FAILED,
+                ):
                     avatars[x.avatar_id] = avatars.get(x.avatar_id, 0) + int(x.amount)
             chain_avatars = {a: v for (m, a), v in splits.items() if m == chain_id}
             if avatars != chain_avatars:
