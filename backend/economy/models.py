@@ -232,6 +232,7 @@ class BurnedMatchId(Base):
     foreign_tx_hash: Mapped[str] = mapped_column(String(66))
     foreign_result_hash: Mapped[str] = mapped_column(String(66))
     foreign_paid: Mapped[str] = mapped_column(String(80))
+    foreign_block: Mapped[int] = mapped_column(BigInteger)
     reissued_as: Mapped[str] = mapped_column(String(66), unique=True)
     reissue_request_id: Mapped[int | None] = mapped_column(Integer)
     detected_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -694,6 +694,7 @@ def _reissue(
                     foreign_tx_hash=event.tx_hash.lower(),
                     foreign_result_hash=event.result_hash.lower(),
                     foreign_paid=str(event.paid),
+                    foreign_block=event.block_number,
                     reissued_as=new_id,
                     reissue_request_id=reissued.id,
                 )

@@ -32,7 +32,7 @@ from backend.chain.rpc import Rpc
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import service
+from backend.economy import jobs, service
 from backend.economy.chain_reader import ChainReader
 from backend.economy.models import BurnedMatchId, LedgerLeg, PlannedSettlement
 from backend.economy.policy import DEW, FinishedMatch, RewardPolicy, SeatResult, TableEconomy
@@ -213,6 +213,12 @@ def test_burned_ids_are_reissued_and_paid_once(deployment, world):
     report = _sync(world)
     assert (report.reissued, report.paid, report.mismatches) == (2, 0, [])
     assert _sync(world).reissued == 0, "a second pass re-issued again"
+    # The issuing sequence (at 2) moves past id 3, which the thief also settled: the next
+    # match will not be skipped. Only ever forward, and once.
+    skip = {"session_factory": world["sessions"], "reader": world["reader"]}
+    assert jobs.skip_burned_sequence(**skip, prefix=world["prefix"]) == 3
+    assert jobs.skip_burned_sequence(**skip, prefix=world["prefix"]) is None
+    assert match_ids.parse(_issue_id(world)).sequence == 4
     with world["sessions"]() as session:
         burned = {b.chain_match_id: b for b in session.scalars(select(BurnedMatchId))}
         current = {p.match_id: session.get(PlannedSettlement, p.match_id) for p in planned}

@@ -25,6 +25,7 @@ def upgrade() -> None:
         sa.Column("foreign_tx_hash", sa.String(length=66), nullable=False),
         sa.Column("foreign_result_hash", sa.String(length=66), nullable=False),
         sa.Column("foreign_paid", sa.String(length=80), nullable=False),
+        sa.Column("foreign_block", sa.BigInteger(), nullable=False),
         sa.Column("reissued_as", sa.String(length=66), nullable=False),
         sa.Column("reissue_request_id", sa.Integer(), nullable=True),
         sa.Column("detected_at", sa.DateTime(timezone=True), nullable=False),
