@@ -101,6 +101,12 @@ def reconcile_command(
         )
         for b in books.burned:
             paid = f"paid in tx {b['paid_in_tx']}" if b["status"] == "paid" else b["status"]
+            if b["reissued_as"] is None:
+                typer.echo(
+                    f"COPIED: match {b['match_id']}: id {b['burned_id']} settled by "
+                    f"{b['burned_by_tx']} with exactly our payouts; booked as paid, not re-issued"
+                )
+                continue
             typer.echo(
                 f"BURNED: match {b['match_id']}: id {b['burned_id']} settled by "
                 f"{b['burned_by_tx']} (paid {b['burned_paid']} wei); re-issued as "

@@ -160,6 +160,35 @@ class ChainReader:
             for e in self._logs(self._withheld_event, address, [], start, end)
         ]
 
+    def settled_entry(self, tx_hash: str, chain_match_id: str) -> bytes | None:
+        """The packed batch entry (``matchId | resultHash | count | payouts``) that transaction
+        ``tx_hash`` gave ``settle`` for this id, if it called the vault directly; None when its
+        input is not a direct ``settle`` call (a wrapper contract, say) or lacks the id.
+
+        A repeat of an id in one batch is skipped by the contract, so the first entry is the
+        one that was paid."""
+        try:
+            tx = self.w3.eth.get_transaction(HexBytes(tx_hash))
+        except (ValueError, Web3Exception):
+            return None
+        if (tx.get("to") or "").lower() != self.contracts.settlement.address.lower():
+            return None
+        try:
+            function, args = self.contracts.settlement.decode_function_input(tx["input"])
+        except (ValueError, Web3Exception):
+            return None
+        if function.fn_name != "settle":
+            return None
+        batch, wanted = bytes(args["batch"]), bytes.fromhex(_topic32(chain_match_id)[2:])
+        offset = 0
+        while offset + 66 <= len(batch):
+            count = int.from_bytes(batch[offset + 64 : offset + 66], "big")
+            end = offset + 66 + 32 * count
+            if batch[offset : offset + 32] == wanted:
+                return batch[offset:end] if end <= len(batch) else None
+            offset = end
+        return None
+
     def settled_matches(self, start: int | None = None, end: int | None = None) -> list[Any]:
         end = self.safe_head() if end is None else end
         start = self.start_block if start is None else start

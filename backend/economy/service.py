@@ -20,6 +20,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backend.chain import match_ids, outbox
+from backend.chain.calls import settlement_match
+from backend.chain.contracts import pack_settle_batch
 from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import ChainRequest, ChainTx, RequestStatus
 from backend.db.base import aware, utcnow
@@ -618,8 +620,24 @@ def sync_settlements(*, session: Session, reader: ChainReader, limit: int = 200)
             report.failed += 1
         elif event is not None and request is not None:
             # Settled, but not by a transaction we signed: someone holding the settler role
-            # used our id first (our own transaction was confirmed and skipped it). Pay the
-            # match under a new id; the foreign payment is the reconciliation's to report.
+            # used our id first (our own transaction was confirmed and skipped it).
+            if request.status == RequestStatus.CONFIRMED and _paid_as_planned(
+                reader, event, request
+            ):
+                # Our own entry, byte for byte (copied from the mempool and sent first): the
+                # payees got exactly what we planned, once. A re-issue would pay them twice.
+                logger.warning(
+                    "match %s: id %s was settled by %s, which we did not sign, with exactly "
+                    "our payouts; booked as paid",
+                    settlement.match_id,
+                    settlement.chain_match_id,
+                    event.tx_hash,
+                )
+                _book_paid(session, settlement, event, report)
+                report.paid += 1
+                continue
+            # Other payouts: pay the match under a new id; the foreign payment is the
+            # reconciliation's to report.
             if _reissue(session, settlement, request, event):
                 report.reissued += 1
             else:
@@ -639,6 +657,13 @@ def _signed_by_us(session: Session, tx_hash: str) -> bool:
     Not "sent from the operator's address": a thief holding that key signs elsewhere, and
     only what our engine signed carries the payouts we planned."""
     return session.scalar(select(ChainTx.id).where(ChainTx.tx_hash == tx_hash.lower())) is not None
+
+
+def _paid_as_planned(reader: ChainReader, event: SettledMatch, request: ChainRequest) -> bool:
+    """Whether the transaction behind ``event`` gave ``settle`` exactly our entry for the id
+    (same result hash and payout words: the contract paid what we would have)."""
+    entry = reader.settled_entry(event.tx_hash, event.chain_match_id)
+    return entry is not None and entry == pack_settle_batch([settlement_match(request.payload)])
 
 
 def _payload_payouts(payload: Mapping[str, object]) -> list[outbox.Payout]:
@@ -991,6 +1016,27 @@ def reconcile_ledger(
         mine, theirs = ledger_wallets.get(address, 0), chain_wallets.get(address, 0)
         if mine != theirs:
             report.differences.append(f"wallet {address}: ledger paid {mine}, vault sent {theirs}")
+    # Matches paid by a transaction we did not sign that carried exactly our entry (booked,
+    # not re-issued: see sync_settlements): listed with the burned ids.
+    copied = session.scalars(
+        select(PlannedSettlement).where(
+            PlannedSettlement.status == SettlementStatus.PAID,
+            PlannedSettlement.tx_hash.not_in(select(ChainTx.tx_hash)),
+        )
+    )
+    for s in copied:
+        report.burned.append(
+            {
+                "match_id": s.match_id,
+                "burned_id": s.chain_match_id,
+                "burned_by_tx": s.tx_hash,
+                "burned_paid": int(s.paid),
+                "reissued_as": None,
+                "paid_as": s.chain_match_id,
+                "status": s.status,
+                "paid_in_tx": s.tx_hash,
+            }
+        )
     for difference in report.differences:
         logger.error("ledger reconciliation: %s", difference)
     return report

@@ -371,3 +371,47 @@ def test_a_sale_between_play_and_settlement_leaves_the_reward_with_the_seller(de
     # wallets (the thief's payments of the test above, if it ran, are its only differences).
     ours = (finished.match_id, a["seller"], a["buyer"], planned.chain_match_id)
     assert [d for d in books.differences if any(x in d for x in ours)] == []
+
+
+def test_a_copy_of_our_own_entry_sent_first_is_booked_and_not_paid_again(deployment, world):
+    """The thief copies our pending settlement byte for byte (as from the mempool) and sends
+    it first. The players got exactly what we planned, from the vault, once: the server books
+    that payment instead of re-issuing, which would pay them a second time."""
+    a = world["addr"]
+    finished = _finished(
+        world,
+        4,
+        _issue_id(world, prefix=world["prefix"] + 2),
+        [
+            SeatResult(0, a["vip"], None, "vip", placement=1, won=True),
+            SeatResult(1, None, placement=2),
+        ],
+    )
+    planned = _plan(world, finished)
+    with world["sessions"]() as session:
+        packed = session.get(ChainRequest, planned.chain_request_id).payload["packed"]
+        [leg] = session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == finished.match_id))
+    before = _balance(deployment, a["vip"])
+    receipt = send(
+        deployment.w3,
+        deployment.operator_key,
+        deployment.contracts.settlement.functions.settle(bytes.fromhex(packed[2:])),
+    )
+    copy_tx = "0x" + bytes(receipt["transactionHash"]).hex().removeprefix("0x")
+    ours = _settle_until_final(world, planned.chain_request_id)
+    assert ours.result == {"outcome": "already_settled"}
+    report = _sync(world)
+    assert (report.paid, report.reissued, report.mismatches) == (1, 0, [])
+    for _ in range(3):
+        world["engine"].step()
+        assert _sync(world).reissued == 0
+    assert _balance(deployment, a["vip"]) - before == int(leg.amount) > 0
+    with world["sessions"]() as session:
+        settlement = session.get(PlannedSettlement, finished.match_id)
+        assert (settlement.status, settlement.tx_hash) == ("paid", copy_tx)
+        assert settlement.chain_match_id == finished.chain_match_id
+        assert session.get(BurnedMatchId, finished.chain_match_id) is None
+        books = service.reconcile_ledger(session=session, reader=world["reader"])
+    assert [d for d in books.differences if finished.match_id in d or a["vip"] in d] == []
+    [copied] = [b for b in books.burned if b["match_id"] == finished.match_id]
+    assert (copied["reissued_as"], copied["paid_in_tx"]) == (None, copy_tx)

@@ -169,7 +169,10 @@ def test_a_settlement_by_a_transaction_we_did_not_sign_is_not_booked_as_paid(ses
         tx_hash="0x" + "ad" * 32,
         block_number=1,
     )
-    reader = SimpleNamespace(settled_match=lambda chain_id, block_hint=None: theirs)
+    reader = SimpleNamespace(
+        settled_match=lambda chain_id, block_hint=None: theirs,
+        settled_entry=lambda tx_hash, chain_id: None,  # not a direct settle call we can read
+    )
     with session_factory.begin() as session:
         report = service.sync_settlements(session=session, reader=reader)
         assert (report.paid, report.reissued) == (0, 1)
