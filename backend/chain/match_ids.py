@@ -6,17 +6,21 @@ a fresh (zero to non-zero, about 20,000 gas) word once per 256 matches, while ra
 write one per match. Earning matches therefore get sequential ids:
 
     byte 0        tag: 0x00 free match, 0x01 earning match, 0x02 stake withdrawal,
-                  0x03 competition prize
+                  0x03 competition prize, 0x04 a re-issued settlement
     bytes 1-8     earning: the deployment prefix (first 8 bytes of a sha256 of the
                   deployment name and chain id); 0x00 ids are the 16-byte match id
-                  left-padded, 0x02 and 0x03 ids 31 bytes of the payment's own digest
+                  left-padded, 0x02 and 0x03 ids 31 bytes of the payment's own digest,
+                  0x04 ids 31 random bytes
     bytes 9-31    earning: the sequence number, from ``backend.tables.store``'s
                   ``chain_match_sequences`` row for the prefix (1, 2, 3, ...)
 
 The prefix keeps two deployments (or databases) that settle through one contract from
 issuing the same id: a database that restarts from an empty sequence table must run under
 a new deployment name, or its first ids would be skipped by the contract as settled.
-Pure functions, no I/O.
+A settlement whose id was found already settled by a transaction we did not sign (a
+"burned" id, see ``backend.economy.service``) is re-issued under a ``0x04`` id of 31
+random bytes: a stolen settler key can burn the next sequential ids in advance, but not an
+id nobody has seen yet. Pure functions, no I/O (the caller supplies the random bytes).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ TAG_FREE = 0x00
 TAG_EARNING = 0x01
 TAG_WITHDRAWAL = 0x02
 TAG_PRIZE = 0x03
+TAG_REISSUED = 0x04
 
 PREFIX_BYTES = 8
 SEQUENCE_BYTES = 32 - 1 - PREFIX_BYTES
@@ -87,6 +92,12 @@ def withdrawal_id(digest: bytes) -> str:
 def prize_id(digest: bytes) -> str:
     """0x-hex bytes32 of a competition's prize payment: tag 0x03 and 31 bytes of its digest."""
     return _digest_id(TAG_PRIZE, digest)
+
+
+def reissued_id(entropy: bytes) -> str:
+    """0x-hex bytes32 of a re-issued settlement: tag 0x04 and 31 bytes of ``entropy``
+    (random: ``secrets.token_bytes(31)``), so that nobody can settle it in advance."""
+    return _digest_id(TAG_REISSUED, entropy)
 
 
 def _digest_id(tag: int, digest: bytes) -> str:

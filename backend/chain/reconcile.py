@@ -24,7 +24,7 @@ from backend.chain.calls import (
     event_abi,
     settlement_match,
 )
-from backend.chain.models import ChainRequest, RequestKind, RequestStatus
+from backend.chain.models import ChainRequest, ChainTx, RequestKind, RequestStatus
 from backend.chain.rpc import Rpc
 
 LOG_CHUNK = 5_000
@@ -36,6 +36,10 @@ class ReconcileReport:
     settled_events: int = 0
     minted_events: int = 0
     differences: list[str] = field(default_factory=list)
+    # Confirmed requests whose match id a transaction we did not sign had settled first (the
+    # contract skipped ours): "burned" ids. The economy re-issues those matches under new ids
+    # (``backend.economy.service``); here they are listed, not counted as differences.
+    burned: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -76,6 +80,7 @@ def reconcile(
     for log in settled:
         values = abi_decode([a["type"] for a in data_fields], bytes.fromhex(log["data"][2:]))
         event = {a["name"]: v for a, v in zip(data_fields, values, strict=True)}
+        event["_tx_hash"] = log["transactionHash"].lower()
         events_by_match.setdefault(log["topics"][1].lower(), []).append(event)
     mint_events = Counter(
         (to_checksum_address("0x" + log["topics"][2][-40:]), int(log["topics"][3], 16))
@@ -87,6 +92,14 @@ def reconcile(
         requests = list(
             session.scalars(select(ChainRequest).where(ChainRequest.chain_id == chain_id))
         )
+        # Which of the MatchSettled behind skipped requests came from a transaction we signed.
+        skipped_by = [
+            e["_tx_hash"]
+            for r in requests
+            if r.kind == RequestKind.SETTLE and (r.result or {}).get("outcome") == "already_settled"
+            for e in events_by_match.get(r.payload["match_id"].lower(), [])
+        ]
+        ours = set(session.scalars(select(ChainTx.tx_hash).where(ChainTx.tx_hash.in_(skipped_by))))
     seen_ids: Counter[int] = Counter()
     for request in requests:
         if request.kind == RequestKind.SETTLE:
@@ -111,6 +124,18 @@ def reconcile(
                 )
                 continue
             event = events[0]
+            outcome = (request.result or {}).get("outcome")
+            if outcome == "already_settled" and event["_tx_hash"] not in ours:
+                report.burned.append(
+                    {
+                        "request_id": request.id,
+                        "match_id": match_id,
+                        "skipped_in_tx": request.tx_hash,
+                        "settled_by_tx": event["_tx_hash"],
+                        "paid": event.get("paid"),
+                    }
+                )
+                continue
             if "resultHash" in event and event["resultHash"] != expected.result_hash:
                 report.differences.append(
                     f"request {request.id} (match {match_id}) settled with another result hash"

@@ -68,8 +68,11 @@ def outbox_command() -> None:
 
 
 @app.command("reconcile")
-def reconcile_command() -> None:
-    """Compare confirmed requests with the contracts' events; exit 1 on any difference."""
+def reconcile_command(
+    ledger: bool = typer.Option(True, help="Also reconcile the economy's ledger."),
+) -> None:
+    """Compare confirmed requests (and the ledger) with the contracts' events; list match ids
+    someone else settled first and where those matches were paid; exit 1 on any difference."""
     from backend.chain.exceptions import ChainError
     from backend.chain.service import reconcile_operator_wallet
 
@@ -82,9 +85,37 @@ def reconcile_command() -> None:
         f"checked {report.checked} confirmed requests against {report.settled_events} "
         f"MatchSettled and {report.minted_events} mint events"
     )
-    for difference in report.differences:
+    differences = list(report.differences)
+    for b in report.burned:
+        typer.echo(
+            f"SKIPPED: request {b['request_id']} (id {b['match_id']}) was settled first by "
+            f"{b['settled_by_tx']}, which we did not sign"
+        )
+    if ledger:
+        from backend.economy import jobs
+
+        books = jobs.reconcile_economy(with_requests=False)
+        typer.echo(
+            f"ledger: checked {books.matches_checked} paid matches and "
+            f"{books.wallets_checked} wallets"
+        )
+        for b in books.burned:
+            paid = f"paid in tx {b['paid_in_tx']}" if b["status"] == "paid" else b["status"]
+            if b["reissued_as"] is None:
+                typer.echo(
+                    f"COPIED: match {b['match_id']}: id {b['burned_id']} settled by "
+                    f"{b['burned_by_tx']} with exactly our payouts; booked as paid, not re-issued"
+                )
+                continue
+            typer.echo(
+                f"BURNED: match {b['match_id']}: id {b['burned_id']} settled by "
+                f"{b['burned_by_tx']} (paid {b['burned_paid']} wei); re-issued as "
+                f"{b['reissued_as']}, now {b['paid_as']}: {paid}"
+            )
+        differences += books.differences
+    for difference in differences:
         typer.echo(f"DIFFERENCE: {difference}")
-    raise typer.Exit(0 if report.ok else 1)
+    raise typer.Exit(0 if not differences else 1)
 
 
 @app.command("cancel-tx")

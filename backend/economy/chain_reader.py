@@ -31,6 +31,8 @@ class SplitEvent:
     owner: str
     manager: str | None
     scholar: str | None
+    # The play time the contract split it for (``playedAt``), once the event carries it.
+    played_at: int | None = None
 
     @property
     def gross(self) -> int:
@@ -47,6 +49,9 @@ class SettledMatch:
     tx_hash: str
     block_number: int
     splits: list[SplitEvent] = field(default_factory=list)
+    # ``PayoutWithheld`` (recipient, amount): legs to a recipient the vault refuses (itself,
+    # the registry, a token contract) stay in the vault instead of reverting the batch.
+    withheld: list[tuple[str, int]] = field(default_factory=list)
 
 
 def _topic32(value: int | str) -> str:
@@ -68,6 +73,11 @@ class ChainReader:
         self._split = s.events.AvatarPayoutSplit()
         self._withdrawn = s.events.VaultWithdrawn()
         self._transfer = contracts.token.events.Transfer()
+        # Issue 18's vault logs a withheld leg; artifacts from before it have no such event.
+        has_withheld = any(
+            item.get("type") == "event" and item.get("name") == "PayoutWithheld" for item in s.abi
+        )
+        self._withheld_event = s.events.PayoutWithheld() if has_withheld else None
 
     def clock_offset_s(self) -> int:
         """Chain time minus this machine's clock: the next block's timestamp against now
@@ -124,7 +134,60 @@ class ChainReader:
         )
         for split in self._logs(self._split, address, [_topic32(chain_match_id)], block, block):
             match.splits.append(self._resolve(split))
+        if self._withheld_event is not None:
+            for w in self._logs(self._withheld_event, address, topic, block, block):
+                match.withheld.append(
+                    (to_checksum_address(w["args"]["recipient"]), int(w["args"]["amount"]))
+                )
         return match
+
+    def withheld(
+        self, start: int | None = None, end: int | None = None
+    ) -> list[tuple[str, str, int]]:
+        """``(match id, recipient, amount)`` of every ``PayoutWithheld`` (none before issue 18's
+        contracts)."""
+        if self._withheld_event is None:
+            return []
+        end = self.safe_head() if end is None else end
+        start = self.start_block if start is None else start
+        address = self.contracts.settlement.address
+        return [
+            (
+                "0x" + e["args"]["matchId"].hex(),
+                to_checksum_address(e["args"]["recipient"]),
+                int(e["args"]["amount"]),
+            )
+            for e in self._logs(self._withheld_event, address, [], start, end)
+        ]
+
+    def settled_entry(self, tx_hash: str, chain_match_id: str) -> bytes | None:
+        """The packed batch entry (``matchId | resultHash | count | payouts``) that transaction
+        ``tx_hash`` gave ``settle`` for this id, if it called the vault directly; None when its
+        input is not a direct ``settle`` call (a wrapper contract, say) or lacks the id.
+
+        A repeat of an id in one batch is skipped by the contract, so the first entry is the
+        one that was paid."""
+        try:
+            tx = self.w3.eth.get_transaction(HexBytes(tx_hash))
+        except (ValueError, Web3Exception):
+            return None
+        if (tx.get("to") or "").lower() != self.contracts.settlement.address.lower():
+            return None
+        try:
+            function, args = self.contracts.settlement.decode_function_input(tx["input"])
+        except (ValueError, Web3Exception):
+            return None
+        if function.fn_name != "settle":
+            return None
+        batch, wanted = bytes(args["batch"]), bytes.fromhex(_topic32(chain_match_id)[2:])
+        offset = 0
+        while offset + 66 <= len(batch):
+            count = int.from_bytes(batch[offset + 64 : offset + 66], "big")
+            end = offset + 66 + 32 * count
+            if batch[offset : offset + 32] == wanted:
+                return batch[offset:end] if end <= len(batch) else None
+            offset = end
+        return None
 
     def settled_matches(self, start: int | None = None, end: int | None = None) -> list[Any]:
         end = self.safe_head() if end is None else end
@@ -154,6 +217,7 @@ class ChainReader:
             owner=to_checksum_address(args["owner"]),
             manager=to_checksum_address(manager) if manager != ZERO_ADDRESS else None,
             scholar=to_checksum_address(scholar) if scholar != ZERO_ADDRESS else None,
+            played_at=int(args["playedAt"]) if "playedAt" in args else None,
         )
 
     def vault_outflows(self, start: int | None = None, end: int | None = None) -> dict[str, int]:

@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from types import SimpleNamespace
 
-from sqlalchemy import Engine, MetaData, Table, select, update
+from sqlalchemy import Engine, MetaData, Table, case, func, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, sessionmaker
 from web3 import Web3
 
+from backend.chain import match_ids
 from backend.chain.contracts import Contracts, load_manifest
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
@@ -27,6 +30,7 @@ from backend.economy import service
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyError
 from backend.economy.indexer import index_registry
+from backend.economy.models import BurnedMatchId
 from backend.economy.policy import FinishedMatch, PolicyError, RewardPolicy, TableEconomy
 from backend.economy.policy import default_policies as _defaults
 from backend.economy.stakes import index_deposits
@@ -122,13 +126,80 @@ def plan_finished_matches(
     return report
 
 
+SEQUENCE_TABLE = "chain_match_sequences"
+# The furthest one pass moves the issuing sequence past ids found settled ahead of it: a thief
+# settling an id near the end of the 23-byte range must not make the server run out of ids.
+MAX_SEQUENCE_SKIP = 1_000_000
+
+
+def skip_burned_sequence(
+    *, session_factory: sessionmaker[Session], reader: ChainReader, prefix: int
+) -> int | None:
+    """Move this deployment's issuing sequence past ids of ours that were settled before we
+    issued them (a thief burning our future ids); returns the new last number, if moved.
+
+    Every id above the sequence's last number that is settled on chain was settled by
+    someone else (we send only ids we issued), and a match that got one would only be
+    skipped and re-issued. The sequence lives in the server's table (reflected, as the
+    outbox is); the update only ever raises it, under the row lock finishing matches take,
+    so a number is never issued twice. Skipped numbers are simply never used."""
+    db = session_factory.kw["bind"]
+    key = f"{prefix:016x}"
+    cache = f"{db.url}#{SEQUENCE_TABLE}"
+    if cache not in _reflected:
+        _reflected[cache] = Table(SEQUENCE_TABLE, MetaData(), autoload_with=db)
+    table = _reflected[cache]
+    with session_factory() as session:
+        last = session.scalar(select(table.c["last"]).where(table.c.prefix == key)) or 0
+        # Thieves settle our future ids no earlier than the first burn we saw.
+        from_block = session.scalar(select(func.min(BurnedMatchId.foreign_block)))
+    if from_block is None:
+        return None
+    highest = last
+    for event in reader.settled_matches(start=from_block):
+        chain_id = "0x" + bytes(event["args"]["matchId"]).hex()
+        parsed = match_ids.parse(chain_id)
+        if (
+            parsed.tag == match_ids.TAG_EARNING
+            and parsed.prefix == prefix
+            and last < parsed.sequence <= last + MAX_SEQUENCE_SKIP
+        ):
+            highest = max(highest, parsed.sequence)
+    if highest == last:
+        return None
+    insert = pg_insert if db.dialect.name == "postgresql" else sqlite_insert
+    with session_factory() as session, session.begin():
+        session.execute(
+            insert(table)
+            .values(prefix=key, last=highest)
+            .on_conflict_do_update(
+                index_elements=[table.c.prefix],
+                set_={"last": case((table.c["last"] < highest, highest), else_=table.c["last"])},
+            )
+        )
+    logger.warning(
+        "chain match ids %s..%s of prefix %s were settled before we issued them; the sequence "
+        "skips them",
+        last + 1,
+        highest,
+        key,
+    )
+    return highest
+
+
 def sync_ledger(*, session_factory: sessionmaker[Session], reader: ChainReader) -> dict[str, int]:
-    """Book confirmed settlements as paid and failed ones as failed."""
+    """Book confirmed settlements as paid and failed ones as failed; re-issue matches whose
+    ids someone else settled first."""
     with session_factory() as session, session.begin():
         report = service.sync_settlements(session=session, reader=reader)
     for mismatch in report.mismatches:
         logger.error("ledger sync: %s", mismatch)
-    return {"paid": report.paid, "failed": report.failed, "waiting": report.waiting}
+    return {
+        "paid": report.paid,
+        "failed": report.failed,
+        "waiting": report.waiting,
+        "reissued": report.reissued,
+    }
 
 
 def reconcile(
@@ -157,6 +228,11 @@ def economy_cycle() -> dict[str, int]:
         session_factory=sessions, settings=settings, chain_clock_offset_s=reader.clock_offset_s()
     )
     booked = sync_ledger(session_factory=sessions, reader=reader)
+    if booked["reissued"]:
+        prefix = match_ids.deployment_prefix(
+            settings.chain.deployment_name, settings.chain.chain_id
+        )
+        skip_burned_sequence(session_factory=sessions, reader=reader, prefix=prefix)
     return {
         "registry_events": indexed.events,
         "deposits": deposits.credited,

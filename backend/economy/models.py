@@ -215,3 +215,24 @@ class StakeEntry(Base):
     tx_hash: Mapped[str | None] = mapped_column(String(66))
     log_index: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class BurnedMatchId(Base):
+    """One of our chain match ids found settled by a transaction we did not sign (a stolen
+    settler key can settle ids before we do: the contract then skips ours), and the id the
+    settlement was re-issued under. The primary key makes a burned id re-issue once."""
+
+    __tablename__ = "economy_burned_match_ids"
+
+    chain_match_id: Mapped[str] = mapped_column(String(66), primary_key=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("economy_settlements.match_id"), index=True)
+    # Our request that carried the id (confirmed with the outcome "already_settled").
+    request_id: Mapped[int | None] = mapped_column(Integer)
+    # The MatchSettled that used the id up: its transaction, result hash and amount.
+    foreign_tx_hash: Mapped[str] = mapped_column(String(66))
+    foreign_result_hash: Mapped[str] = mapped_column(String(66))
+    foreign_paid: Mapped[str] = mapped_column(String(80))
+    foreign_block: Mapped[int] = mapped_column(BigInteger)
+    reissued_as: Mapped[str] = mapped_column(String(66), unique=True)
+    reissue_request_id: Mapped[int | None] = mapped_column(Integer)
+    detected_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,52 @@
+"""Economy: match ids burned by someone else's settlement, and what they were re-issued as.
+
+Revision ID: economy_h18settle_0001
+Revises: economy_0003
+Create Date: 2026-11-25
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "economy_h18settle_0001"
+down_revision = "economy_0003"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "economy_burned_match_ids",
+        sa.Column("chain_match_id", sa.String(length=66), nullable=False),
+        sa.Column("match_id", sa.String(length=32), nullable=False),
+        sa.Column("request_id", sa.Integer(), nullable=True),
+        sa.Column("foreign_tx_hash", sa.String(length=66), nullable=False),
+        sa.Column("foreign_result_hash", sa.String(length=66), nullable=False),
+        sa.Column("foreign_paid", sa.String(length=80), nullable=False),
+        sa.Column("foreign_block", sa.BigInteger(), nullable=False),
+        sa.Column("reissued_as", sa.String(length=66), nullable=False),
+        sa.Column("reissue_request_id", sa.Integer(), nullable=True),
+        sa.Column("detected_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["match_id"],
+            ["economy_settlements.match_id"],
+            name=op.f("fk_economy_burned_match_ids_match_id_economy_settlements"),
+        ),
+        sa.PrimaryKeyConstraint("chain_match_id", name=op.f("pk_economy_burned_match_ids")),
+        sa.UniqueConstraint("reissued_as", name=op.f("uq_economy_burned_match_ids_reissued_as")),
+    )
+    op.create_index(
+        op.f("ix_economy_burned_match_ids_match_id"),
+        "economy_burned_match_ids",
+        ["match_id"],
+        unique=False,
+    )
+
+
+def downgrade() -> None:
+    op.drop_index(
+        op.f("ix_economy_burned_match_ids_match_id"), table_name="economy_burned_match_ids"
+    )
+    op.drop_table("economy_burned_match_ids")
