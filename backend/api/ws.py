@@ -90,7 +90,7 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
         try:
 
             def check() -> str:
-                with app.state.session_factory() as session:
+                with app.state.read_session_factory() as session:
                     return accounts.authenticate(
                         session=session, settings=settings, token=token
                     ).address
