@@ -98,27 +98,31 @@ def test_tokens_need_a_live_session_a_wallet_subject_and_a_bounded_life(
     base = {"typ": "access", "iat": now, "exp": now + 600}
     assert _me(server.url, _forge(secret, **{**genuine, **base})).status_code == 200
 
-    never_opened = _forge(secret, **{**genuine, **base, "sid": os.urandom(16).hex()})
-    _refused(_me(server.url, never_opened), 401, "session_unknown")
-    # Another wallet's real session, with this wallet as subject.
-    borrowed = _forge(secret, **{**genuine, **base, "sid": _claims(other_token)["sid"]})
-    _refused(_me(server.url, borrowed), 401, "session_unknown")
     script = "<script>alert(1)</script>"
-    not_a_wallet = _forge(secret, **{**genuine, **base, "sub": script})
-    _refused(_me(server.url, not_a_wallet), 401, "token_invalid")
-    lowercase = _forge(secret, **{**genuine, **base, "sub": genuine["sub"].lower()})
-    _refused(_me(server.url, lowercase), 401, "token_invalid")
-    ten_years = _forge(
-        secret, **{**genuine, "typ": "access", "iat": now, "exp": now + 10 * 365 * 86400}
-    )
-    _refused(_me(server.url, ten_years), 401, "token_invalid")
-    from_the_future = _forge(
-        secret, **{**genuine, "typ": "access", "iat": now + 3600, "exp": now + 3600 + 600}
-    )
-    _refused(_me(server.url, from_the_future), 401, "token_invalid")
-    no_iat = _forge(secret, **{k: v for k, v in {**genuine, **base}.items() if k != "iat"})
-    _refused(_me(server.url, no_iat), 401, "token_invalid")
-
+    forged = {
+        "session never opened": {**genuine, **base, "sid": os.urandom(16).hex()},
+        # Another wallet's real session, with this wallet as subject.
+        "borrowed session": {**genuine, **base, "sid": _claims(other_token)["sid"]},
+        "script as subject": {**genuine, **base, "sub": script},
+        "lowercase subject": {**genuine, **base, "sub": genuine["sub"].lower()},
+        "ten-year life": {**genuine, **base, "exp": now + 10 * 365 * 86400},
+        "issued in an hour": {**genuine, **base, "iat": now + 3600, "exp": now + 4200},
+        "no iat": {k: v for k, v in {**genuine, **base}.items() if k != "iat"},
+    }
+    answers = {}
+    for name, claims in forged.items():
+        response = _me(server.url, _forge(secret, **claims))
+        answers[name] = (response.status_code, response.json().get("error", {}).get("code"))
+    assert answers == {
+        "session never opened": (401, "session_unknown"),
+        "borrowed session": (401, "session_unknown"),
+        "script as subject": (401, "token_invalid"),
+        "lowercase subject": (401, "token_invalid"),
+        "ten-year life": (401, "token_invalid"),
+        "issued in an hour": (401, "token_invalid"),
+        "no iat": (401, "token_invalid"),
+    }
+    not_a_wallet = _forge(secret, **forged["script as subject"])
     with api(server.url, not_a_wallet) as client:
         _refused(client.post("/tables", json={"preset": "dew200"}), 401, "token_invalid")
         lobby = client.get("/tables").json()
@@ -267,34 +271,44 @@ def test_sign_in_messages_outside_the_bounds_are_refused(start_server: StartServ
     account = Account.create()
     address = account.address
     with httpx.Client(base_url=server.url, timeout=10) as client:
+
+        def attempt(build: Any, signature: Any = None) -> tuple[int, str | None]:
+            """One sign-in with a fresh nonce: the message ``build(grant)`` makes."""
+            message = build(_nonce(client, address))
+            signed = sign(account, message)
+            body = {"message": message, "signature": signature(signed) if signature else signed}
+            response = client.post("/auth/signin", json=body)
+            return response.status_code, response.json().get("error", {}).get("code")
+
+        other_scheme = "http" if server.url.startswith("https") else "https"
+        answers = {
+            "scheme of another origin": attempt(
+                lambda g: _message(g, address, domain=f"{other_scheme}://{g['domain']}")
+            ),
+            "issued in 1970": attempt(
+                lambda g: _message(g, address, issued_at=datetime(1970, 1, 1, tzinfo=UTC))
+            ),
+            "expiring in 9999": attempt(
+                lambda g: _message(g, address, expiration_time=datetime(9999, 12, 31, tzinfo=UTC))
+            ),
+            # The high-s twin of the wallet's own signature: same key, same message.
+            "high-s signature": attempt(lambda g: _message(g, address), _high_s),
+        }
+        assert answers == {
+            "scheme of another origin": (401, "signin_wrong_scheme"),
+            "issued in 1970": (401, "signin_expired"),
+            "expiring in 9999": (401, "signin_validity_too_long"),
+            "high-s signature": (401, "signin_bad_signature"),
+        }
+        # A refusal leaves the nonce unused: the canonical signature then signs in with it.
         grant = _nonce(client, address)
-
-        def attempt(message: str, signature: str | None = None) -> httpx.Response:
-            body = {"message": message, "signature": signature or sign(account, message)}
-            return client.post("/auth/signin", json=body)
-
-        scheme = "https" if not grant["uri"].startswith("https") else "http"
-        wrong_scheme = _message(grant, address, domain=f"{scheme}://{grant['domain']}")
-        _refused(attempt(wrong_scheme), 401, "signin_wrong_scheme")
-        epoch = datetime(1970, 1, 1, tzinfo=UTC)
-        _refused(
-            attempt(_message(grant, address, issued_at=epoch)),
-            401,
-            "signin_expired",
-        )
-        far = datetime(9999, 12, 31, tzinfo=UTC)
-        _refused(
-            attempt(_message(grant, address, expiration_time=far)),
-            401,
-            "signin_validity_too_long",
-        )
         good = _message(grant, address)
         signature = sign(account, good)
-        high = _high_s(signature)
-        # The high-s twin of a wallet's signature (same key, same message) is not accepted.
-        _refused(attempt(good, high), 401, "signin_bad_signature")
-        # Every refusal left the nonce unused: the canonical message signs in with it.
-        accepted = attempt(good, signature)
+        refused = client.post(
+            "/auth/signin", json={"message": good, "signature": _high_s(signature)}
+        )
+        assert refused.status_code == 401, refused.text
+        accepted = client.post("/auth/signin", json={"message": good, "signature": signature})
         assert accepted.status_code == 200, accepted.text
         assert accepted.json()["address"] == address
 
