@@ -7,10 +7,13 @@ through ``DEW_*`` environment variables (see docker-compose.yml).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import secrets
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import model_validator
+from pydantic import Field, PrivateAttr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -88,13 +91,71 @@ class AuthSettings(BaseSettings):
 
     domain: str = "localhost:8000"
     uri: str = "http://localhost:8000"
-    jwt_secret: str = "dev-only-secret-change-me-outside-development"
-    access_token_ttl_s: int = 900
+    # The HS256 key of access tokens and of sign-in nonces' MAC. Production must set it (at
+    # least MIN_SECRET_CHARS). Unset in development, a random one is generated once and kept
+    # in ``jwt_secret_file`` (mode 0600): every process of the installation shares it (the
+    # workers of ``dew serve --workers N``, the demo's server, test servers) and it survives
+    # restarts, yet no two installations share one and it is published nowhere.
+    jwt_secret: str = ""
+    jwt_secret_file: Path = VAR_DIR / "jwt-secret"
+    # An access token lives this long, and one whose exp - iat is longer is refused.
+    access_token_ttl_s: int = Field(900, ge=30, le=24 * 3600)
     refresh_token_ttl_s: int = 14 * 24 * 3600
-    nonce_ttl_s: int = 300
+    # A nonce (and so a sign-in message) is good for this long; a message's Issued At must be
+    # within it of now and its Expiration Time at most this far after Issued At.
+    nonce_ttl_s: int = Field(300, ge=30, le=3600)
     statement: str = "Sign in to Domino Earning World."
-    # Tolerated clock difference between a wallet and the server for "Issued At".
-    clock_skew_s: int = 60
+    # Tolerated clock difference between a wallet (or a token) and the server.
+    clock_skew_s: int = Field(60, ge=0, le=600)
+    _generated: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _secret_of_this_installation(self) -> AuthSettings:
+        if not self.jwt_secret:
+            try:
+                self.jwt_secret = _installation_secret(self.jwt_secret_file)
+                self._generated = True
+            except OSError:
+                pass  # Settings refuses an empty secret with a clear message
+        return self
+
+    @property
+    def secret_generated(self) -> bool:
+        """True when the secret is the installation's own (not configured)."""
+        return self._generated
+
+
+MIN_SECRET_CHARS = 32
+# Secrets that were once the published default: refused outside development.
+PUBLISHED_SECRETS = ("dev-only-secret-change-me-outside-development",)
+
+
+def _installation_secret(path: Path) -> str:
+    """The secret kept at ``path``, made (256 random bits, mode 0600) if there is none yet.
+
+    Two processes starting at once both end up with the first one written: each writes its
+    own candidate to a private temporary file and links it into place, which fails if the
+    other got there first."""
+    try:
+        text = path.read_text().strip()
+    except FileNotFoundError:
+        text = ""
+    if len(text) >= MIN_SECRET_CHARS:
+        return text
+    path.parent.mkdir(parents=True, exist_ok=True)
+    candidate = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(32) + "\n")
+        with contextlib.suppress(FileExistsError):  # another process was first: use its
+            os.link(candidate, path)
+    finally:
+        candidate.unlink(missing_ok=True)
+    text = path.read_text().strip()
+    if len(text) < MIN_SECRET_CHARS:
+        raise OSError(f"{path} holds no usable secret; delete it to have a new one made")
+    return text
 
 
 class ServerSettings(BaseSettings):
@@ -198,7 +259,8 @@ class Settings(BaseSettings):
     db: DatabaseSettings = DatabaseSettings()
     broker: BrokerSettings = BrokerSettings()
     chain: ChainSettings = ChainSettings()
-    auth: AuthSettings = AuthSettings()
+    # A factory, not an instance: building AuthSettings may create the installation's secret.
+    auth: AuthSettings = Field(default_factory=AuthSettings)
     server: ServerSettings = ServerSettings()
     economy: EconomySettings = EconomySettings()
     competitions: CompetitionsSettings = CompetitionsSettings()
@@ -206,9 +268,22 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:
+        if not self.auth.jwt_secret:
+            raise ValueError(
+                "DEW_AUTH_JWT_SECRET is not set and no secret could be kept in "
+                f"{self.auth.jwt_secret_file} (DEW_AUTH_JWT_SECRET_FILE)"
+            )
         if self.environment != "development":
-            if self.auth.jwt_secret == AuthSettings.model_fields["jwt_secret"].default:
-                raise ValueError("DEW_AUTH_JWT_SECRET must be set outside development")
+            secret = self.auth.jwt_secret
+            if (
+                self.auth.secret_generated
+                or len(secret) < MIN_SECRET_CHARS
+                or secret in PUBLISHED_SECRETS
+            ):
+                raise ValueError(
+                    f"DEW_AUTH_JWT_SECRET must be set outside development, at least "
+                    f"{MIN_SECRET_CHARS} characters (e.g. `openssl rand -hex 32`)"
+                )
             if self.chain.operator_key == ChainSettings.model_fields["operator_key"].default:
                 raise ValueError("DEW_CHAIN_OPERATOR_KEY must be set outside development")
         return self

@@ -11,7 +11,7 @@ from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.accounts.service import Principal
 from backend.config import Settings
-from backend.db.deps import SessionDep
+from backend.db.deps import read_sessions
 
 
 async def get_settings(request: Request) -> Settings:
@@ -26,13 +26,19 @@ _bearer = HTTPBearer(auto_error=False, description="Access token from /auth/sign
 
 
 def get_current_player(
-    session: SessionDep,
+    request: Request,
     settings: SettingsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise accounts_exc.NotAuthenticated("send 'Authorization: Bearer <access token>'")
-    return accounts.authenticate(session=session, settings=settings, token=credentials.credentials)
+    # Its own read-only session, closed before the route runs: the route's session (and on
+    # SQLite the write lock) is not opened by authentication and not held across the
+    # route's slow work (the chain gate).
+    with read_sessions(request.app.state)() as session:
+        return accounts.authenticate(
+            session=session, settings=settings, token=credentials.credentials
+        )
 
 
 CurrentPlayer = Annotated[Principal, Depends(get_current_player)]

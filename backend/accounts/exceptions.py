@@ -27,6 +27,10 @@ class WrongDomain(SignInRefused):
     code = "signin_wrong_domain"
 
 
+class WrongScheme(SignInRefused):
+    code = "signin_wrong_scheme"
+
+
 class WrongUri(SignInRefused):
     code = "signin_wrong_uri"
 
@@ -41,6 +45,12 @@ class SignInExpired(SignInRefused):
 
 class SignInNotYetValid(SignInRefused):
     code = "signin_not_yet_valid"
+
+
+class SignInTooLong(SignInRefused):
+    """The message claims a validity longer than a nonce's (``DEW_AUTH_NONCE_TTL_S``)."""
+
+    code = "signin_validity_too_long"
 
 
 class BadSignature(SignInRefused):
@@ -75,6 +85,12 @@ class TokenInvalid(NotAuthenticated):
 
 class SessionRevoked(NotAuthenticated):
     code = "session_revoked"
+
+
+class SessionUnknown(NotAuthenticated):
+    """The token names a session this server never opened (or not for its wallet)."""
+
+    code = "session_unknown"
 
 
 class RefreshRefused(AccountsError):

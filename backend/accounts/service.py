@@ -10,10 +10,13 @@ import base64
 import hashlib
 import hmac
 import logging
+import re
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import jwt
 import orjson
@@ -143,6 +146,13 @@ def sign_in(
         raise exc.WrongDomain(
             f"message is for domain {parsed.domain!r}, this server is {settings.auth.domain!r}"
         )
+    # EIP-4361: a scheme on the domain line must be the server's own (the wallet showed the
+    # user that origin); none means the domain alone, which is checked above.
+    scheme = urlsplit(settings.auth.uri).scheme.lower()
+    if parsed.scheme is not None and parsed.scheme.lower() != scheme:
+        raise exc.WrongScheme(
+            f"message is for {parsed.scheme}://{parsed.domain}, this server is served over {scheme}"
+        )
     if parsed.uri != settings.auth.uri:
         raise exc.WrongUri(f"message is for URI {parsed.uri!r}, expected {settings.auth.uri!r}")
     if parsed.chain_id != settings.chain.chain_id:
@@ -159,6 +169,19 @@ def sign_in(
     if parsed.issued_at > now + skew:
         raise exc.SignInNotYetValid(
             f"the message is issued in the future ({siwe_message.format_time(parsed.issued_at)})"
+        )
+    # A message lives no longer than the nonce it carries: issued within a nonce's lifetime
+    # of now, and expiring at most a nonce's lifetime after it was issued.
+    window = timedelta(seconds=settings.auth.nonce_ttl_s)
+    if parsed.issued_at < now - window - skew:
+        raise exc.SignInExpired(
+            f"the message was issued at {siwe_message.format_time(parsed.issued_at)}, more "
+            f"than {settings.auth.nonce_ttl_s} s ago"
+        )
+    if parsed.expiration_time - parsed.issued_at > window + skew:
+        raise exc.SignInTooLong(
+            f"the message is valid until {siwe_message.format_time(parsed.expiration_time)}: "
+            f"at most {settings.auth.nonce_ttl_s} s after its Issued At"
         )
     if parsed.not_before is not None and parsed.not_before > now + skew:
         raise exc.SignInNotYetValid(
@@ -388,30 +411,59 @@ def logout(*, session: Session, session_id: str) -> None:
     session.commit()
 
 
-def decode_access_token(settings: Settings, token: str) -> Principal:
-    """Check an access token's signature, expiry and type (no database)."""
+_SESSION_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def decode_access_token(settings: Settings, token: str, now: float | None = None) -> Principal:
+    """Check an access token's signature, type, subject and lifetime (no database): the
+    subject must be an EIP-55 address, ``iat`` not in the future, and ``exp - iat`` at
+    most ``access_token_ttl_s``."""
     try:
         claims = jwt.decode(
             token,
             settings.auth.jwt_secret,
             algorithms=[JWT_ALGORITHM],
-            options={"require": ["exp", "sub", "sid"]},
+            options={"require": ["exp", "iat", "sub", "sid", "typ"], "verify_iat": False},
         )
     except jwt.ExpiredSignatureError:
         raise exc.TokenExpired("the access token has expired; refresh it") from None
     except jwt.PyJWTError as error:
         raise exc.TokenInvalid(f"the access token is not valid: {error}") from None
-    if claims.get("typ") != "access":
+    if claims["typ"] != "access":
         raise exc.TokenInvalid("not an access token")
-    return Principal(address=claims["sub"], session_id=claims["sid"])
+    address, session_id = claims["sub"], claims["sid"]
+    if not isinstance(address, str) or not siwe_message.is_checksum_address(address):
+        raise exc.TokenInvalid("the access token's subject is not an EIP-55 wallet address")
+    if not isinstance(session_id, str) or not _SESSION_ID.fullmatch(session_id):
+        raise exc.TokenInvalid("the access token's session id is malformed")
+    issued, expires = claims["iat"], claims["exp"]
+    if not isinstance(issued, int) or not isinstance(expires, int):
+        raise exc.TokenInvalid("the access token's iat and exp must be integers")
+    now = time.time() if now is None else now
+    if issued > now + settings.auth.clock_skew_s:
+        raise exc.TokenInvalid("the access token is issued in the future")
+    if expires - issued > settings.auth.access_token_ttl_s:
+        raise exc.TokenInvalid(
+            f"the access token claims a lifetime above {settings.auth.access_token_ttl_s} s"
+        )
+    return Principal(address=address, session_id=session_id)
 
 
 def authenticate(*, session: Session, settings: Settings, token: str) -> Principal:
-    """An access token's wallet, refused if its session has been logged out."""
+    """An access token's wallet, refused unless its session exists, is the same wallet's
+    and has not been logged out. One read: on SQLite give it a read session (no write lock);
+    its transaction ends here, before the caller's own work."""
     principal = decode_access_token(settings, token)
-    revoked = session.scalar(
-        select(AuthSession.revoked_at).where(AuthSession.id == principal.session_id)
-    )
-    if revoked is not None:
+    try:
+        found = session.execute(
+            select(AuthSession.address, AuthSession.revoked_at).where(
+                AuthSession.id == principal.session_id
+            )
+        ).first()
+    finally:
+        session.rollback()
+    if found is None or found.address != principal.address:
+        raise exc.SessionUnknown("the access token's session does not exist; sign in again")
+    if found.revoked_at is not None:
         raise exc.SessionRevoked("this session has been logged out")
     return principal

@@ -46,8 +46,11 @@ _DATETIME = re.compile(
     r"([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(\.[0-9]+)?"
     r"([Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
 )
-# secp256k1 group order: r and s must lie in [1, N).
+# secp256k1 group order: r and s must lie in [1, N), and s in the lower half (EIP-2): for
+# every signature (r, s) there is a second one, (r, N - s) with the other v, of the same
+# message by the same key; wallets only make the low-s one, so the other is refused.
 _SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+_HALF_N = _SECP256K1_N // 2
 
 
 class MessageError(ValueError):
@@ -260,6 +263,8 @@ def recover_signer_bytes(message: str, signature: str) -> bytes:
         v -= 27
     if v not in (0, 1) or not 0 < r < _SECP256K1_N or not 0 < s < _SECP256K1_N:
         raise SignatureError("the signature's v, r or s is out of range")
+    if s > _HALF_N:
+        raise SignatureError("the signature is not canonical: its s is in the upper half (EIP-2)")
     data = message.encode()
     digest = keccak(b"\x19Ethereum Signed Message:\n" + str(len(data)).encode() + data)
     try:

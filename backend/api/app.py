@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from backend.api import ws
 from backend.api.errors import install_error_handlers
+from backend.api.log_redaction import install_log_redaction
 from backend.api.routers import auth, tables
 from backend.api.web import install_web_client
 from backend.competitions.router import install_error_handler as install_competitions_errors
@@ -32,6 +33,8 @@ WebSocket described in docs/protocol.md. Every error has the shape
 
 
 def create_app(settings: Settings | None = None, gate: Gate | None = None) -> FastAPI:
+    # Access tokens travel in the play socket's query string: keep them out of every log.
+    install_log_redaction()
     settings = settings or get_settings()
     engine = create_db_engine(
         settings.db.url, echo=settings.db.echo, pool_size=settings.server.db_pool_size
@@ -39,6 +42,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        install_log_redaction()  # again: uvicorn (re)configures logging after the factory
         hub: MatchHub = app.state.hub
         gate = app.state.gate
         await hub.start()
@@ -61,6 +65,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.state.settings = settings
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
+    app.state.read_session_factory = make_session_factory(engine, read_only=True)
     app.state.gate = gate or _default_gate(settings)
     app.state.hub = MatchHub(settings, engine, app.state.session_factory, app.state.gate)
     install_error_handlers(app)

@@ -17,6 +17,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
+from backend.db.deps import read_sessions
 from backend.tables import exceptions as tables_exc
 from backend.tables.live import PROTOCOL_VERSION, Conn, MatchHub
 
@@ -90,7 +91,7 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
         try:
 
             def check() -> str:
-                with app.state.session_factory() as session:
+                with read_sessions(app.state)() as session:
                     return accounts.authenticate(
                         session=session, settings=settings, token=token
                     ).address

@@ -36,12 +36,14 @@ def serve(
     import uvicorn
 
     from backend.api.app import create_app
+    from backend.api.log_redaction import install_log_redaction
     from backend.config import get_settings
     from backend.db import migrate
 
     logging.basicConfig(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
+    install_log_redaction()
     settings = get_settings()
     if workers > 1 and not settings.server.redis_url:
         typer.echo("error: --workers above 1 needs DEW_SERVER_REDIS_URL", err=True)

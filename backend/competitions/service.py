@@ -276,10 +276,32 @@ def _open_for_entry(session: Session, tournament_id: int) -> tuple[Tournament, i
     return t, count
 
 
-def _check_rules(
-    session: Session, gate: Gate | None, t: Tournament, address: str, avatar_id: int | None
+def _gate_rules(
+    gate: Gate | None,
+    requires_vip: bool,
+    requires_avatar: bool,
+    address: str,
+    avatar_id: int | None,
 ) -> tuple[int | None, str | None]:
-    """Apply the entry rules; returns the avatar and how its player was admitted."""
+    """The entry rules read on chain; returns the avatar and how its player was admitted.
+    Asked before registration's transaction: no chain call while a write transaction (on
+    SQLite the one write lock) is open."""
+    admitted_as: str | None = None
+    if avatar_id is not None or requires_avatar or requires_vip:
+        if gate is None:
+            raise exc.NotEligible("entry rules need the chain, which is not configured")
+        if requires_vip and not gate.is_vip(address):
+            raise exc.NotEligible("this tournament needs a valid VIP pass")
+        if avatar_id is not None or requires_avatar:
+            admission = gate.admit(address, avatar_id)  # raises the tables' NotEligible
+            if requires_avatar and admission.avatar_id is None:
+                raise exc.NotEligible("this tournament is played with an avatar you own or rent")
+            avatar_id, admitted_as = admission.avatar_id, admission.admitted_as
+    return avatar_id, admitted_as
+
+
+def _check_rules(session: Session, t: Tournament, address: str) -> None:
+    """Apply the entry rules kept in the database (qualification, season rank)."""
     if t.qualifier_of is not None:
         qualified = session.scalar(
             select(Entrant.number).where(
@@ -297,18 +319,6 @@ def _check_rules(
         board = economy.season_leaderboard(session=session, season_id=t.season_id, limit=t.max_rank)
         if all(row["address"] != address for row in board):
             raise exc.NotEligible(f"{address} is not in the top {t.max_rank} of the season")
-    admitted_as: str | None = None
-    if avatar_id is not None or t.requires_avatar or t.requires_vip:
-        if gate is None:
-            raise exc.NotEligible("entry rules need the chain, which is not configured")
-        if t.requires_vip and not gate.is_vip(address):
-            raise exc.NotEligible("this tournament needs a valid VIP pass")
-        if avatar_id is not None or t.requires_avatar:
-            admission = gate.admit(address, avatar_id)  # raises the tables' NotEligible
-            if t.requires_avatar and admission.avatar_id is None:
-                raise exc.NotEligible("this tournament is played with an avatar you own or rent")
-            avatar_id, admitted_as = admission.avatar_id, admission.admitted_as
-    return avatar_id, admitted_as
 
 
 def register(
@@ -324,13 +334,18 @@ def register(
     if not isinstance(address, str) or not is_address(address):
         raise exc.InvalidTournament(f"not an address: {address!r}")
     address = to_checksum_address(address)
+    # Whether the chain must be asked is fixed at creation: read it, end that read, ask.
+    peek = get_tournament(session=session, tournament_id=tournament_id)
+    requires_vip, requires_avatar = peek.requires_vip, peek.requires_avatar
+    session.rollback()
+    avatar, admitted_as = _gate_rules(gate, requires_vip, requires_avatar, address, avatar_id)
     t, count = _open_for_entry(session, tournament_id)
     existing = session.scalar(
         select(Entrant).where(Entrant.tournament_id == t.id, Entrant.address == address)
     )
     if existing is not None:
         raise exc.AlreadyRegistered(f"{address} is already entered in {t.name!r}")
-    avatar, admitted_as = _check_rules(session, gate, t, address, avatar_id)
+    _check_rules(session, t, address)
     number = (
         session.scalar(select(func.max(Entrant.number)).where(Entrant.tournament_id == t.id)) or 0
     ) + 1

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import ORMExecuteState, Session, sessionmaker
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
@@ -36,8 +36,14 @@ def create_db_engine(url: str, *, echo: bool = False, pool_size: int = 10) -> En
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn):  # type: ignore[no-untyped-def]
-            # IMMEDIATE takes the write lock up front: no deadlocking lock upgrades.
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            if conn.get_execution_options().get(READ_ONLY):
+                # A reader takes no lock: in WAL mode it reads its snapshot while the one
+                # writer writes, and neither waits for the other.
+                conn.exec_driver_sql("BEGIN DEFERRED")
+            else:
+                # A writer takes the write lock up front: no deadlocking lock upgrades (a
+                # deferred reader turned writer fails at once if another wrote meanwhile).
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
     engine = create_engine(url, echo=echo, pool_size=pool_size, max_overflow=pool_size)
@@ -64,8 +70,33 @@ def _refuse_closed_connection(dbapi_connection: Any, _record: Any, _proxy: Any) 
         raise DisconnectionError("the server closed this pooled connection")
 
 
-def make_session_factory(engine: Engine) -> sessionmaker[Session]:
-    return sessionmaker(engine, expire_on_commit=False)
+def make_session_factory(engine: Engine, *, read_only: bool = False) -> sessionmaker[Session]:
+    """Sessions on ``engine``. ``read_only`` sessions are for work that only reads (GET
+    routes, authentication, loading a match): on SQLite they never hold the write lock, and
+    on any database a write through one is a bug that raises ``ReadOnlySessionError``."""
+    if not read_only:
+        return sessionmaker(engine, expire_on_commit=False)
+    factory = sessionmaker(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False)
+    event.listen(factory, "before_flush", _refuse_flush)
+    event.listen(factory, "do_orm_execute", _refuse_write_statement)
+    return factory
+
+
+READ_ONLY = "dew_read_only"
+
+
+class ReadOnlySessionError(RuntimeError):
+    """Something tried to write through a read-only session (a programming error)."""
+
+
+def _refuse_flush(session: Session, _context: Any, _instances: Any) -> None:
+    if session.new or session.dirty or session.deleted:
+        raise ReadOnlySessionError("a read-only session cannot write; use a writer session")
+
+
+def _refuse_write_statement(state: ORMExecuteState) -> None:
+    if state.is_insert or state.is_update or state.is_delete:
+        raise ReadOnlySessionError("a read-only session cannot write; use a writer session")
 
 
 def migrate(url: str, revision: str = "heads") -> None:

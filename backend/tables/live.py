@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from backend.chain import match_ids
 from backend.config import Settings
 from backend.db.base import aware
+from backend.db.session import make_session_factory
 from backend.game import Match as EngineMatch
 from backend.tables import exceptions as exc
 from backend.tables import play, store
@@ -199,6 +200,8 @@ class MatchHub:
         self.gate = gate
         self.engine = engine
         self.session_factory = session_factory
+        # Loading tables and the periodic scans only read: on SQLite they take no write lock.
+        self.read_sessions = make_session_factory(engine, read_only=True)
         self.origin = uuid.uuid4().hex
         self.chain_prefix = match_ids.deployment_prefix(
             settings.chain.deployment_name, settings.chain.chain_id
@@ -279,7 +282,7 @@ class MatchHub:
         return lt, fresh
 
     async def _load(self, table_id: str) -> LiveTable:
-        loaded = await asyncio.to_thread(store.load_table, self.session_factory, table_id)
+        loaded = await asyncio.to_thread(store.load_table, self.read_sessions, table_id)
         if loaded is None:
             raise exc.TableNotFound(f"no table {table_id!r}")
         lt = LiveTable(table_id=table_id, table={}, seats=[])
@@ -379,7 +382,7 @@ class MatchHub:
         if lt.match_id is None:
             return
         status, rows = await asyncio.to_thread(
-            store.load_moves_since, self.session_factory, lt.match_id, lt.ply
+            store.load_moves_since, self.read_sessions, lt.match_id, lt.ply
         )
         for row in rows:
             if row.ply != lt.ply:
@@ -392,7 +395,7 @@ class MatchHub:
 
     async def _reload(self, lt: LiveTable) -> None:
         """Rebuild the cache completely from the database (lock held)."""
-        loaded = await asyncio.to_thread(store.load_table, self.session_factory, lt.table_id)
+        loaded = await asyncio.to_thread(store.load_table, self.read_sessions, lt.table_id)
         if loaded is None:
             return
         was_live, old_match = lt.live, lt.match_id
@@ -780,7 +783,7 @@ class MatchHub:
     async def _needs_host(self, table_id: str) -> bool:
         """A match in play needs a process to run its timers and bots even when nobody is
         connected: the process that starts it hosts it (the janitor adopts orphans)."""
-        loaded = await asyncio.to_thread(store.load_table, self.session_factory, table_id)
+        loaded = await asyncio.to_thread(store.load_table, self.read_sessions, table_id)
         return bool(loaded and loaded.match is not None and loaded.match.status == "live")
 
     async def _on_bus(self, table_id: str, kind: str) -> None:
@@ -800,7 +803,7 @@ class MatchHub:
             try:
                 await asyncio.sleep(max(grace / 2, 0.5))
                 orphans = await asyncio.to_thread(
-                    store.overdue_tables, self.session_factory, time.time(), grace
+                    store.overdue_tables, self.read_sessions, time.time(), grace
                 )
                 for table_id in orphans:
                     if table_id not in self.tables:
@@ -823,7 +826,7 @@ class MatchHub:
             try:
                 await asyncio.sleep(every)
                 started = await asyncio.to_thread(
-                    store.idle_tables_of_kind, self.session_factory, "tournament", time.time(), idle
+                    store.idle_tables_of_kind, self.read_sessions, "tournament", time.time(), idle
                 )
                 for table_id in started:
                     if table_id not in self.tables:

@@ -387,6 +387,7 @@ def join_table(
     invite_code: str | None = None,
 ) -> Table:
     """Sit ``address`` at a table; the join that fills the last seat starts the match."""
+    admission = _admission_before_writing(session, gate, table_id, address, avatar_id)
     table = get_table(session=session, table_id=table_id, lock=True)
     if table.status != "open":
         raise exc.TableNotOpen(f"table {table_id!r} is {table.status}, not open")
@@ -406,7 +407,6 @@ def join_table(
         raise exc.InvalidRequest(f"seat must be 0..{table.seat_count - 1}")
     elif seat in taken:
         raise exc.SeatTaken(f"seat {seat} is taken")
-    admission = gate.admit(address, avatar_id) if table.earning else None
     try:
         _seat(session, table, seat, address, admission)
         session.flush()
@@ -421,6 +421,20 @@ def join_table(
         _start_match(session, table)
     session.commit()
     return table
+
+
+def _admission_before_writing(
+    session: Session, gate: Gate, table_id: str, address: str, avatar_id: int | None
+) -> Any:
+    """The gate's admission to an earning table, asked before the join's transaction: the
+    gate reads the chain, and no chain call may happen while a write transaction (on SQLite
+    the one write lock) is open. A table's ``earning`` never changes, so this short read
+    decides it; everything else is checked again under the lock."""
+    earning = session.scalar(select(Table.earning).where(Table.id == table_id))
+    session.rollback()
+    if earning is None:
+        raise exc.TableNotFound(f"no table {table_id!r}")
+    return gate.admit(address, avatar_id) if earning else None
 
 
 def start_with_bots(*, session: Session, table_id: str, by: str) -> Table:
@@ -474,6 +488,8 @@ def enqueue(
     avatar_id: int | None = None,
 ) -> MatchmakingTicket:
     play.table_rules(preset, {}, _default_seats(preset))
+    # The gate reads the chain: before the transaction, never inside it.
+    admission = gate.admit(address, avatar_id) if earning else None
     waiting = session.scalar(
         select(MatchmakingTicket).where(
             MatchmakingTicket.address == address, MatchmakingTicket.status == "waiting"
@@ -481,7 +497,6 @@ def enqueue(
     )
     if waiting is not None:
         raise exc.AlreadyQueued("you are already waiting in a matchmaking queue")
-    admission = gate.admit(address, avatar_id) if earning else None
     if earning:
         elsewhere = _holding_table(session, _holders(address, admission))
         if elsewhere is not None:
