@@ -98,8 +98,10 @@ def create_table(
             f"options {list(rules.premium_options)} are premium: creating this table needs a "
             "valid VIP pass (anyone may join it once invited)"
         )
-    _check_table_cap(session, settings, creator)
+    # The gate reads the chain: before the first statement of the write transaction (on
+    # SQLite that statement takes the one write lock).
     admission = gate.admit(creator, spec.avatar_id) if spec.earning and spec.kind != "ai" else None
+    _check_table_cap(session, settings, creator)
     table = Table(
         id=uuid.uuid4().hex,
         preset=spec.preset,
