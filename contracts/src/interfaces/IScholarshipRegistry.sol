@@ -203,7 +203,8 @@ interface IScholarshipRegistry {
     function setScreened(address owner, bool approved) external;
 
     /// @notice Offers `avatarId`, to `scholar` or to anyone when `scholar` is zero.
-    /// @dev The caller must own the avatar and be screened.
+    /// @dev The caller must own the avatar and be screened; a manager must be payable (not the
+    ///      registry, the token, the avatar contract or a `SETTLEMENT_ROLE` holder).
     function offer(uint256 avatarId, address scholar, OfferTerms calldata terms) external returns (uint256 agreementId);
 
     /// @notice Withdraws an offer nobody has accepted. Only its owner.
@@ -214,7 +215,9 @@ interface IScholarshipRegistry {
     function cancelOffers(uint256 avatarId) external returns (uint64 nonce);
 
     /// @notice Accepts an offer: escrows Fixed Rent (the caller must have approved the DEW) and
-    ///         makes the caller the avatar's user for the term.
+    ///         makes the caller the avatar's user for the term. Refused if the avatar was
+    ///         transferred since the offer (`OfferStale`), if the manager cannot be paid
+    ///         (`InvalidManager`), or past the avatar's accepts per window (`AvatarAcceptLimit`).
     function accept(uint256 agreementId) external;
 
     /// @notice `accept` in one transaction: first applies the scholar's ERC-2612 permit for the
@@ -228,7 +231,9 @@ interface IScholarshipRegistry {
     /// @notice The scholar ends an active agreement before its term: the owner receives the
     ///         vested rent, but at least `MIN_TERMINATION_BPS` of it (so accepting and terminating
     ///         at once cannot take an open listing off the market for free), the scholar the
-    ///         unused rest, and the avatar is released. Records `endedAt`.
+    ///         unused rest, and the avatar is released. Records `endedAt`. An agreement taken
+    ///         from an open listing cannot be terminated in its first `MIN_LISTING_TERM`
+    ///         (`AgreementInMinimumTerm`).
     function terminate(uint256 agreementId) external;
 
     /// @notice The owner ends a Rewards Division agreement under which no match has been
