@@ -40,8 +40,9 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     mapping(uint256 tokenId => UserInfo) private _users;
     /// @dev Who set the rental lock; kept apart so a plain `setUser` costs one slot.
     mapping(uint256 tokenId => address registry) private _locker;
-    /// @dev The latest end of any rental lock an account set: its RENTAL_ROLE cannot be revoked
-    ///      before then, so the scholars it rented to can still terminate (and be refunded).
+    /// @dev The latest end of any rental lock an account set, rounded up to a whole day: its
+    ///      RENTAL_ROLE cannot be revoked before then, so the scholars it rented to can still
+    ///      terminate (and be refunded).
     mapping(address locker => uint64) private _rentalsUntil;
 
     constructor(address admin, string memory baseURI_) ERC721("DEW Avatar", "DEWAV") DEWAccessControl(admin) {
@@ -96,7 +97,10 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
         if (info.rented && block.timestamp < info.expires) revert AvatarRented(tokenId, info.expires);
         (info.user, info.expires, info.rented) = (user, expires, true);
         _locker[tokenId] = msg.sender;
-        if (expires > _rentalsUntil[msg.sender]) _rentalsUntil[msg.sender] = expires;
+        // Kept in whole days, rounded up: rentals accepted within the same day then leave the
+        // slot as it is, so a gas estimate made a few seconds before inclusion stays enough.
+        uint64 until = (expires / 1 days + 1) * 1 days;
+        if (until > _rentalsUntil[msg.sender]) _rentalsUntil[msg.sender] = until;
         emit UpdateUser(tokenId, user, expires);
         emit AvatarRentalStarted(tokenId, user, expires);
     }

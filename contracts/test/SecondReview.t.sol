@@ -326,15 +326,17 @@ contract SecondReviewTest is Fixture {
         bytes32 role = avatar.RENTAL_ROLE();
         vm.prank(admin);
         vm.expectRevert(
-            abi.encodeWithSelector(IAvatarNFT.AvatarRentalRoleInUse.selector, address(registry), START + 30 days)
+            abi.encodeWithSelector(
+                IAvatarNFT.AvatarRentalRoleInUse.selector, address(registry), _dayAfter(START + 30 days)
+            )
         );
         avatar.revokeRole(role, address(registry));
         vm.warp(START + 10 days);
         vm.prank(scholar);
         registry.terminate(a);
         vm.assertEq(token.balanceOf(scholar), 100 * DEW - registry.agreementOf(a).rentPaid);
-        // Once every lock it set has run out, the role can go.
-        vm.warp(START + 30 days);
+        // Once every lock it set has run out (counted in whole days), the role can go.
+        vm.warp(_dayAfter(START + 30 days));
         vm.prank(admin);
         avatar.revokeRole(role, address(registry));
         vm.assertFalse(avatar.hasRole(role, address(registry)));
@@ -354,6 +356,11 @@ contract SecondReviewTest is Fixture {
     }
 
     // --- helpers ---
+
+    /// @dev The end of the day holding `time` (AvatarNFT keeps rental ends in whole days).
+    function _dayAfter(uint256 time) internal pure returns (uint64) {
+        return uint64((time / 1 days + 1) * 1 days);
+    }
 
     function _setLimits(uint256 maxMatches) internal {
         vm.prank(admin);

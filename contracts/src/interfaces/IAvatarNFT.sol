@@ -63,8 +63,8 @@ interface IAvatarNFT is IERC721, IERC4907 {
     ///         offers record it, so any transfer voids them.
     function transferCount(uint256 tokenId) external view returns (uint256);
 
-    /// @notice The latest end of a rental lock `locker` has set; its RENTAL_ROLE cannot be
-    ///         revoked before then.
+    /// @notice The latest end of a rental lock `locker` has set, rounded up to a whole day (unix
+    ///         time); its RENTAL_ROLE cannot be revoked before then.
     function rentalsUntil(address locker) external view returns (uint64);
 
     function MINTER_ROLE() external view returns (bytes32);
