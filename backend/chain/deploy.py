@@ -51,6 +51,7 @@ DEW = 10**18
 MAX_SETTLE_PERIOD_LIMIT = ((1 << 32) - 1) * DEW
 MAX_SETTLE_PER_MATCH = ((1 << 24) - 1) * DEW
 MAX_SETTLE_PERIOD_S = (1 << 22) - 1
+MAX_SETTLE_MATCHES = (1 << 31) - 1
 
 
 class DeploymentError(ChainError):
@@ -78,10 +79,12 @@ class DeployConfig:
     receipt_timeout_s: float = 120.0
     # The vault's outflow limits (MatchSettlement.setLimits): at most ``settle_period_limit``
     # DEW wei per ``settle_period_s`` window and ``settle_max_per_match`` per match, both whole
-    # DEW.
+    # DEW, and at most ``settle_max_matches`` settled matches per window (which bounds the
+    # match ids a stolen settler key can use up; set it near twice a window's real matches).
     settle_period_s: int = 86_400
     settle_period_limit: int = 1_000_000 * DEW
     settle_max_per_match: int = 10_000 * DEW
+    settle_max_matches: int = 100_000
 
 
 class _Sender:
@@ -164,6 +167,7 @@ def deploy_all(
         0 < config.settle_period_s <= MAX_SETTLE_PERIOD_S
         and 0 <= config.settle_period_limit <= MAX_SETTLE_PERIOD_LIMIT
         and 0 <= config.settle_max_per_match <= MAX_SETTLE_PER_MATCH
+        and 0 <= config.settle_max_matches <= MAX_SETTLE_MATCHES
         and config.settle_period_limit % DEW == 0
         and config.settle_max_per_match % DEW == 0
     ):
@@ -212,7 +216,10 @@ def deploy_all(
             sender.send(contract.functions.grantRole(role, holder), f"grant {what}")
     sender.send(
         settlement.functions.setLimits(
-            config.settle_period_limit, config.settle_max_per_match, config.settle_period_s
+            config.settle_period_limit,
+            config.settle_max_per_match,
+            config.settle_period_s,
+            config.settle_max_matches,
         ),
         "set the vault's outflow limits",
     )
@@ -256,6 +263,7 @@ def deploy_all(
                 "period_s": config.settle_period_s,
                 "period_limit": str(config.settle_period_limit),
                 "max_per_match": str(config.settle_max_per_match),
+                "max_matches": config.settle_max_matches,
             },
         },
         roles=roles,

@@ -58,7 +58,14 @@ logger = logging.getLogger(__name__)
 FILLER_GAS = 21_000
 # MatchSettlement's refusals that pass with time or an admin's action (docs/contracts.md): a
 # settlement they stop waits (RequestStatus.WAITING) instead of failing.
-WAIT_ERRORS = frozenset({"SettlementOutflowLimit", "SettlementMatchOverLimit", "SettlementPaused"})
+WAIT_ERRORS = frozenset(
+    {
+        "SettlementOutflowLimit",
+        "SettlementMatchLimit",
+        "SettlementMatchOverLimit",
+        "SettlementPaused",
+    }
+)
 # How many queued requests one send round looks at, and how long it may sign before the
 # tracker runs again (confirmations must not wait behind a long queue).
 QUEUE_WINDOW = 1_000

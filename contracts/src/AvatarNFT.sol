@@ -22,12 +22,16 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     /// @notice The longest a rental lock may run.
     uint64 public constant MAX_RENTAL = 365 days;
 
-    /// @dev One storage slot per avatar with a user. `rented` marks a lock set by the rental
-    ///      role: until `expires` the avatar cannot move and its user cannot be changed.
+    /// @dev One storage slot per avatar with a user or a transfer. `rented` marks a lock set by
+    ///      the rental role: until `expires` the avatar cannot move and its user cannot be
+    ///      changed. `transfers` counts the avatar's transfers (wrapping at 2**24), so that the
+    ///      registry can tell a sale, even one undone, from no sale; it shares the slot the
+    ///      transfer hook reads anyway.
     struct UserInfo {
         address user;
         uint64 expires;
         bool rented;
+        uint24 transfers;
     }
 
     mapping(uint256 firstId => address) private _runOwner;
@@ -36,6 +40,10 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     mapping(uint256 tokenId => UserInfo) private _users;
     /// @dev Who set the rental lock; kept apart so a plain `setUser` costs one slot.
     mapping(uint256 tokenId => address registry) private _locker;
+    /// @dev The latest end of any rental lock an account set, rounded up to a whole day: its
+    ///      RENTAL_ROLE cannot be revoked before then, so the scholars it rented to can still
+    ///      terminate (and be refunded).
+    mapping(address locker => uint64) private _rentalsUntil;
 
     constructor(address admin, string memory baseURI_) ERC721("DEW Avatar", "DEWAV") DEWAccessControl(admin) {
         _baseTokenURI = baseURI_;
@@ -76,7 +84,7 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
         _checkAuthorized(owner, msg.sender, tokenId);
         UserInfo storage info = _users[tokenId];
         if (info.rented && block.timestamp < info.expires) revert AvatarRented(tokenId, info.expires);
-        _users[tokenId] = UserInfo({user: user, expires: expires, rented: false});
+        (info.user, info.expires, info.rented) = (user, expires, false);
         emit UpdateUser(tokenId, user, expires);
     }
 
@@ -87,8 +95,12 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
         if (expires > block.timestamp + MAX_RENTAL) revert AvatarRentalTooLong(expires, block.timestamp + MAX_RENTAL);
         UserInfo storage info = _users[tokenId];
         if (info.rented && block.timestamp < info.expires) revert AvatarRented(tokenId, info.expires);
-        _users[tokenId] = UserInfo({user: user, expires: expires, rented: true});
+        (info.user, info.expires, info.rented) = (user, expires, true);
         _locker[tokenId] = msg.sender;
+        // Kept in whole days, rounded up: rentals accepted within the same day then leave the
+        // slot as it is, so a gas estimate made a few seconds before inclusion stays enough.
+        uint64 until = (expires / 1 days + 1) * 1 days;
+        if (until > _rentalsUntil[msg.sender]) _rentalsUntil[msg.sender] = until;
         emit UpdateUser(tokenId, user, expires);
         emit AvatarRentalStarted(tokenId, user, expires);
     }
@@ -99,7 +111,7 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
         UserInfo storage info = _users[tokenId];
         address locker = info.rented && block.timestamp < info.expires ? _locker[tokenId] : address(0);
         if (locker != msg.sender) revert AvatarNotLockedBy(tokenId, msg.sender, locker);
-        delete _users[tokenId];
+        (info.user, info.expires, info.rented) = (address(0), 0, false);
         delete _locker[tokenId];
         emit UpdateUser(tokenId, address(0), 0);
         emit AvatarRentalEnded(tokenId);
@@ -140,6 +152,16 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
         return _nextTokenId;
     }
 
+    /// @inheritdoc IAvatarNFT
+    function transferCount(uint256 tokenId) external view returns (uint256) {
+        return _users[tokenId].transfers;
+    }
+
+    /// @inheritdoc IAvatarNFT
+    function rentalsUntil(address locker) external view returns (uint64) {
+        return _rentalsUntil[locker];
+    }
+
     function supportsInterface(bytes4 interfaceId)
         public
         view
@@ -147,6 +169,16 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
         returns (bool)
     {
         return interfaceId == type(IERC4907).interfaceId || super.supportsInterface(interfaceId);
+    }
+
+    /// @dev RENTAL_ROLE stays with an account while a rental lock it set may still run: the
+    ///      registry needs it to end rentals when scholars terminate or owners reclaim.
+    function _revokeRole(bytes32 role, address account) internal override returns (bool) {
+        if (role == RENTAL_ROLE) {
+            uint64 until = _rentalsUntil[account];
+            if (block.timestamp < until) revert AvatarRentalRoleInUse(account, until);
+        }
+        return super._revokeRole(role, account);
     }
 
     function _baseURI() internal view override returns (string memory) {
@@ -172,10 +204,13 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
         UserInfo memory info = _users[tokenId];
         if (info.rented && block.timestamp < info.expires) revert AvatarRented(tokenId, info.expires);
         from = super._update(to, tokenId, auth);
-        if (from != to && (info.user != address(0) || info.rented)) {
-            delete _users[tokenId];
+        if (from != to) {
+            // Safe: the counter is meant to wrap; only equality with an offer's copy matters.
+            unchecked {
+                _users[tokenId] = UserInfo({user: address(0), expires: 0, rented: false, transfers: info.transfers + 1});
+            }
             if (info.rented) delete _locker[tokenId];
-            emit UpdateUser(tokenId, address(0), 0);
+            if (info.user != address(0) || info.rented) emit UpdateUser(tokenId, address(0), 0);
         }
     }
 }

@@ -23,6 +23,13 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
     uint16 public constant MIN_TERMINATION_BPS = 1_000;
     /// @notice A Rewards Division agreement with no settled match for this long may be reclaimed.
     uint64 public constant MAX_IDLE = 7 days;
+    /// @notice A scholar who took an open listing may terminate only after this long (or the
+    ///         whole term, if shorter): taking listings off the market costs their time.
+    uint64 public constant MIN_LISTING_TERM = 1 hours;
+    /// @notice At most this many agreements are accepted per avatar per `ACCEPT_WINDOW`, which
+    ///         bounds the walk of `payeesAt` for a match settled late.
+    uint64 public constant MAX_ACCEPTS_PER_WINDOW = 8;
+    uint64 public constant ACCEPT_WINDOW = 1 days;
 
     IAvatarNFT public immutable avatar;
     IERC20 public immutable token;
@@ -35,6 +42,10 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
     mapping(address owner => mapping(uint256 avatarId => uint64)) private _offerNonce;
     uint256 private _agreementCount;
     uint256 private _escrowed;
+    /// @dev Per avatar: the start of its accept window (64 bits) | accepts in it << 64.
+    mapping(uint256 avatarId => uint256) private _acceptWindow;
+    /// @dev Settlement holds reported by the vault: heldUntil (64 bits) | paused << 64.
+    uint256 private _hold;
 
     constructor(address admin, IAvatarNFT avatar_, IERC20 token_) DEWAccessControl(admin) {
         avatar = avatar_;
@@ -59,6 +70,7 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         if (scholar == msg.sender || (scholar != address(0) && scholar == terms.manager)) {
             revert InvalidScholar(scholar);
         }
+        _checkManager(terms.manager, terms.managerBps);
         if (terms.validUntil <= block.timestamp) revert InvalidValidUntil(terms.validUntil, block.timestamp);
         agreementId = ++_agreementCount;
         Agreement storage a = _agreements[agreementId];
@@ -75,7 +87,11 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         a.avatarId = avatarId;
         a.rent = terms.rent;
         a.validUntil = terms.validUntil;
-        a.nonce = _offerNonce[msg.sender][avatarId];
+        // Safe: a nonce passes 2**32 only after 2**32 cancelOffers calls by this owner.
+        a.nonce = uint32(_offerNonce[msg.sender][avatarId]);
+        // Safe: transferCount is a 24-bit counter.
+        a.avatarTransfers = uint24(avatar.transferCount(avatarId));
+        a.openListing = scholar == address(0);
         emit AgreementOffered(agreementId, avatarId, msg.sender, scholar, terms);
     }
 
@@ -118,13 +134,18 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
             revert NotOfferedTo(agreementId, a.scholar, msg.sender);
         }
         if (msg.sender == a.owner || msg.sender == a.manager) revert InvalidScholar(msg.sender);
+        _checkManager(a.manager, a.managerBps);
         if (!_screened[a.owner]) revert OwnerNotScreened(a.owner);
         if (block.timestamp > a.validUntil) revert OfferExpired(agreementId, a.validUntil);
         uint256 avatarId = a.avatarId;
         uint64 nonce = _offerNonce[a.owner][avatarId];
-        if (a.nonce != nonce) revert OfferRevoked(agreementId, a.nonce, nonce);
+        if (a.nonce != uint32(nonce)) revert OfferRevoked(agreementId, a.nonce, nonce);
         address currentOwner = avatar.ownerOf(avatarId);
-        if (currentOwner != a.owner) revert OfferStale(agreementId, a.owner, currentOwner);
+        // A transfer since the offer voids it, even one that brought the avatar back.
+        if (currentOwner != a.owner || a.avatarTransfers != uint24(avatar.transferCount(avatarId))) {
+            revert OfferStale(agreementId, a.owner, currentOwner);
+        }
+        _countAccept(avatarId);
 
         uint256 previous = _latest[avatarId];
         if (previous != 0) {
@@ -165,6 +186,12 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         if (a.status != Status.Active) revert AgreementWrongStatus(agreementId, a.status);
         if (msg.sender != a.scholar) revert NotScholar(agreementId, msg.sender);
         if (block.timestamp >= a.endsAt) revert AgreementAlreadyExpired(agreementId, a.endsAt);
+        if (a.openListing) {
+            // Without a minimum term anyone could take every open listing off the market by
+            // accepting and terminating in one transaction (free under Rewards Division).
+            uint64 terminableFrom = a.startsAt + (a.duration < MIN_LISTING_TERM ? a.duration : MIN_LISTING_TERM);
+            if (block.timestamp < terminableFrom) revert AgreementInMinimumTerm(agreementId, terminableFrom);
+        }
         // The owner keeps at least MIN_TERMINATION_BPS of the rent: without it, accepting an
         // open Fixed Rent listing and terminating in the same transaction would take the
         // listing off the market at no cost but gas.
@@ -191,7 +218,7 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         if (a.terms != Terms.RewardsDivision) revert NotRewardsDivision(agreementId);
         if (block.timestamp >= a.endsAt) revert AgreementAlreadyExpired(agreementId, a.endsAt);
         uint64 lastMatchAt = a.lastMatchAt;
-        uint64 idleFrom = (lastMatchAt > a.startsAt ? lastMatchAt : a.startsAt) + MAX_IDLE;
+        uint64 idleFrom = _idleFrom(a);
         if (block.timestamp < idleFrom) revert AgreementNotIdle(agreementId, idleFrom);
         uint64 endedAt = uint64(block.timestamp);
         a.status = Status.Ended;
@@ -263,6 +290,20 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
     }
 
     /// @inheritdoc IScholarshipRegistry
+    function noteSettlementHold(bool paused, uint64 heldUntil) external onlyRole(SETTLEMENT_ROLE) {
+        uint64 until = uint64(_hold);
+        if (heldUntil > until) until = heldUntil;
+        _hold = (paused ? 1 << 64 : 0) | until;
+        emit SettlementHoldNoted(paused, until);
+    }
+
+    /// @inheritdoc IScholarshipRegistry
+    function settlementHold() external view returns (bool paused, uint64 heldUntil) {
+        uint256 hold = _hold;
+        return (hold >> 64 != 0, uint64(hold));
+    }
+
+    /// @inheritdoc IScholarshipRegistry
     function escrowedRent() external view returns (uint256) {
         return _escrowed;
     }
@@ -285,6 +326,46 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
             if (t.dustTo == Party.Manager && t.manager == address(0)) revert InvalidDustRecipient(t.dustTo);
             if (t.rent != 0) revert InvalidRent(t.rent);
         }
+    }
+
+    /// @dev A manager must be able to receive its share: not this registry, the token, the
+    ///      avatar contract or the vault (a transfer to the vault reverts the vault's batch).
+    function _checkManager(address manager, uint16 managerBps) private view {
+        if (
+            manager != address(0)
+                && (manager == address(this)
+                    || manager == address(token)
+                    || manager == address(avatar)
+                    || hasRole(SETTLEMENT_ROLE, manager))
+        ) {
+            revert InvalidManager(manager, managerBps);
+        }
+    }
+
+    /// @dev Counts an acceptance against the avatar's window (a window opens at the first
+    ///      acceptance after the last one ended).
+    function _countAccept(uint256 avatarId) private {
+        uint256 window = _acceptWindow[avatarId];
+        uint64 start = uint64(window);
+        uint256 accepts = window >> 64;
+        if (block.timestamp >= start + ACCEPT_WINDOW) {
+            start = uint64(block.timestamp);
+            accepts = 0;
+        }
+        if (accepts >= MAX_ACCEPTS_PER_WINDOW) revert AvatarAcceptLimit(avatarId, start + ACCEPT_WINDOW);
+        _acceptWindow[avatarId] = ((accepts + 1) << 64) | start;
+    }
+
+    /// @dev When an agreement becomes reclaimable for idleness: MAX_IDLE after the latest of its
+    ///      acceptance, its last settled match's play time and the end of the last settlement
+    ///      hold; never while settlement is paused (the scholar's matches cannot be settled).
+    function _idleFrom(Agreement storage a) private view returns (uint64) {
+        uint256 hold = _hold;
+        if (hold >> 64 != 0) return type(uint64).max;
+        uint64 from = a.startsAt;
+        if (a.lastMatchAt > from) from = a.lastMatchAt;
+        if (uint64(hold) > from) from = uint64(hold);
+        return from + MAX_IDLE;
     }
 
     function _clampToNow(uint64 playedAt) private view returns (uint64) {

@@ -73,7 +73,7 @@ contract MatchSettlementTest is Fixture {
     function test_settle_avatarWithoutAgreementPaysItsOwner() public {
         uint256 id = _mintAvatar(owner);
         vm.expectEmit(true, true, true, true, address(settlement));
-        emit IM.AvatarPayoutSplit(M1, id, 0, owner, address(0), address(0), 100, 0, 0);
+        emit IM.AvatarPayoutSplit(M1, id, 0, START, owner, address(0), address(0), 100, 0, 0);
         _settle(_match(M1, _one(_toAvatar(id, 100))));
         vm.assertEq(token.balanceOf(owner), 100);
     }
@@ -83,7 +83,7 @@ contract MatchSettlementTest is Fixture {
         uint256 agreementId = _rent(id, owner, scholar, _division(7 days, 3333, 1111, manager, IR.Party.Manager));
         // 1001 * 3333 / 1e4 = 333, * 1111 / 1e4 = 111, * 5556 / 1e4 = 556; dust 1 -> manager.
         vm.expectEmit(true, true, true, true, address(settlement));
-        emit IM.AvatarPayoutSplit(M1, id, agreementId, owner, manager, scholar, 333, 112, 556);
+        emit IM.AvatarPayoutSplit(M1, id, agreementId, START, owner, manager, scholar, 333, 112, 556);
         _settle(_match(M1, _one(_toAvatar(id, 1001))));
         vm.assertEq(token.balanceOf(owner), 333);
         vm.assertEq(token.balanceOf(manager), 112);
@@ -276,7 +276,7 @@ contract MatchSettlementTest is Fixture {
         uint64 playedAt = START + 7 days - 1 hours;
         vm.warp(START + 8 days);
         vm.expectEmit(true, true, true, true, address(settlement));
-        emit IM.AvatarPayoutSplit(M1, id, agreementId, owner, address(0), scholar, 200, 0, 800);
+        emit IM.AvatarPayoutSplit(M1, id, agreementId, playedAt, owner, address(0), scholar, 200, 0, 800);
         _settle(_match(M1, _one(_toAvatarAt(id, 1000, playedAt))));
         vm.assertEq(token.balanceOf(scholar), 800);
         vm.assertEq(token.balanceOf(owner), 200);
@@ -319,7 +319,7 @@ contract MatchSettlementTest is Fixture {
         uint256 second = _rent(id, owner, bob, _division(1 days, 9000, 0, address(0), IR.Party.Owner));
         vm.assertEq(uint256(registry.agreementOf(second).previousId), first);
         vm.expectEmit(true, true, true, true, address(settlement));
-        emit IM.AvatarPayoutSplit(M1, id, first, owner, address(0), scholar, 10, 0, 90);
+        emit IM.AvatarPayoutSplit(M1, id, first, START + 12 hours, owner, address(0), scholar, 10, 0, 90);
         _settle(_match(M1, _one(_toAvatarAt(id, 100, START + 12 hours))));
         // Between the two rentals nobody but the owner held the avatar.
         _settle(_match(M2, _one(_toAvatarAt(id, 100, START + 1 days + 1))));

@@ -3,7 +3,6 @@ pragma solidity ^0.8.24;
 
 import {IAccessControl} from "@openzeppelin/contracts/access/IAccessControl.sol";
 import {MatchSettlement} from "../src/MatchSettlement.sol";
-import {IDEWToken} from "../src/interfaces/IDEWToken.sol";
 import {IMatchSettlement as IM} from "../src/interfaces/IMatchSettlement.sol";
 import {Fixture} from "./utils/Fixture.sol";
 
@@ -22,7 +21,7 @@ contract SettlementLimitsTest is Fixture {
 
     function _setLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period) internal {
         vm.prank(admin);
-        settlement.setLimits(periodLimit, maxPerMatch, period);
+        settlement.setLimits(periodLimit, maxPerMatch, period, NO_MATCH_LIMIT);
     }
 
     function _pay(bytes32 id, address to, uint256 amount) internal pure returns (bytes memory) {
@@ -100,11 +99,11 @@ contract SettlementLimitsTest is Fixture {
         vm.expectRevert(abi.encodeWithSelector(IM.SettlementOutflowLimit.selector, 120 * DEW, LIMIT, START + PERIOD));
         _settle(_pay(M2, alice, 60 * DEW));
         vm.expectEmit(false, false, false, true, address(settlement));
-        emit IM.LimitsSet(200 * DEW, PER_MATCH, PERIOD);
+        emit IM.LimitsSet(200 * DEW, PER_MATCH, PERIOD, NO_MATCH_LIMIT);
         _setLimits(200 * DEW, PER_MATCH, PERIOD);
         _settle(_pay(M2, alice, 60 * DEW));
         vm.assertEq(token.balanceOf(alice), 120 * DEW);
-        (uint256 periodLimit, uint256 maxPerMatch, uint256 period) = settlement.limits();
+        (uint256 periodLimit, uint256 maxPerMatch, uint256 period,) = settlement.limits();
         vm.assertEq(periodLimit, 200 * DEW);
         vm.assertEq(maxPerMatch, PER_MATCH);
         vm.assertEq(period, PERIOD);
@@ -127,7 +126,7 @@ contract SettlementLimitsTest is Fixture {
             abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, operator, bytes32(0))
         );
         vm.prank(operator);
-        settlement.setLimits(LIMIT, PER_MATCH, PERIOD);
+        settlement.setLimits(LIMIT, PER_MATCH, PERIOD, NO_MATCH_LIMIT);
     }
 
     function test_setLimits_revertsWhenOutOfRange() public {
@@ -135,21 +134,31 @@ contract SettlementLimitsTest is Fixture {
         uint256 bigPerMatch = settlement.MAX_PER_MATCH_LIMIT() + DEW;
         uint256 longPeriod = settlement.MAX_PERIOD() + 1;
         vm.startPrank(admin);
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, bigPeriodLimit, DEW, PERIOD));
-        settlement.setLimits(bigPeriodLimit, DEW, PERIOD);
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, bigPerMatch, PERIOD));
-        settlement.setLimits(DEW, bigPerMatch, PERIOD);
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, DEW, 0));
-        settlement.setLimits(DEW, DEW, 0);
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, DEW, longPeriod));
-        settlement.setLimits(DEW, DEW, longPeriod);
+        vm.expectRevert(
+            abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, bigPeriodLimit, DEW, PERIOD, NO_MATCH_LIMIT)
+        );
+        settlement.setLimits(bigPeriodLimit, DEW, PERIOD, NO_MATCH_LIMIT);
+        vm.expectRevert(
+            abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, bigPerMatch, PERIOD, NO_MATCH_LIMIT)
+        );
+        settlement.setLimits(DEW, bigPerMatch, PERIOD, NO_MATCH_LIMIT);
+        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, DEW, 0, NO_MATCH_LIMIT));
+        settlement.setLimits(DEW, DEW, 0, NO_MATCH_LIMIT);
+        vm.expectRevert(
+            abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, DEW, longPeriod, NO_MATCH_LIMIT)
+        );
+        settlement.setLimits(DEW, DEW, longPeriod, NO_MATCH_LIMIT);
         // The limits are whole DEW.
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW + 1, DEW, PERIOD));
-        settlement.setLimits(DEW + 1, DEW, PERIOD);
-        vm.expectRevert(abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, DEW / 2, PERIOD));
-        settlement.setLimits(DEW, DEW / 2, PERIOD);
+        vm.expectRevert(
+            abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW + 1, DEW, PERIOD, NO_MATCH_LIMIT)
+        );
+        settlement.setLimits(DEW + 1, DEW, PERIOD, NO_MATCH_LIMIT);
+        vm.expectRevert(
+            abi.encodeWithSelector(IM.SettlementInvalidLimits.selector, DEW, DEW / 2, PERIOD, NO_MATCH_LIMIT)
+        );
+        settlement.setLimits(DEW, DEW / 2, PERIOD, NO_MATCH_LIMIT);
         vm.stopPrank();
-        (uint256 periodLimit, uint256 maxPerMatch, uint256 period) = settlement.limits();
+        (uint256 periodLimit, uint256 maxPerMatch, uint256 period,) = settlement.limits();
         vm.assertEq(periodLimit, NO_PERIOD_LIMIT);
         vm.assertEq(maxPerMatch, NO_PER_MATCH_LIMIT);
         vm.assertEq(period, 1 days);
@@ -157,7 +166,7 @@ contract SettlementLimitsTest is Fixture {
 
     function test_setLimits_acceptsTheMaxima() public {
         _setLimits(settlement.MAX_PERIOD_LIMIT(), settlement.MAX_PER_MATCH_LIMIT(), settlement.MAX_PERIOD());
-        (uint256 periodLimit, uint256 maxPerMatch, uint256 period) = settlement.limits();
+        (uint256 periodLimit, uint256 maxPerMatch, uint256 period,) = settlement.limits();
         vm.assertEq(periodLimit, settlement.MAX_PERIOD_LIMIT());
         vm.assertEq(maxPerMatch, settlement.MAX_PER_MATCH_LIMIT());
         vm.assertEq(period, settlement.MAX_PERIOD());
@@ -178,7 +187,7 @@ contract SettlementLimitsTest is Fixture {
         vm.assertEq(spent, 30 * DEW + 1e15); // 7 wei counted as one milli-DEW
         vm.prank(admin);
         settlement.unpause();
-        (uint256 periodLimit, uint256 maxPerMatch, uint256 period) = settlement.limits();
+        (uint256 periodLimit, uint256 maxPerMatch, uint256 period,) = settlement.limits();
         vm.assertEq(periodLimit, LIMIT + 5 * DEW);
         vm.assertEq(maxPerMatch, PER_MATCH - DEW);
         vm.assertEq(period, PERIOD * 2);
@@ -287,11 +296,15 @@ contract SettlementLimitsTest is Fixture {
         _settle(again);
     }
 
-    /// A payout to the vault itself would count as paid without moving money.
-    function test_settle_revertsWhenAPayoutIsToTheVault() public {
-        vm.expectRevert(abi.encodeWithSelector(IDEWToken.DEWInvalidTransfer.selector, 1));
+    /// A payout to the vault itself reverted the whole batch (DEWInvalidTransfer); now it stays
+    /// in the vault, with an event, and the rest of the batch is paid (issue 18, N1).
+    function test_settle_withholdsAPayoutToTheVault() public {
+        vm.expectEmit(true, true, false, true, address(settlement));
+        emit IM.PayoutWithheld(M1, address(settlement), 5);
         _settle(_match(M1, _two(_toAccount(alice, 1), _toAccount(address(settlement), 5))));
-        vm.assertFalse(settlement.isSettled(M1));
-        vm.assertEq(settlement.totalPaid(), 0);
+        vm.assertTrue(settlement.isSettled(M1));
+        vm.assertEq(token.balanceOf(alice), 1);
+        vm.assertEq(token.balanceOf(address(settlement)), VAULT - 1);
+        vm.assertEq(settlement.totalPaid(), 6);
     }
 }

@@ -13,7 +13,7 @@ import pytest
 from eth_account import Account
 from sqlalchemy import select
 
-from backend.chain.deploy import MAX_SETTLE_PER_MATCH, MAX_SETTLE_PERIOD_LIMIT
+from backend.chain.deploy import MAX_SETTLE_MATCHES, MAX_SETTLE_PER_MATCH, MAX_SETTLE_PERIOD_LIMIT
 from backend.chain.engine import is_wait_reason
 from backend.chain.models import ChainRequest, ChainTx, RequestStatus, TxStatus
 from backend.chain.outbox import Payout, request_settlement
@@ -30,8 +30,16 @@ def limits(deployment, chain_snapshot):
     """Set the vault's limits for one test; the snapshot puts the chain back afterwards."""
     settlement = deployment.contracts.settlement
 
-    def set_limits(period_limit: int, max_per_match: int, period_s: int = DAY) -> None:
-        _admin(deployment, settlement.functions.setLimits(period_limit, max_per_match, period_s))
+    def set_limits(
+        period_limit: int,
+        max_per_match: int,
+        period_s: int = DAY,
+        max_matches: int = MAX_SETTLE_MATCHES,
+    ) -> None:
+        _admin(
+            deployment,
+            settlement.functions.setLimits(period_limit, max_per_match, period_s, max_matches),
+        )
 
     return set_limits
 
@@ -70,6 +78,7 @@ def test_is_wait_reason_names_only_the_vaults_temporary_refusals() -> None:
     assert is_wait_reason("SettlementOutflowLimit(spent=1, periodLimit=0, resetsAt=5)")
     assert is_wait_reason("SettlementMatchOverLimit(matchId=0x01, paid=2, maxPerMatch=1)")
     assert is_wait_reason("SettlementPaused()")
+    assert is_wait_reason("SettlementMatchLimit(matches=3, maxMatches=2, resetsAt=5)")
     assert not is_wait_reason("ERC20InsufficientBalance(sender=0x, balance=0, needed=1)")
     assert not is_wait_reason("AccessControlUnauthorizedAccount(account=0x, neededRole=0x)")
     assert not is_wait_reason(None)
@@ -121,6 +130,34 @@ def test_over_the_window_limit_waits_then_is_paid_once_when_the_admin_raises_it(
         chain_id=engine.chain_id,
     )
     assert report.differences == []
+
+
+def test_over_the_window_match_count_waits_then_is_paid_once_when_the_admin_raises_it(
+    deployment, make_engine, fresh_db, limits
+) -> None:
+    """Issue 18 (N2): the window also counts matches; past the count, settlements wait."""
+    limits(100 * DEW, 3 * DEW, DAY, 2)
+    engine = make_engine(fresh_db, limit_retry_s=0.3)
+    player = Account.create().address
+    ids = _queue(fresh_db, player, [DEW] * 4)
+    pump_until(
+        engine,
+        lambda: statuses(fresh_db) == {"confirmed": 2, "waiting": 2},
+        timeout_s=40,
+        what="two paid, two waiting",
+    )
+    waiting = [r for r in _requests(fresh_db) if r.status == RequestStatus.WAITING]
+    assert all(r.failure_reason.startswith("waiting: SettlementMatchLimit(") for r in waiting)
+    assert _balance(deployment, player) == 2 * DEW
+    limits(100 * DEW, 3 * DEW, DAY, 10)
+    pump_until(
+        engine,
+        lambda: statuses(fresh_db) == {"confirmed": 4},
+        timeout_s=40,
+        what="waiting settlements paid",
+    )
+    pump_until(engine, lambda: _paid_once(deployment, engine, ids), timeout_s=10, what="events")
+    assert _balance(deployment, player) == 4 * DEW
 
 
 def test_waiting_settlements_are_paid_after_the_window_resets(
@@ -215,7 +252,7 @@ def test_a_settle_reverted_on_chain_by_the_limit_waits_and_is_paid_later(
     settlement = deployment.contracts.settlement
     deployer = Account.from_key(deployment.deployer_key)
     w3 = deployment.w3
-    lower = settlement.functions.setLimits(DEW, DEW, DAY).build_transaction(
+    lower = settlement.functions.setLimits(DEW, DEW, DAY, MAX_SETTLE_MATCHES).build_transaction(
         {
             "from": deployer.address,
             "nonce": w3.eth.get_transaction_count(deployer.address),
@@ -240,7 +277,7 @@ def test_a_settle_reverted_on_chain_by_the_limit_waits_and_is_paid_later(
     assert _balance(deployment, player) == 0
 
     raise_tx = settlement.functions.setLimits(
-        MAX_SETTLE_PERIOD_LIMIT, MAX_SETTLE_PER_MATCH, DAY
+        MAX_SETTLE_PERIOD_LIMIT, MAX_SETTLE_PER_MATCH, DAY, MAX_SETTLE_MATCHES
     ).build_transaction(
         {"from": deployer.address, "nonce": w3.eth.get_transaction_count(deployer.address)}
     )

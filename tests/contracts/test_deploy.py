@@ -29,6 +29,7 @@ from backend.chain.contracts import (
 )
 from backend.chain.deploy import (
     DEW,
+    MAX_SETTLE_MATCHES,
     MAX_SETTLE_PER_MATCH,
     MAX_SETTLE_PERIOD_LIMIT,
     MAX_SETTLE_PERIOD_S,
@@ -100,6 +101,7 @@ def test_every_contract_reads_back(deployment: Deployment) -> None:
         int(limits["period_limit"]),
         int(limits["max_per_match"]),
         limits["period_s"],
+        limits["max_matches"],
     ]
     assert c.settlement.functions.paused().call() is False
 
@@ -174,6 +176,7 @@ def test_deploy_refuses_the_deployer_as_operator(anvil) -> None:
         {"settle_max_per_match": MAX_SETTLE_PER_MATCH + DEW},
         {"settle_period_s": MAX_SETTLE_PERIOD_S + 1},
         {"settle_period_s": 0},
+        {"settle_max_matches": MAX_SETTLE_MATCHES + 1},
     ],
 )
 def test_deploy_refuses_limits_the_vault_cannot_hold(anvil, limits) -> None:
@@ -191,6 +194,7 @@ def test_deploy_limit_maxima_are_the_contracts(deployment: Deployment) -> None:
     assert settlement.functions.MAX_PERIOD_LIMIT().call() == MAX_SETTLE_PERIOD_LIMIT
     assert settlement.functions.MAX_PER_MATCH_LIMIT().call() == MAX_SETTLE_PER_MATCH
     assert settlement.functions.MAX_PERIOD().call() == MAX_SETTLE_PERIOD_S
+    assert settlement.functions.MAX_MATCHES_PER_PERIOD().call() == MAX_SETTLE_MATCHES
 
 
 def test_deploy_hands_the_admin_role_over_in_two_steps(anvil, chain_snapshot) -> None:

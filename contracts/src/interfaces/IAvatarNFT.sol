@@ -19,6 +19,9 @@ interface IAvatarNFT is IERC721, IERC4907 {
     error AvatarNotLockedBy(uint256 tokenId, address caller, address locker);
     /// @notice `mintBatch` was called with no recipients.
     error AvatarEmptyBatch();
+    /// @notice `account` set rental locks that may run until `until`: its RENTAL_ROLE cannot be
+    ///         revoked before then (scholars must still be able to terminate).
+    error AvatarRentalRoleInUse(address account, uint64 until);
 
     /// @notice An avatar was locked to `user` by the rental role until `expires`.
     event AvatarRentalStarted(uint256 indexed tokenId, address indexed user, uint64 expires);
@@ -55,6 +58,14 @@ interface IAvatarNFT is IERC721, IERC4907 {
 
     /// @notice The next id `mintBatch` will assign.
     function nextTokenId() external view returns (uint256);
+
+    /// @notice How many times the avatar has been transferred (a 24-bit counter that wraps);
+    ///         offers record it, so any transfer voids them.
+    function transferCount(uint256 tokenId) external view returns (uint256);
+
+    /// @notice The latest end of a rental lock `locker` has set, rounded up to a whole day (unix
+    ///         time); its RENTAL_ROLE cannot be revoked before then.
+    function rentalsUntil(address locker) external view returns (uint64);
 
     function MINTER_ROLE() external view returns (bytes32);
     function RENTAL_ROLE() external view returns (bytes32);

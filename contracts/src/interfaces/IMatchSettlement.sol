@@ -18,13 +18,19 @@ pragma solidity ^0.8.24;
 ///                     settled after its rental ended still pays that rental's parties
 ///
 ///         Limits (the blast radius of a stolen settler key): a match may pay at most
-///         `maxPerMatch`, and all batches together at most `periodLimit` per window of `period`
-///         seconds (a window opens at the first payment after the previous one ended, so any
-///         `period`-long span sees at most twice the limit). A batch that would pass a limit
-///         reverts whole with `SettlementMatchOverLimit` or `SettlementOutflowLimit` and changes
-///         nothing: its matches stay unsettled, to be paid once the window resets or the admin
-///         raises the limit. The guardian can `pause` settlement; only the admin unpauses.
-///         A match header with no payouts is refused (it would only use up its matchId).
+///         `maxPerMatch`, and all batches together at most `periodLimit` and at most
+///         `maxMatches` settled matches per window of `period` seconds (a window opens at the
+///         first payment after the previous one ended, so any `period`-long span sees at most
+///         twice the limits). A batch that would pass a limit reverts whole with
+///         `SettlementMatchOverLimit`, `SettlementOutflowLimit` or `SettlementMatchLimit` and
+///         changes nothing: its matches stay unsettled, to be paid once the window resets or the
+///         admin raises the limit. The match count bounds how many future match ids a stolen
+///         key can use up with dust payouts. The guardian can `pause` settlement; only the admin
+///         unpauses. A match header with no payouts is refused (it would only use up its matchId).
+///
+///         No payee can make a batch revert: a payout leg to a refused payee (this vault, the
+///         registry, the DEW token or the avatar contract) stays in the vault, with
+///         `PayoutWithheld`, and the rest of the batch is paid.
 ///
 ///         Idempotency: each matchId pays at most once. A matchId already settled (earlier or
 ///         earlier in the same batch) is SKIPPED with `MatchSkipped`, not reverted, so one
@@ -60,9 +66,13 @@ interface IMatchSettlement {
     error SettlementOutflowLimit(uint256 spent, uint256 periodLimit, uint256 resetsAt);
     /// @notice Settlement is paused.
     error SettlementPaused();
+    /// @notice The batch would take the window's settled matches to `matches`, past
+    ///         `maxMatches`; the current window ends at `resetsAt` (a unix time).
+    error SettlementMatchLimit(uint256 matches, uint256 maxMatches, uint256 resetsAt);
     /// @notice Limits out of range: an amount that is not whole DEW or is above its maximum
-    ///         (`MAX_PERIOD_LIMIT`, `MAX_PER_MATCH_LIMIT`), or a period of zero or above `MAX_PERIOD`.
-    error SettlementInvalidLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period);
+    ///         (`MAX_PERIOD_LIMIT`, `MAX_PER_MATCH_LIMIT`), a period of zero or above
+    ///         `MAX_PERIOD`, or a match count above `MAX_MATCHES_PER_PERIOD`.
+    error SettlementInvalidLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period, uint256 maxMatches);
 
     /// @notice A match was settled; `paid` is the sum of its payouts.
     event MatchSettled(bytes32 indexed matchId, bytes32 resultHash, uint256 paid);
@@ -70,11 +80,14 @@ interface IMatchSettlement {
     ///         one given this time (compare it with the `MatchSettled` one).
     event MatchSkipped(bytes32 indexed matchId, bytes32 resultHash);
     /// @notice How one avatar payout was divided and to whom (agreementId 0: no agreement, all
-    ///         to the avatar's owner; manager and scholar are then the zero address).
+    ///         to the avatar's owner; manager and scholar are then the zero address). `playedAt`
+    ///         is the play time the agreement was looked up at (the block time when the payout
+    ///         gave 0 or a future time).
     event AvatarPayoutSplit(
         bytes32 indexed matchId,
         uint256 indexed avatarId,
         uint256 indexed agreementId,
+        uint64 playedAt,
         address owner,
         address manager,
         address scholar,
@@ -82,10 +95,18 @@ interface IMatchSettlement {
         uint256 toManager,
         uint256 toScholar
     );
+    /// @notice A payout leg of `matchId` to a refused payee (this vault, the registry, the DEW
+    ///         token or the avatar contract) was not sent: `amount` stayed in the vault (the admin
+    ///         can `withdraw` it). It is still part of the match's `paid`, `totalPaid` and the
+    ///         window's spending; an avatar payout's `AvatarPayoutSplit` still names `recipient`.
+    event PayoutWithheld(bytes32 indexed matchId, address indexed recipient, uint256 amount);
+    /// @notice The registry refused a settlement hold report (see
+    ///         `IScholarshipRegistry.noteSettlementHold`); the pause or settlement went ahead.
+    event SettlementHoldNotReported(bool paused, uint256 heldUntil);
     /// @notice The admin took DEW out of the vault.
     event VaultWithdrawn(address indexed to, uint256 amount);
     /// @notice The admin set the outflow limits.
-    event LimitsSet(uint256 periodLimit, uint256 maxPerMatch, uint256 period);
+    event LimitsSet(uint256 periodLimit, uint256 maxPerMatch, uint256 period, uint256 maxMatches);
     /// @notice The guardian paused settlement.
     event Paused(address indexed guardian);
     /// @notice The admin resumed settlement.
@@ -99,6 +120,9 @@ interface IMatchSettlement {
 
     /// @notice The longest `period` in seconds (2**22 - 1, about 48 days).
     function MAX_PERIOD() external view returns (uint256);
+
+    /// @notice The largest `maxMatches` (2**31 - 1).
+    function MAX_MATCHES_PER_PERIOD() external view returns (uint256);
 
     /// @notice Settles a batch of matches (layout above). Only `SETTLER_ROLE`, when not paused.
     /// @return settled The number of matches paid (skipped ones excluded).
@@ -114,22 +138,30 @@ interface IMatchSettlement {
     /// @notice Sends DEW out of the vault. Only `DEFAULT_ADMIN_ROLE`.
     function withdraw(address to, uint256 amount) external;
 
-    /// @notice Sets the outflow limits (DEW wei, in whole DEW; seconds); they apply at once,
-    ///         also to the current window. Only `DEFAULT_ADMIN_ROLE`.
-    function setLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period) external;
+    /// @notice Sets the outflow limits (DEW wei, in whole DEW; seconds; settled matches per
+    ///         window); they apply at once, also to the current window. Only `DEFAULT_ADMIN_ROLE`.
+    function setLimits(uint256 periodLimit, uint256 maxPerMatch, uint256 period, uint256 maxMatches) external;
 
     /// @notice The outflow limits (all zero until the admin sets them: nothing can be paid).
-    function limits() external view returns (uint256 periodLimit, uint256 maxPerMatch, uint256 period);
+    function limits()
+        external
+        view
+        returns (uint256 periodLimit, uint256 maxPerMatch, uint256 period, uint256 maxMatches);
+
+    /// @notice The current window's settled matches and how many more it may settle now (a
+    ///         window that has ended counts as a fresh one).
+    function windowMatches() external view returns (uint256 settled, uint256 available);
 
     /// @notice The current window: when it started, what it has paid (each batch counted
     ///         rounded up to the milli-DEW), and what `settle` may still pay now (a window that
     ///         has ended counts as a fresh one).
     function outflow() external view returns (uint256 windowStart, uint256 spent, uint256 available);
 
-    /// @notice Stops `settle`. Only `GUARDIAN_ROLE`.
+    /// @notice Stops `settle`, and tells the registry (so `reclaimIdle` waits). Only `GUARDIAN_ROLE`.
     function pause() external;
 
-    /// @notice Lets `settle` run again. Only `DEFAULT_ADMIN_ROLE`.
+    /// @notice Lets `settle` run again, and tells the registry (idle time counts from now).
+    ///         Only `DEFAULT_ADMIN_ROLE`.
     function unpause() external;
 
     /// @notice True while settlement is paused.

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {IAvatarNFT} from "./IAvatarNFT.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+
 /// @title Scholarship agreements between avatar owners and scholars
 /// @notice A screened owner offers an avatar, to a named scholar or as an open listing. Accepting
 ///         starts the agreement: the avatar's ERC-4907 user becomes the scholar for the term and
@@ -18,7 +21,8 @@ pragma solidity ^0.8.24;
 ///         (`payeesAt`), however late it is settled: after the term ended, after an early
 ///         termination, or after the avatar was sold, the parties of that agreement are paid.
 ///         Offers expire at `validUntil`; `cancelOffers` withdraws all of an owner's open
-///         offers for an avatar at once (a per-(owner, avatar) nonce).
+///         offers for an avatar at once (a per-(owner, avatar) nonce), and any transfer of the
+///         avatar voids its open offers (a per-avatar transfer counter).
 interface IScholarshipRegistry {
     /// @notice The two kinds of agreement.
     enum Terms {
@@ -84,7 +88,12 @@ interface IScholarshipRegistry {
         /// The offer's last second of validity.
         uint64 validUntil;
         /// The owner's offer nonce for this avatar when the offer was made (see `cancelOffers`).
-        uint64 nonce;
+        uint32 nonce;
+        /// `AvatarNFT.transferCount` of the avatar when the offer was made: a transfer since
+        /// (even one that brought it back) voids the offer.
+        uint24 avatarTransfers;
+        /// Offered to anyone (the zero address); its scholar then has a minimum term.
+        bool openListing;
         /// The latest play time of a match settled under this agreement (0: none yet).
         uint64 lastMatchAt;
         /// The avatar's agreement accepted before this one (0: none); links its history.
@@ -146,8 +155,15 @@ interface IScholarshipRegistry {
     error NotAgreementOwner(uint256 agreementId, address caller);
     /// @notice Only a Rewards Division agreement can be reclaimed for idleness.
     error NotRewardsDivision(uint256 agreementId);
-    /// @notice The scholar had a match settled too recently: reclaimable from `idleFrom`.
+    /// @notice The scholar had a match settled too recently, or settlement was held: reclaimable
+    ///         from `idleFrom` (`type(uint64).max` while settlement is paused).
     error AgreementNotIdle(uint256 agreementId, uint64 idleFrom);
+    /// @notice An agreement taken from an open listing cannot be terminated before
+    ///         `terminableFrom` (its minimum term).
+    error AgreementInMinimumTerm(uint256 agreementId, uint64 terminableFrom);
+    /// @notice The avatar had `MAX_ACCEPTS_PER_WINDOW` agreements accepted in its current
+    ///         window; the next may be accepted from `retryAt`.
+    error AvatarAcceptLimit(uint256 avatarId, uint64 retryAt);
 
     /// @notice A screener approved or withdrew an owner.
     event OwnerScreened(address indexed owner, bool approved, address indexed screener);
@@ -179,12 +195,16 @@ interface IScholarshipRegistry {
     event AgreementExpired(uint256 indexed agreementId, uint256 rentToOwner);
     /// @notice The owner ended an idle Rewards Division agreement at `endedAt`.
     event AgreementReclaimed(uint256 indexed agreementId, uint64 lastMatchAt, uint64 endedAt);
+    /// @notice The vault reported a settlement hold: `paused`, and the latest end of a hold
+    ///         (an unpause, or a nearly full window's reset) so far.
+    event SettlementHoldNoted(bool paused, uint64 heldUntil);
 
     /// @notice Approves (or withdraws) `owner` as allowed to offer. Only `SCREENER_ROLE`.
     function setScreened(address owner, bool approved) external;
 
     /// @notice Offers `avatarId`, to `scholar` or to anyone when `scholar` is zero.
-    /// @dev The caller must own the avatar and be screened.
+    /// @dev The caller must own the avatar and be screened; a manager must be payable (not the
+    ///      registry, the token, the avatar contract or a `SETTLEMENT_ROLE` holder).
     function offer(uint256 avatarId, address scholar, OfferTerms calldata terms) external returns (uint256 agreementId);
 
     /// @notice Withdraws an offer nobody has accepted. Only its owner.
@@ -195,7 +215,9 @@ interface IScholarshipRegistry {
     function cancelOffers(uint256 avatarId) external returns (uint64 nonce);
 
     /// @notice Accepts an offer: escrows Fixed Rent (the caller must have approved the DEW) and
-    ///         makes the caller the avatar's user for the term.
+    ///         makes the caller the avatar's user for the term. Refused if the avatar was
+    ///         transferred since the offer (`OfferStale`), if the manager cannot be paid
+    ///         (`InvalidManager`), or past the avatar's accepts per window (`AvatarAcceptLimit`).
     function accept(uint256 agreementId) external;
 
     /// @notice `accept` in one transaction: first applies the scholar's ERC-2612 permit for the
@@ -209,13 +231,26 @@ interface IScholarshipRegistry {
     /// @notice The scholar ends an active agreement before its term: the owner receives the
     ///         vested rent, but at least `MIN_TERMINATION_BPS` of it (so accepting and terminating
     ///         at once cannot take an open listing off the market for free), the scholar the
-    ///         unused rest, and the avatar is released. Records `endedAt`.
+    ///         unused rest, and the avatar is released. Records `endedAt`. An agreement taken
+    ///         from an open listing cannot be terminated in its first `MIN_LISTING_TERM`
+    ///         (`AgreementInMinimumTerm`).
     function terminate(uint256 agreementId) external;
 
     /// @notice The owner ends a Rewards Division agreement under which no match has been
-    ///         settled for `MAX_IDLE` (counted from the later of acceptance and the last
-    ///         settled match's play time); the avatar is released. Records `endedAt`.
+    ///         settled for `MAX_IDLE`, counted from the latest of: acceptance, the last settled
+    ///         match's play time, and the end of the last settlement hold (see
+    ///         `settlementHold`); refused while settlement is paused. The avatar is released.
+    ///         Records `endedAt`.
     function reclaimIdle(uint256 agreementId) external;
+
+    /// @notice The vault reports a hold on settlement: `paused` (true from `pause` until
+    ///         `unpause`), and `heldUntil`, when a hold ends (the unpause time, or the reset of a
+    ///         window that was left nearly full); the latest `heldUntil` is kept. Only
+    ///         `SETTLEMENT_ROLE`.
+    function noteSettlementHold(bool paused, uint64 heldUntil) external;
+
+    /// @notice Whether settlement is paused, and the latest end of a settlement hold.
+    function settlementHold() external view returns (bool paused, uint64 heldUntil);
 
     /// @notice Closes an agreement whose term has ended: pays the remaining rent to the owner
     ///         and releases the avatar. Anyone may call.
@@ -255,6 +290,12 @@ interface IScholarshipRegistry {
 
     /// @notice The number of agreements created so far (ids run from 1).
     function agreementCount() external view returns (uint256);
+
+    /// @notice The avatar contract whose avatars are rented out.
+    function avatar() external view returns (IAvatarNFT);
+
+    /// @notice The DEW token rent is paid in.
+    function token() external view returns (IERC20);
 
     function SCREENER_ROLE() external view returns (bytes32);
     function SETTLEMENT_ROLE() external view returns (bytes32);

@@ -18,6 +18,7 @@ abstract contract Fixture is Test {
     /// The largest limits the vault can hold ("no limit" in the shared fixture).
     uint256 internal constant NO_PERIOD_LIMIT = ((1 << 32) - 1) * 1e18;
     uint256 internal constant NO_PER_MATCH_LIMIT = ((1 << 24) - 1) * 1e18;
+    uint256 internal constant NO_MATCH_LIMIT = (1 << 31) - 1;
 
     address internal admin = address(0xAD);
     address internal operator = address(0x0E);
@@ -52,7 +53,7 @@ abstract contract Fixture is Test {
         settlement.grantRole(settlement.SETTLER_ROLE(), operator);
         settlement.grantRole(settlement.GUARDIAN_ROLE(), operator);
         // No limit in the shared fixture (the limits' own tests set them): the largest ones.
-        settlement.setLimits(NO_PERIOD_LIMIT, NO_PER_MATCH_LIMIT, 1 days);
+        settlement.setLimits(NO_PERIOD_LIMIT, NO_PER_MATCH_LIMIT, 1 days, NO_MATCH_LIMIT);
         vm.stopPrank();
         vm.prank(treasury);
         token.mint(address(settlement), VAULT);

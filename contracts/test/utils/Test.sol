@@ -11,6 +11,8 @@ interface Vm {
     }
 
     function warp(uint256 newTimestamp) external;
+    function load(address target, bytes32 slot) external view returns (bytes32 data);
+    function store(address target, bytes32 slot, bytes32 value) external;
     function prank(address msgSender) external;
     function startPrank(address msgSender) external;
     function stopPrank() external;
@@ -34,6 +36,7 @@ interface Vm {
     function assertTrue(bool condition) external pure;
     function assertTrue(bool condition, string calldata error) external pure;
     function assertFalse(bool condition) external pure;
+    function assertFalse(bool condition, string calldata error) external pure;
     function assertLe(uint256 left, uint256 right) external pure;
     function assertLe(uint256 left, uint256 right, string calldata error) external pure;
     function assertGe(uint256 left, uint256 right) external pure;
