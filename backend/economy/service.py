@@ -47,7 +47,7 @@ from backend.economy.policy import (
     plan_rewards,
     split_payout,
 )
-from backend.economy.stakes import escrowed
+from backend.economy.stakes import escrowed, reverse_withdrawal
 
 logger = logging.getLogger(__name__)
 
@@ -654,6 +654,9 @@ def _book_failed(session: Session, settlement: PlannedSettlement, reason: str) -
     settlement.status = SettlementStatus.FAILED
     settlement.failure_reason = reason
     settlement.updated_at = now
+    if settlement.economy == "withdrawal":
+        # Its DEW never left the vault: back to the stake balance it was taken from.
+        reverse_withdrawal(session=session, match_id=settlement.match_id)
 
 
 # --- reconciliation -----------------------------------------------------------------------
@@ -663,6 +666,7 @@ def _book_failed(session: Session, settlement: PlannedSettlement, reason: str) -
 class LedgerReconciliation:
     matches_checked: int = 0
     wallets_checked: int = 0
+    withdrawals_paid: int = 0  # DEW wei paid out of stake balances (in the wallets' totals)
     differences: list[str] = field(default_factory=list)
 
     @property
