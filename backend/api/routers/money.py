@@ -24,6 +24,7 @@ from backend.economy import exceptions as economy_exc
 from backend.economy import schemas as economy_schemas
 from backend.economy import stakes, withdrawals
 from backend.economy.models import PlannedSettlement
+from backend.economy.policy import MAX_PAYOUT_AMOUNT
 from backend.economy.router import get_tx_builder
 from backend.tables.models import Match
 
@@ -102,8 +103,10 @@ def _withdrawal_out(row: dict[str, Any]) -> WithdrawalOut:
 
 def _amount(text: str) -> int:
     value = int(text)
-    if value <= 0:
-        raise economy_exc.EconomyValueError(f"amount must be positive, got {text!r}")
+    if not 0 < value <= MAX_PAYOUT_AMOUNT:
+        raise economy_exc.EconomyValueError(
+            f"amount must be 1..2**88-1 DEW wei (the vault's largest payout), got {text!r}"
+        )
     return value
 
 
@@ -162,7 +165,8 @@ def deposit(
 ) -> economy_schemas.TransactionsOut:
     """The DEW transfer into the vault for the player's wallet to sign; the stake balance is
     credited once the transfer is confirmed."""
-    tx = get_tx_builder(request).deposit(sender=player.address, amount=_amount(body.amount))
+    amount = _amount(body.amount)  # bad input is refused before the chain is asked
+    tx = get_tx_builder(request).deposit(sender=player.address, amount=amount)
     return economy_schemas.TransactionsOut(
         transactions=[economy_schemas.UnsignedTxOut.model_validate(tx.to_json())]
     )
