@@ -84,27 +84,35 @@ def test_anonymous_and_forged_tokens_are_refused_everywhere(server):
 
 
 BAD_BODIES = [
-        {"amount": "0"},
-        {"amount": "-1"},
-        {"amount": "1.5"},
-        {"amount": "1e18"},
-        {"amount": ""},
-        {"amount": " 1"},
-        {"amount": "0x10"},
-        {"amount": 1},
-        {"amount": 1.5},
-        {"amount": None},
-        {"amount": ["1"]},
-        {"amount": "9" * 41},
-        {"amount": str(2**88)},  # above the vault's 2**88-1 per payout
-        {},
-        {"amount": "1", "address": "0x0000000000000000000000000000000000000001"},
-        {"amount": "1", "idempotency_key": ""},
-        {"amount": "1", "idempotency_key": "k" * 65},
-        {"amount": "1", "idempotency_key": "a b"},
-        {"amount": "1", "idempotency_key": 7},
+    {"amount": "0"},
+    {"amount": "-1"},
+    {"amount": "1.5"},
+    {"amount": "1e18"},
+    {"amount": ""},
+    {"amount": " 1"},
+    {"amount": "0x10"},
+    {"amount": 1},
+    {"amount": 1.5},
+    {"amount": None},
+    {"amount": ["1"]},
+    {"amount": "9" * 41},
+    {"amount": str(2**88)},  # above the vault's 2**88-1 per payout
+    {},
+    {"amount": "1", "address": "0x0000000000000000000000000000000000000001"},
+    {"amount": "1", "idempotency_key": ""},
+    {"amount": "1", "idempotency_key": "k" * 65},
+    {"amount": "1", "idempotency_key": "a b"},
+    {"amount": "1", "idempotency_key": 7},
 ]
-MALFORMED = [b"{", b"not json", b'{"amount": "1"', b"[]", b'"1"', b"\xff\xfe", b'{"amount": "1"}' * 2]
+MALFORMED = [
+    b"{",
+    b"not json",
+    b'{"amount": "1"',
+    b"[]",
+    b'"1"',
+    b"\xff\xfe",
+    b'{"amount": "1"}' * 2,
+]
 
 
 def test_bad_withdrawal_bodies_are_refused_and_change_nothing(server, books):
@@ -138,7 +146,9 @@ def test_escrowed_stake_cannot_be_withdrawn(server, books):
     address, client = _player(server, books, 5 * DEW)
     with books.begin() as session:
         stakes.escrow_stakes(
-            session=session, match_id="hostile-" + secrets.token_hex(8), seats=[(0, address)],
+            session=session,
+            match_id="hostile-" + secrets.token_hex(8),
+            seats=[(0, address)],
             stake=4 * DEW,
         )
     response = client.post("/wallet/withdrawals", json={"amount": str(5 * DEW)})

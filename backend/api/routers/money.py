@@ -63,6 +63,7 @@ class WithdrawalOut(BaseModel):
     state: str = Field(description="requested | sent | waiting | paid | failed")
     reason: str | None
     tx_hash: str | None
+    chain_match_id: str = Field(description="the id its MatchSettled event carries")
     requested_at: datetime
     updated_at: datetime
 
