@@ -929,7 +929,7 @@ class Season:
 
         row = wait_for("vera's withdrawal paid", paid, timeout_s=120, every_s=0.3)
         after = int(money()["stake_balance"])
-        self.withdrawal_seen = {"wallet": "vera", "amount": WITHDRAWAL, **row}
+        self.withdrawal_seen = {**row, "wallet": "vera", "amount": WITHDRAWAL}
         self.withdrawal_line = (
             f"withdrawal: vera took {dew_amount(WITHDRAWAL)} DEW of her {dew_amount(before)} DEW "
             f"stake balance out of the vault ({' -> '.join(states)}; settle tx "

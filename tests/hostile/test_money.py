@@ -136,6 +136,10 @@ def test_more_than_the_balance_and_a_wallet_that_never_deposited_are_refused(ser
     response = client.post("/wallet/withdrawals", json={"amount": str(3 * DEW + 1)})
     assert response.status_code == 409 and response.json()["error"]["code"] == "insufficient_stake"
     assert _books(books, address) == before
+    for path in ("/wallet", "/wallet/withdrawals"):
+        for limit in ("0", "-1", "501", "1e9", "x", "9" * 30):
+            response = client.get(path, params={"limit": limit})
+            assert response.status_code == 422, (path, limit, response.text)
     poor, poor_client = _player(server, books, 0)
     response = poor_client.post("/wallet/withdrawals", json={"amount": "1"})
     assert response.status_code == 409 and response.json()["error"]["code"] == "insufficient_stake"
