@@ -20,6 +20,7 @@ from eth_account import Account
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.economy import jobs, service
 from backend.economy.chain_reader import ChainReader
+from backend.economy.models import StakeEntry
 from backend.economy.stakes import index_deposits
 from backend.economy.withdrawals import reconcile_withdrawals
 from tests.chain.conftest import settled_events, statuses, wait_for
@@ -127,6 +128,9 @@ def test_twenty_parallel_withdrawals_of_one_balance_pay_once(deployment, stack) 
     key = deployment.player_keys[0]
     player = Account.from_key(key).address
     client = _funded_player(deployment, stack, key, 7 * DEW)
+    # More than the wallet holds: refused by the simulation, nothing to sign.
+    response = client.post("/wallet/deposit", json={"amount": str(10**25)})
+    assert response.status_code == 409 and response.json()["error"]["code"] == "refused"
     token = deployment.contracts.token.functions
     before = token.balanceOf(player).call()
     vault_before = token.balanceOf(deployment.contracts.settlement.address).call()
@@ -189,3 +193,13 @@ def test_a_withdrawal_held_by_the_window_limit_is_paid_after_the_window(deployme
     events = settled_events(stack["engine"].rpc, settlement.address)
     assert events[paid["chain_match_id"].lower()] == 1
     assert _books_agree(stack) == 4 * DEW
+    # A withdrawal credited back although it was paid is a difference the books report.
+    with stack["sessions"].begin() as session:
+        session.add(
+            StakeEntry(
+                address=player, kind="reversal", amount=str(2 * DEW), match_id=paid["id"], seat=0
+            )
+        )
+    with stack["sessions"]() as session:
+        found = reconcile_withdrawals(session=session, reader=stack["reader"])
+    assert found.differences == [f"withdrawal {paid['id']}: paid and credited back"]
