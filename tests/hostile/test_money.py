@@ -13,6 +13,8 @@ import pytest
 from sqlalchemy import func, select
 
 from backend.chain.models import ChainRequest
+from backend.competitions import service as competitions
+from backend.competitions.models import escrow_key
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import stakes
 from backend.economy.models import StakeEntry
@@ -146,19 +148,41 @@ def test_more_than_the_balance_and_a_wallet_that_never_deposited_are_refused(ser
     assert _books(books, poor)[:2] == (0, 0)
 
 
-def test_escrowed_stake_cannot_be_withdrawn(server, books):
+def test_escrowed_stake_cannot_be_withdrawn_and_the_page_says_why(server, books):
     address, client = _player(server, books, 5 * DEW)
+    name = "Hostile cup " + secrets.token_hex(4)
+    with books() as session:  # it commits itself
+        cup = competitions.create_tournament(
+            session=session, spec=competitions.TournamentSpec(name=name, preset="draw")
+        )
     with books.begin() as session:
+        stakes.escrow_stakes(  # an entry fee, as registering escrows it
+            session=session, match_id=escrow_key(cup.id), seats=[(1, address)], stake=3 * DEW
+        )
         stakes.escrow_stakes(
             session=session,
             match_id="hostile-" + secrets.token_hex(8),
             seats=[(0, address)],
-            stake=4 * DEW,
+            stake=DEW,
         )
+        cup_id = cup.id
     response = client.post("/wallet/withdrawals", json={"amount": str(5 * DEW)})
+    assert response.status_code == 409
+    response = client.post("/wallet/withdrawals", json={"amount": str(DEW + 1)})
     assert response.status_code == 409
     money = client.get("/wallet").json()
     assert (money["stake_balance"], money["escrowed_total"]) == (str(DEW), str(4 * DEW))
+    cup_row, match_row = money["escrowed"]
+    assert (cup_row["kind"], cup_row["tournament_id"], cup_row["name"]) == (
+        "tournament",
+        cup_id,
+        name,
+    )
+    assert (cup_row["amount"], match_row["kind"], match_row["amount"]) == (
+        str(3 * DEW),
+        "table",
+        str(DEW),
+    )
     assert _books(books, address)[:2] == (DEW, 0)
 
 
