@@ -33,7 +33,8 @@ export async function walletView(api, ui) {
   const again = (ms) => {
     window.clearTimeout(timer);
     timer = window.setTimeout(() => {
-      if (location.hash.startsWith("#/wallet")) walletView(api, ui).catch(fail);
+      // A failed refresh (the server restarting, a dropped connection) is said, then retried.
+      if (location.hash.startsWith("#/wallet")) walletView(api, ui).catch((error) => { fail(error); again(5000); });
     }, ms);
   };
   const refresh = () => again(1000);

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from backend.cli.demo import Season, ok, wait_for
+from backend.cli.demo import DemoFailed, Season, ok, wait_for
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page, sign_tx_panel
 from tests.web.test_dashboard_in_browser import season  # noqa: F401 (the demo's stack)
 
@@ -59,7 +59,21 @@ def test_deposit_then_withdraw_in_the_wallet_page(
     page.fill("#withdraw-form input[name=amount]", "1.5")
     page.click("#withdraw-form button[type=submit]")
     page.wait_for_selector("#withdrawals [data-withdrawal]")
-    page.wait_for_selector("#withdrawals [data-state=paid]", timeout=120_000)
+    seen: list[str] = []
+
+    def paid() -> bool:
+        [row] = ok(season.http.get("/wallet/withdrawals", headers=player.auth))
+        if not seen or seen[-1] != row["state"]:
+            seen.append(row["state"])
+        assert row["state"] != "failed", row
+        return row["state"] == "paid"
+
+    try:
+        wait_for("the withdrawal paid", paid, timeout_s=120)
+    except DemoFailed:
+        pytest.fail(f"the withdrawal was not paid in 120 s; its states: {seen}")
+    # The page follows the withdrawal by itself until it is paid.
+    page.wait_for_selector("#withdrawals [data-state=paid]", timeout=30_000)
     wait_for(
         "the page's balances after the withdrawal",
         lambda: (
