@@ -227,6 +227,9 @@ def reconcile_withdrawals(
         if e.kind != "withdrawal":
             continue
         report.checked += 1
+        if e.match_id is None:  # written before withdrawals carried their id
+            report.differences.append(f"withdrawal entry {e.id}: no withdrawal id")
+            continue
         settlement = session.get(PlannedSettlement, e.match_id)
         if settlement is None or settlement.economy != "withdrawal":
             report.differences.append(f"withdrawal {e.match_id}: no settlement")
