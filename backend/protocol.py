@@ -172,6 +172,11 @@ ROUTES: dict[str, tuple[str, str]] = {
     "owner_avatars": ("GET", "/economy/owners/{address}/avatars"),
     "scholar_earnings": ("GET", "/economy/scholars/{address}/earnings"),
     "wallet": ("GET", "/economy/wallets/{address}"),
+    "money": ("GET", "/wallet"),
+    "deposit": ("POST", "/wallet/deposit"),
+    "withdraw": ("POST", "/wallet/withdrawals"),
+    "withdrawals": ("GET", "/wallet/withdrawals"),
+    "withdrawal": ("GET", "/wallet/withdrawals/{withdrawal_id}"),
     "table_socket": ("WS", "/ws/tables/{table_id}"),
 }
 

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from backend.api import ws
 from backend.api.errors import install_error_handlers
 from backend.api.log_redaction import install_log_redaction
-from backend.api.routers import auth, tables
+from backend.api.routers import auth, money, tables
 from backend.api.web import install_web_client
 from backend.competitions.router import install_error_handler as install_competitions_errors
 from backend.competitions.router import router as competitions_router
@@ -74,6 +74,10 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.include_router(ws.router)
     app.include_router(competitions_router)
     install_competitions_errors(app)
+    # The player's money (docs/economy.md, "Deposits and withdrawals"): withdrawals need
+    # only the outbox; a deposit or the on-chain balance answers 503 without a deployment.
+    app.include_router(money.router)
+    install_economy_error_handler(app)
     if settings.chain.manifest_path.exists():
         # Scholarship transactions to sign, the mirror, reports and seasons (docs/economy.md).
         # Only with a deployment, like the on-chain gate: without one every write route

@@ -51,6 +51,9 @@ ENTRY_FEE = 5 * DEW
 ADDED_PRIZE = 20 * DEW
 CAMPEONATO_FEE_BPS = 500
 CAMPEONATO_PRIZE_BPS = [5000, 3000, 2000]
+# After the season vera withdraws part of what she deposited besides her entry fee.
+SAVINGS = 8 * DEW
+WITHDRAWAL = 3 * DEW
 THINK_TIME_S = 0.08  # between one client's moves: the server allows 20 messages/s
 
 
@@ -472,6 +475,7 @@ class DemoContext:
     crashes: int  # workers killed by the crash hook and restarted
     boundary: dict[str, Any]  # what the boundaries epilogue saw (empty without it)
     campeonato: dict[str, Any] = field(default_factory=dict)  # the tournament after the season
+    withdrawal: dict[str, Any] = field(default_factory=dict)  # vera's, after the season
 
 
 @dataclass
@@ -580,9 +584,11 @@ def run_demo(config: DemoConfig, check: Callable[[DemoContext], None] | None = N
         season.scholarships()
         season.vip_pass()
         season.entry_deposits()
+        season.deposit_savings()
         season.play()
         season.settle()
         season.campeonato()
+        season.withdrawal()
         result = season.report()
         if config.boundaries:
             result = season.boundaries(result)
@@ -880,6 +886,61 @@ class Season:
             self.entrants,
         )
 
+    # -- 5c. a deposit through the API, withdrawn in part after the season ------------------
+    def deposit_savings(self) -> None:
+        vera, token = self.vera, self.contracts.token.functions
+        self.step(
+            f"vera gets {dew_amount(SAVINGS)} DEW more and deposits it into the vault: the API "
+            "builds the transfer (POST /wallet/deposit), her wallet signs it"
+        )
+        deployer = self.w3.eth.account.from_key(self.deployer_key).address
+        faucet = token.transfer(vera.address, SAVINGS).build_transaction({"from": deployer})
+        self.chain.send(self.deployer_key, [{"to": faucet["to"], "data": faucet["data"]}])
+        body = {"amount": str(SAVINGS)}
+        self.chain.send(
+            vera.key, api_txs(self.http.post("/wallet/deposit", json=body, headers=vera.auth))
+        )
+
+    def withdrawal(self) -> None:
+        vera, http = self.vera, self.http
+        self.step(
+            f"vera withdraws {dew_amount(WITHDRAWAL)} DEW of her stake balance "
+            "(POST /wallet/withdrawals): paid by the worker through the outbox"
+        )
+
+        def money() -> dict[str, Any]:
+            return ok(http.get("/wallet", headers=vera.auth))
+
+        wait_for(
+            "vera's deposit credited",
+            lambda: int(money()["stake_balance"]) >= WITHDRAWAL,
+            timeout_s=60,
+            every_s=0.3,
+        )
+        before = int(money()["stake_balance"])
+        body = {"amount": str(WITHDRAWAL), "idempotency_key": f"demo-{uuid.uuid4().hex}"}
+        made = ok(http.post("/wallet/withdrawals", json=body, headers=vera.auth))
+        states = [made["state"]]
+
+        def paid() -> Any:
+            self.supervise_worker()
+            row = ok(http.get(f"/wallet/withdrawals/{made['id']}", headers=vera.auth))
+            if row["state"] == "failed":
+                raise DemoFailed(f"vera's withdrawal failed: {row['reason']}")
+            if row["state"] != states[-1]:
+                states.append(row["state"])
+            return row if row["state"] == "paid" else None
+
+        row = wait_for("vera's withdrawal paid", paid, timeout_s=120, every_s=0.3)
+        after = int(money()["stake_balance"])
+        self.withdrawal_seen = {**row, "wallet": "vera", "amount": WITHDRAWAL}
+        self.withdrawal_line = (
+            f"withdrawal: vera took {dew_amount(WITHDRAWAL)} DEW of her {dew_amount(before)} DEW "
+            f"stake balance out of the vault ({' -> '.join(states)}; settle tx "
+            f"{row['tx_hash'][:10]}…); {dew_amount(after)} DEW stays deposited"
+        )
+        self.out(f"  {self.withdrawal_line}")
+
     # -- 6b. the Campeonato after the season -------------------------------------------------
     def campeonato(self) -> None:
         from backend.competitions import service as competitions
@@ -1041,8 +1102,24 @@ class Season:
                 problems.append(f"{name}: balance moved {delta} but the ledger paid {paid}")
         vault_out = before["vault"] - after["vault"]
         ledger_paid = sum(int(s["summary"]["paid"]) for s in self.statements.values())
-        if vault_out != ledger_paid:
-            problems.append(f"the vault sent {vault_out} but the ledger paid {ledger_paid}")
+        withdrawn = sum(
+            int(s["summary"]["by_role"].get("withdrawal", {}).get("paid", 0))
+            for s in self.statements.values()
+        )
+        count = sum(
+            1 for s in self.statements.values() for x in s["lines"] if x["role"] == "withdrawal"
+        )
+        # Withdrawals are booked as their own ledger legs and proven apart (reconcile_withdrawals).
+        if withdrawn != self.reconciliation.withdrawals_paid:
+            problems.append(
+                f"withdrawal legs paid {withdrawn}, withdrawals reconciled "
+                f"{self.reconciliation.withdrawals_paid}"
+            )
+        if vault_out != (ledger_paid - withdrawn) + self.reconciliation.withdrawals_paid:
+            problems.append(
+                f"the vault sent {vault_out} but the ledger paid {ledger_paid - withdrawn} "
+                f"and withdrawals {self.reconciliation.withdrawals_paid}"
+            )
         played = {
             name: sum(1 for m in self.matches for s in m["match"]["seats"] if s["address"] == a)
             for name, a in self.addresses.items()
@@ -1056,12 +1133,15 @@ class Season:
         emitted += int(seen["settlement"]["emission"]) if seen else 0  # its added prize
         campeonato = getattr(self, "campeonato_table", "")
         table = f"{table}\n\n{campeonato}" if campeonato else table
+        withdrawal_line = getattr(self, "withdrawal_line", "")
+        table = f"{table}\n\n{withdrawal_line}" if withdrawal_line else table
         out("")
         out(table)
         out("")
         out(
-            f"vault paid out {dew_amount(vault_out)} DEW; ledger paid {dew_amount(ledger_paid)} "
-            f"DEW; season #{self.season_id} emitted {dew_amount(emitted)} DEW"
+            f"vault paid out {dew_amount(vault_out)} DEW; ledger paid "
+            f"{dew_amount(ledger_paid - withdrawn)} DEW + withdrawals {dew_amount(withdrawn)} DEW; "
+            f"season #{self.season_id} emitted {dew_amount(emitted)} DEW"
         )
         if problems:
             out("RECONCILIATION FAILED:")
@@ -1069,8 +1149,9 @@ class Season:
                 out(f"  - {problem}")
         else:
             out(
-                f"reconciliation OK: {len(self.matches)} matches; ledger == MatchSettled and "
-                "AvatarPayoutSplit events == vault transfers == balance changes, to the unit"
+                f"reconciliation OK: {len(self.matches)} matches, {count} withdrawal(s); "
+                "ledger == MatchSettled and AvatarPayoutSplit events; "
+                "vault transfers == ledger + withdrawals == balance changes, to the unit"
             )
         return DemoResult(not problems, problems, table, time.monotonic() - self.started)
 
@@ -1245,6 +1326,7 @@ class Season:
             crashes=self.crashes,
             boundary=getattr(self, "boundary", {}),
             campeonato=getattr(self, "campeonato_seen", {}),
+            withdrawal=getattr(self, "withdrawal_seen", {}),
         )
 
 
@@ -1272,6 +1354,7 @@ def render_table(
             "as owner",
             "as scholar",
             "own/VIP",
+            "withdrawn",
             "DEW balance",
             "change",
             "settle txs",
@@ -1291,10 +1374,13 @@ def render_table(
                 f"{name} {(wallet.address if wallet else treasury)[:8]}",
                 wallet.role if wallet else "treasury (fees)",
                 str(played.get(name, 0)),
-                dew_amount(int(summary["paid"])),
+                dew_amount(
+                    int(summary["paid"]) - int(by_role.get("withdrawal", {}).get("paid", 0))
+                ),
                 paid("owner"),
                 paid("scholar"),
                 paid("wallet"),
+                paid("withdrawal"),
                 dew_amount(after[name]),
                 ("+" if after[name] >= before[name] else "")
                 + dew_amount(after[name] - before[name]),

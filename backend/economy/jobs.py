@@ -263,6 +263,7 @@ def reconcile_books(
     no event lacks a request) and the ledger's (per match, avatar and wallet, see
     ``service.reconcile_ledger``)."""
     report = reconcile(session_factory=session_factory, reader=reader)
+    _add_withdrawals(report, session_factory=session_factory, reader=reader)
     if with_requests:
         from backend.chain.calls import ContractCalls
         from backend.chain.reconcile import reconcile as reconcile_requests
@@ -281,6 +282,21 @@ def reconcile_books(
             rpc.close()
         report.differences += [f"chain requests: {d}" for d in requests.differences]
     return report
+
+
+def _add_withdrawals(
+    report: service.LedgerReconciliation,
+    *,
+    session_factory: sessionmaker[Session],
+    reader: ChainReader,
+) -> None:
+    """Withdrawals against their ``MatchSettled`` events and the stake books (one report)."""
+    from backend.economy.withdrawals import reconcile_withdrawals
+
+    with session_factory() as session:
+        found = reconcile_withdrawals(session=session, reader=reader)
+    report.withdrawals_paid = found.paid_total
+    report.differences += [f"withdrawals: {d}" for d in found.differences or []]
 
 
 def wallet_rows(

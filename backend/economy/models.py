@@ -198,7 +198,9 @@ class StakeWallet(Base):
 
 class StakeEntry(Base):
     """History of stake balances: ``deposit`` (a transfer into the vault), ``escrow`` (taken
-    at match start), ``release`` (given back: an abandoned match), ``withdrawal``."""
+    at match start), ``release`` (given back: an abandoned match, a cancelled tournament),
+    ``withdrawal`` (paid out to the wallet) and ``reversal`` (a failed withdrawal credited back;
+    one per withdrawal: both carry the withdrawal's id and seat 0)."""
 
     __tablename__ = "economy_stake_entries"
     __table_args__ = (

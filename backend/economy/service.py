@@ -53,7 +53,7 @@ from backend.economy.policy import (
     plan_rewards,
     split_payout,
 )
-from backend.economy.stakes import escrowed
+from backend.economy.stakes import escrowed, reverse_withdrawal
 
 logger = logging.getLogger(__name__)
 
@@ -899,6 +899,9 @@ def _book_failed(session: Session, settlement: PlannedSettlement, reason: str) -
     settlement.status = SettlementStatus.FAILED
     settlement.failure_reason = reason
     settlement.updated_at = now
+    if settlement.economy == "withdrawal":
+        # Its DEW never left the vault: back to the stake balance it was taken from.
+        reverse_withdrawal(session=session, match_id=settlement.match_id)
 
 
 # --- reconciliation -----------------------------------------------------------------------
@@ -908,6 +911,7 @@ def _book_failed(session: Session, settlement: PlannedSettlement, reason: str) -
 class LedgerReconciliation:
     matches_checked: int = 0
     wallets_checked: int = 0
+    withdrawals_paid: int = 0  # DEW wei paid out of stake balances (in the wallets' totals)
     differences: list[str] = field(default_factory=list)
     # Our ids someone else settled first, and where each match was paid instead.
     burned: list[dict[str, object]] = field(default_factory=list)

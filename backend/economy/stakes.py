@@ -34,12 +34,19 @@ from backend.economy.models import (
     StakeEntry,
     StakeWallet,
 )
+from backend.economy.policy import MAX_PAYOUT_AMOUNT
 
 logger = logging.getLogger(__name__)
 
 
 class InsufficientStake(Conflict):
     code = "insufficient_stake"
+
+
+class WithdrawalConflict(Conflict):
+    """A withdrawal key used again with another amount."""
+
+    code = "idempotency_conflict"
 
 
 def _address(value: str) -> str:
@@ -177,20 +184,42 @@ def request_withdrawal(
 ) -> PlannedSettlement:
     """Pay ``amount`` of a stake balance back to the wallet through the settlement outbox.
 
-    ``key`` makes it idempotent (the same key returns the same withdrawal)."""
+    ``key`` makes it idempotent: the same key returns the same withdrawal, and the same key
+    with another amount is refused (:class:`WithdrawalConflict`). The balance is debited under
+    the wallet's row lock (``FOR UPDATE`` on PostgreSQL, the ``BEGIN IMMEDIATE`` writer lock
+    on SQLite) and the repeat is looked for only once the lock is held, so parallel requests
+    of one balance pay once. Escrowed stake is not in the balance: it cannot be withdrawn."""
     address = _address(address)
-    if not isinstance(amount, int) or amount <= 0:
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
         raise EconomyValueError(f"withdrawal must be a positive integer, got {amount!r}")
+    if amount > MAX_PAYOUT_AMOUNT:
+        raise EconomyValueError(f"withdrawal above the vault's 2**88-1 per payout: {amount!r}")
+    if not isinstance(key, str) or not 1 <= len(key) <= 64:
+        raise EconomyValueError(f"withdrawal key must be 1..64 characters, got {key!r}")
     digest = hashlib.sha256(f"withdraw:{address}:{key}".encode()).digest()
-    match_id = "w" + digest.hex()[:31]
-    existing = session.get(PlannedSettlement, match_id)
+    match_id = withdrawal_id(address, key)
+    wallet = session.scalars(
+        select(StakeWallet)
+        .where(StakeWallet.address == address)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).first()
+    existing = session.get(PlannedSettlement, match_id, populate_existing=True)
     if existing is not None:
+        if existing.economy != "withdrawal" or int(existing.stake_pot) != amount:
+            raise WithdrawalConflict(
+                f"withdrawal key {key!r} was used for {existing.stake_pot} DEW wei, not {amount}"
+            )
         return existing
-    wallet = _wallets(session, [address])[address]
-    if int(wallet.balance) < amount:
-        raise InsufficientStake(f"{address} has {wallet.balance} DEW wei, asked for {amount}")
-    wallet.balance = str(int(wallet.balance) - amount)
-    session.add(StakeEntry(address=address, kind="withdrawal", amount=str(amount)))
+    have = int(wallet.balance) if wallet is not None else 0
+    if wallet is None or have < amount:
+        raise InsufficientStake(f"{address} has {have} DEW wei to withdraw, asked for {amount}")
+    wallet.balance = str(have - amount)
+    session.add(
+        StakeEntry(
+            address=address, kind="withdrawal", amount=str(amount), match_id=match_id, seat=0
+        )
+    )
     chain_match_id = match_ids.withdrawal_id(hashlib.sha256(b"dew-withdrawal" + digest).digest())
     settlement = PlannedSettlement(
         match_id=match_id,
@@ -198,6 +227,8 @@ def request_withdrawal(
         result_hash="0x" + digest.hex(),
         economy="withdrawal",
         finished_at=utcnow(),
+        # The amount asked for (what a repeat of the key must match); ``paid`` is the chain's.
+        stake_pot=str(amount),
         status=SettlementStatus.SUBMITTED,
     )
     session.add(settlement)
@@ -221,6 +252,35 @@ def request_withdrawal(
     settlement.chain_request_id = request.id
     session.flush()
     return settlement
+
+
+def withdrawal_id(address: str, key: str) -> str:
+    """The id of a wallet's withdrawal under ``key`` (``w`` + 31 hex digits)."""
+    digest = hashlib.sha256(f"withdraw:{_address(address)}:{key}".encode()).digest()
+    return "w" + digest.hex()[:31]
+
+
+def reverse_withdrawal(*, session: Session, match_id: str) -> int:
+    """Credit a failed withdrawal back to its balance, once; returns the amount credited."""
+    entry = session.scalars(
+        select(StakeEntry).where(StakeEntry.kind == "withdrawal", StakeEntry.match_id == match_id)
+    ).first()
+    if entry is None:
+        return 0
+    done = session.scalars(
+        select(StakeEntry).where(StakeEntry.kind == "reversal", StakeEntry.match_id == match_id)
+    ).first()
+    if done is not None:
+        return 0
+    wallet = _wallets(session, [entry.address])[entry.address]
+    wallet.balance = str(int(wallet.balance) + int(entry.amount))
+    session.add(
+        StakeEntry(
+            address=entry.address, kind="reversal", amount=entry.amount, match_id=match_id, seat=0
+        )
+    )
+    session.flush()
+    return int(entry.amount)
 
 
 @dataclass

@@ -292,3 +292,27 @@ class ScholarshipTxBuilder:
             [agreement_id],
             f"claim vested rent of agreement {agreement_id}",
         )
+
+    # --- the player's own money -----------------------------------------------------------
+
+    def token_balance(self, address: str) -> int:
+        """The wallet's DEW balance on chain (``balanceOf`` at the latest block)."""
+        return int(
+            self._read(self.contracts.token.functions.balanceOf(_address(address, "wallet")))
+        )
+
+    def deposit(self, *, sender: str, amount: int) -> UnsignedTx:
+        """A DEW ``transfer`` into the vault: the stake balance is credited when the indexer
+        sees it at the confirmation depth (``stakes.index_deposits``)."""
+        sender = _address(sender, "sender")
+        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
+            raise EconomyValueError(f"deposit must be a positive integer, got {amount!r}")
+        if amount >= 1 << 256:
+            raise EconomyValueError(f"deposit out of range: {amount!r}")
+        have = self.token_balance(sender)
+        if have < amount:
+            raise Refused(f"{sender} holds {have} DEW wei, less than the deposit of {amount}")
+        vault = self.contracts.settlement.address
+        return self._build(
+            sender, self.contracts.token, "transfer", [vault, amount], f"deposit {amount} DEW wei"
+        )

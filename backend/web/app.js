@@ -121,6 +121,7 @@ function renderAccount() {
     h("a", { href: "#/lobby" }, t("lobby")),
     h("a", { href: "#/history" }, t("history")),
     h("a", { href: "#/dashboard" }, t("dashboard")),
+    h("a", { href: "#/wallet", id: "nav-wallet" }, t("wallet")),
   );
   document.getElementById("lang").textContent = currentLang() === "es" ? "EN" : "ES";
 }
@@ -536,6 +537,14 @@ async function dashboardView() {
   );
 }
 
+// --- wallet: balances, escrow, deposits and withdrawals (money.js) -------------------------
+
+async function walletView() {
+  const { walletView: view } = await import("./money.js");
+  const onLeave = (fn) => { leaveView = fn; };
+  return view(api, { h, show, table, txPanel, dew, short, say, fail, onLeave });
+}
+
 // --- routing ----------------------------------------------------------------------------------
 
 const ROUTES = [
@@ -543,6 +552,7 @@ const ROUTES = [
   [/^#\/history$/, () => historyView()],
   [/^#\/replay\/([0-9a-f]+)$/, (m) => replayView(m[1])],
   [/^#\/dashboard$/, () => dashboardView()],
+  [/^#\/wallet$/, () => walletView()],
   [/^.*$/, () => lobbyView()],
 ];
 

@@ -67,6 +67,38 @@ const STRINGS = {
   },
 };
 
+// The wallet page (money.js): balances, escrow, deposits and withdrawals.
+const WALLET_STRINGS = {
+  es: {
+    wallet: "Billetera", dewOnChain: "DEW en tu billetera (en cadena)", stakeBalance: "Saldo depositado en la bóveda",
+    escrowed: "Retenido en juego", escrowWhy: "Retenido y por qué", tableMatch: "Partida de la mesa", tournament: "Torneo",
+    deposit: "Depositar", depositHelp: "Transfiere DEW a la bóveda; se acredita cuando la transferencia queda confirmada.",
+    withdraw: "Retirar", withdrawHelp: "Paga parte de tu saldo depositado a tu billetera (nunca lo retenido en juego).",
+    amountDew: "Cantidad (DEW)", withdrawals: "Retiros", stakeHistory: "Movimientos del saldo",
+    amount: "Cantidad", since: "Desde", when: "Fecha", txHash: "Transacción", reference: "Referencia", refresh: "Actualizar",
+    badAmount: "Cantidad no válida (p. ej. 2.5)", chainUnavailable: "La cadena no responde",
+    state_requested: "solicitado", state_sent: "enviado", state_waiting: "esperando el límite de la bóveda",
+    state_paid: "pagado", state_failed: "fallido (devuelto al saldo)", state_done: "hecho",
+    kind_deposit: "depósito", kind_escrow: "retenido", kind_release: "devuelto", kind_withdrawal: "retiro",
+    kind_reversal: "retiro devuelto",
+  },
+  en: {
+    wallet: "Wallet", dewOnChain: "DEW in your wallet (on chain)", stakeBalance: "Balance deposited in the vault",
+    escrowed: "Held in play", escrowWhy: "Held, and why", tableMatch: "Match at table", tournament: "Tournament",
+    deposit: "Deposit", depositHelp: "Transfers DEW into the vault; credited once the transfer is confirmed.",
+    withdraw: "Withdraw", withdrawHelp: "Pays part of your deposited balance to your wallet (never what is held in play).",
+    amountDew: "Amount (DEW)", withdrawals: "Withdrawals", stakeHistory: "Balance history",
+    amount: "Amount", since: "Since", when: "Date", txHash: "Transaction", reference: "Reference", refresh: "Refresh",
+    badAmount: "Not a valid amount (e.g. 2.5)", chainUnavailable: "The chain does not answer",
+    state_requested: "requested", state_sent: "sent", state_waiting: "waiting on the vault's limit",
+    state_paid: "paid", state_failed: "failed (back in the balance)", state_done: "done",
+    kind_deposit: "deposit", kind_escrow: "escrow", kind_release: "refund", kind_withdrawal: "withdrawal",
+    kind_reversal: "withdrawal returned",
+  },
+};
+Object.assign(STRINGS.es, WALLET_STRINGS.es);
+Object.assign(STRINGS.en, WALLET_STRINGS.en);
+
 let lang = localStorage.getItem("dew.lang") || (navigator.language || "es").slice(0, 2);
 if (!STRINGS[lang]) lang = "es";
 

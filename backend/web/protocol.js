@@ -318,6 +318,10 @@ export const ROUTES = {
     "POST",
     "/tables"
   ],
+  "deposit": [
+    "POST",
+    "/wallet/deposit"
+  ],
   "invite": [
     "POST",
     "/tables/{table_id}/invite"
@@ -345,6 +349,10 @@ export const ROUTES = {
   "me": [
     "GET",
     "/auth/me"
+  ],
+  "money": [
+    "GET",
+    "/wallet"
   ],
   "nonce": [
     "POST",
@@ -405,6 +413,18 @@ export const ROUTES = {
   "wallet": [
     "GET",
     "/economy/wallets/{address}"
+  ],
+  "withdraw": [
+    "POST",
+    "/wallet/withdrawals"
+  ],
+  "withdrawal": [
+    "GET",
+    "/wallet/withdrawals/{withdrawal_id}"
+  ],
+  "withdrawals": [
+    "GET",
+    "/wallet/withdrawals"
   ]
 };
 

@@ -141,13 +141,20 @@ def check_chain_against_results(ctx: DemoContext) -> None:
         name: ctx.http.get(f"/economy/wallets/{w.address}").json()
         for name, w in ctx.wallets.items()
     }
+    # After the season vera withdrew part of her stake balance (deposited before it).
+    withdrawn = {ctx.withdrawal["wallet"]: ctx.withdrawal["amount"]}
+    assert ctx.withdrawal["state"] == "paid" and ctx.withdrawal["amount"] > 0
     for name, wallet in ctx.wallets.items():
-        assert delta(wallet.address) == expected.get(name, 0) + rent.get(name, 0), name
-        assert int(statements[name]["paid"]) == expected.get(name, 0), name
+        moved = expected.get(name, 0) + rent.get(name, 0) + withdrawn.get(name, 0)
+        assert delta(wallet.address) == moved, name
+        assert int(statements[name]["paid"]) == expected.get(name, 0) + withdrawn.get(name, 0)
         assert int(statements[name]["pending"]) == 0, name
     # Emission tables charge no fee; the Campeonato's fee on entry fees goes to the treasury.
     assert delta(ctx.treasury) == campeonato_fee(ctx) > 0
-    assert -delta(ctx.vault) == sum(expected.values()) + campeonato_fee(ctx)
+    assert -delta(ctx.vault) == (
+        sum(expected.values()) + campeonato_fee(ctx) + sum(withdrawn.values())
+    )
+    assert ctx.reconciliation.withdrawals_paid == sum(withdrawn.values())
 
     # One MatchSettled per paid match, none for a match nobody earned in.
     settlement = ctx.contracts.settlement
@@ -158,6 +165,7 @@ def check_chain_against_results(ctx: DemoContext) -> None:
     assert sorted(e["args"]["matchId"].hex() for e in events) == sorted(
         [m["settlement"]["chain_match_id"].removeprefix("0x") for m in paid]
         + [prizes["chain_match_id"].removeprefix("0x")]
+        + [ctx.withdrawal["chain_match_id"].removeprefix("0x")]
     )
     for played in ctx.matches:
         chain_id = bytes.fromhex(played["settlement"]["chain_match_id"].removeprefix("0x"))

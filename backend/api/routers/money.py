@@ -1,0 +1,219 @@
+"""The signed-in player's money: the wallet page's data, deposits to sign, and withdrawals.
+
+Every route acts for the wallet of the bearer token, never for an address in the body: a
+caller can read and withdraw only its own stake balance. Withdrawals go through the chain
+outbox like any payout (``backend.economy.stakes.request_withdrawal``); deposits are unsigned
+transactions for the player's own wallet, credited when the indexer sees them confirmed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from backend.api.deps import CurrentPlayer, SessionDep
+from backend.api.errors import ErrorResponse
+from backend.competitions.models import Tournament
+from backend.economy import exceptions as economy_exc
+from backend.economy import schemas as economy_schemas
+from backend.economy import stakes, withdrawals
+from backend.economy.models import PlannedSettlement
+from backend.economy.policy import MAX_PAYOUT_AMOUNT
+from backend.economy.router import get_tx_builder
+from backend.tables.models import Match
+
+router = APIRouter(prefix="/wallet", tags=["wallet"])
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    s: {"model": ErrorResponse} for s in (401, 404, 409, 422, 503)
+}
+
+# DEW wei as a decimal string: a JSON number loses precision above 2**53 in most clients.
+Wei = Annotated[str, Field(pattern=r"^[0-9]{1,40}$", description="DEW wei, decimal string")]
+WithdrawalId = Annotated[str, Path(pattern=r"^w[0-9a-f]{31}$")]
+TOURNAMENT_KEY = "tournament-"
+
+
+class DepositIn(BaseModel):
+    amount: Wei
+
+    model_config = {"extra": "forbid"}
+
+
+class WithdrawalIn(BaseModel):
+    amount: Wei
+    idempotency_key: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_.:-]{1,64}$",
+        description="repeat a request safely: the same key returns the same withdrawal",
+    )
+
+    model_config = {"extra": "forbid"}
+
+
+class WithdrawalOut(BaseModel):
+    id: str
+    address: str
+    amount: str
+    state: str = Field(description="requested | sent | waiting | paid | failed")
+    reason: str | None
+    tx_hash: str | None
+    chain_match_id: str = Field(description="the id its MatchSettled event carries")
+    requested_at: datetime
+    updated_at: datetime
+
+
+class EscrowOut(BaseModel):
+    key: str
+    kind: str = Field(description="table (a match) or tournament (an entry fee)")
+    table_id: str | None = None
+    tournament_id: int | None = None
+    name: str | None = None
+    amount: str
+    since: datetime
+
+
+class HistoryLineOut(BaseModel):
+    kind: str = Field(description="deposit | escrow | release | withdrawal | reversal")
+    amount: str
+    ref: str | None
+    state: str
+    tx_hash: str | None
+    at: datetime
+
+
+class WalletMoneyOut(BaseModel):
+    address: str
+    dew_balance: str | None = Field(description="on chain (balanceOf); null if unreadable")
+    chain_error: str | None = None
+    stake_balance: str
+    escrowed_total: str
+    escrowed: list[EscrowOut]
+    withdrawals: list[WithdrawalOut]
+    history: list[HistoryLineOut]
+
+
+def _withdrawal_out(row: dict[str, Any]) -> WithdrawalOut:
+    return WithdrawalOut(**{**row, "amount": str(row["amount"])})
+
+
+def _amount(text: str) -> int:
+    value = int(text)
+    if not 0 < value <= MAX_PAYOUT_AMOUNT:
+        raise economy_exc.EconomyValueError(
+            f"amount must be 1..2**88-1 DEW wei (the vault's largest payout), got {text!r}"
+        )
+    return value
+
+
+def _why(session: SessionDep, row: dict[str, Any]) -> EscrowOut:
+    """Which table's match or which tournament holds this escrow."""
+    key: str = row["key"]
+    out = EscrowOut(key=key, kind="table", amount=str(row["amount"]), since=row["since"])
+    if key.startswith(TOURNAMENT_KEY):
+        out.kind = "tournament"
+        tid = int(key.removeprefix(TOURNAMENT_KEY))
+        tournament = session.get(Tournament, tid)
+        out.tournament_id, out.name = tid, tournament.name if tournament else None
+    else:
+        out.table_id = session.scalar(select(Match.table_id).where(Match.id == key))
+    return out
+
+
+@router.get("", response_model=WalletMoneyOut, responses=_ERRORS)
+def my_money(
+    request: Request,
+    session: SessionDep,
+    player: CurrentPlayer,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> WalletMoneyOut:
+    """The wallet page: DEW on chain, the stake balance, what is in escrow and why, the
+    withdrawals with their states, and the history of the stake balance."""
+    address = player.address
+    dew_balance: str | None = None
+    chain_error: str | None = None
+    try:
+        dew_balance = str(get_tx_builder(request).token_balance(address))
+    except economy_exc.EconomyError as error:
+        chain_error = str(error)
+    held = [_why(session, r) for r in withdrawals.held_in_escrow(session=session, address=address)]
+    return WalletMoneyOut(
+        address=address,
+        dew_balance=dew_balance,
+        chain_error=chain_error,
+        stake_balance=str(stakes.stake_balance(session=session, address=address)),
+        escrowed_total=str(sum(int(x.amount) for x in held)),
+        escrowed=held,
+        withdrawals=[
+            _withdrawal_out(w)
+            for w in withdrawals.list_withdrawals(session=session, address=address, limit=limit)
+        ],
+        history=[
+            HistoryLineOut(**{**h, "amount": str(h["amount"])})
+            for h in withdrawals.stake_history(session=session, address=address, limit=limit)
+        ],
+    )
+
+
+@router.post("/deposit", response_model=economy_schemas.TransactionsOut, responses=_ERRORS)
+def deposit(
+    body: DepositIn, request: Request, player: CurrentPlayer
+) -> economy_schemas.TransactionsOut:
+    """The DEW transfer into the vault for the player's wallet to sign; the stake balance is
+    credited once the transfer is confirmed."""
+    amount = _amount(body.amount)  # bad input is refused before the chain is asked
+    tx = get_tx_builder(request).deposit(sender=player.address, amount=amount)
+    return economy_schemas.TransactionsOut(
+        transactions=[economy_schemas.UnsignedTxOut.model_validate(tx.to_json())]
+    )
+
+
+@router.post("/withdrawals", response_model=WithdrawalOut, status_code=201, responses=_ERRORS)
+def withdraw(
+    body: WithdrawalIn, request: Request, session: SessionDep, player: CurrentPlayer
+) -> Any:
+    """Pay part of the stake balance back to the wallet (never escrowed stake). The same
+    ``idempotency_key`` returns the same withdrawal (200); with another amount, 409."""
+    key = body.idempotency_key or secrets.token_hex(16)
+    amount = _amount(body.amount)
+    known = stakes.withdrawal_id(player.address, key)
+    repeat = session.get(PlannedSettlement, known) is not None
+    settlement = stakes.request_withdrawal(
+        session=session,
+        address=player.address,
+        amount=amount,
+        key=key,
+        chain_id=request.app.state.settings.chain.chain_id,
+    )
+    session.commit()
+    row = withdrawals.get_withdrawal(session=session, withdrawal_id=settlement.match_id)
+    out = _withdrawal_out(row)
+    if repeat:
+        return JSONResponse(out.model_dump(mode="json"), status_code=200)
+    return out
+
+
+@router.get("/withdrawals", response_model=list[WithdrawalOut], responses=_ERRORS)
+def my_withdrawals(
+    session: SessionDep,
+    player: CurrentPlayer,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> list[WithdrawalOut]:
+    rows = withdrawals.list_withdrawals(session=session, address=player.address, limit=limit)
+    return [_withdrawal_out(w) for w in rows]
+
+
+@router.get("/withdrawals/{withdrawal_id}", response_model=WithdrawalOut, responses=_ERRORS)
+def my_withdrawal(
+    withdrawal_id: WithdrawalId, session: SessionDep, player: CurrentPlayer
+) -> WithdrawalOut:
+    """One of the player's withdrawals; anyone else's is not found (404)."""
+    row = withdrawals.get_withdrawal(
+        session=session, withdrawal_id=withdrawal_id, address=player.address
+    )
+    return _withdrawal_out(row)
