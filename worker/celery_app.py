@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 
 from celery import Celery
-from celery.signals import after_setup_logger
+from celery.signals import after_setup_logger, beat_init, worker_init
+from sqlalchemy.exc import IntegrityError
 
 from backend.config import get_settings
 
@@ -69,6 +70,34 @@ def create_app() -> Celery:
 def _quiet_http_client(**_kwargs: object) -> None:
     # httpx logs every JSON-RPC call at INFO; the engine logs what matters.
     logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def declare_queues(celery: Celery, attempts: int = 3) -> None:
+    """Create the broker's queues before this process uses them, tolerating another process
+    doing the same. kombu's SQLAlchemy transport creates a queue's row on first use under a
+    lock that holds only within one process, so a worker and beat starting side by side on
+    the SQLite broker could both insert it; the loser's ``UNIQUE constraint failed:
+    kombu_queue.name`` used to stop beat's schedule for good. The retry finds the row."""
+    broker = get_settings().broker
+    for attempt in range(1, attempts + 1):
+        try:
+            with celery.connection_for_write() as connection:
+                for name in (broker.default_queue, broker.payouts_queue):
+                    connection.default_channel.queue_declare(queue=name)
+            return
+        except IntegrityError:
+            if attempt == attempts:
+                raise
+
+
+@worker_init.connect
+def _declare_queues_for_worker(**_kwargs: object) -> None:
+    declare_queues(app)
+
+
+@beat_init.connect
+def _declare_queues_for_beat(**_kwargs: object) -> None:
+    declare_queues(app)
 
 
 app = create_app()
