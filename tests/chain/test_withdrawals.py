@@ -17,6 +17,7 @@ import httpx
 import pytest
 from eth_account import Account
 
+from backend.chain.deploy import MAX_SETTLE_MATCHES
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.economy import jobs, service
 from backend.economy.chain_reader import ChainReader
@@ -166,7 +167,7 @@ def test_twenty_parallel_withdrawals_of_one_balance_pay_once(deployment, stack) 
 
 def test_a_withdrawal_held_by_the_window_limit_is_paid_after_the_window(deployment, stack) -> None:
     settlement = deployment.contracts.settlement
-    _admin(deployment, settlement.functions.setLimits(3 * DEW, 3 * DEW, DAY))
+    _admin(deployment, settlement.functions.setLimits(3 * DEW, 3 * DEW, DAY, MAX_SETTLE_MATCHES))
     key = deployment.player_keys[1]
     player = Account.from_key(key).address
     client = _funded_player(deployment, stack, key, 5 * DEW)
