@@ -9,6 +9,7 @@ house error shape with ``Retry-After``; nothing behind the middleware runs for i
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import time
@@ -76,6 +77,17 @@ def classify(scope: Scope) -> str | None:
     return "general"
 
 
+def client_key(host: str) -> str:
+    """The budget an address draws on: IPv4 alone, IPv6 by its /64 (one subscriber's
+    network hands out as many addresses as a script wants)."""
+    if ":" not in host:
+        return host
+    try:
+        return str(ipaddress.IPv6Network(f"{host}/64", strict=False))
+    except ValueError:
+        return host
+
+
 def make_storage(settings: Settings) -> Storage:
     url = settings.http.rate_limit_storage_url
     if url is None and settings.server.redis_url:
@@ -115,7 +127,7 @@ class RateLimitMiddleware:
         self, scope: Scope, route: RouteClass
     ) -> tuple[RouteClass, str, RateLimitItem, str] | None:
         client = scope.get("client")
-        keys = [("ip", client[0] if client else "unknown", route.per_ip)]
+        keys = [("ip", client_key(client[0]) if client else "unknown", route.per_ip)]
         if route.per_wallet:
             wallet = self._wallet(scope)
             if wallet is not None:
@@ -162,7 +174,12 @@ class RateLimitMiddleware:
         detail = {"class": route.name, "per": per, "limit": limit, "retry_after_s": retry_after}
         headers = [(b"retry-after", str(retry_after).encode())]
         if scope["type"] == "websocket":
-            # Refused before the handshake is accepted: an HTTP 429 to the upgrade request.
-            await send_error(send, 429, "rate_limited", message, detail, headers, websocket=True)
+            if "websocket.http.response" in scope.get("extensions", {}):
+                # Refused before the handshake: an HTTP 429 answers the upgrade request.
+                await send_error(
+                    send, 429, "rate_limited", message, detail, headers, websocket=True
+                )
+            else:
+                await send({"type": "websocket.close", "code": 1008, "reason": "rate limited"})
         else:
             await send_error(send, 429, "rate_limited", message, detail, headers)

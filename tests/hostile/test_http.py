@@ -260,3 +260,22 @@ def test_the_web_client_is_served_with_a_strict_policy_and_no_framing(
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
     assert "<style" not in html and " style=" not in html
     assert not re.search(r"""(?:src|href)=["'](?:https?:)?//""", html)
+
+
+def test_websocket_handshakes_draw_on_the_address_budget(start_server: StartServer) -> None:
+    # A small budget by setting, so that a handful of sockets is a flood.
+    server = start_server(extra_env={"DEW_HTTP_GENERAL_PER_IP": "5/minute"})
+    statuses = []
+    for _ in range(8):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=20) as sock:
+            sock.sendall(
+                b"GET /ws/tables/no-such-table HTTP/1.1\r\nHost: dew\r\nUpgrade: websocket\r\n"
+                b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                b"Sec-WebSocket-Version: 13\r\n\r\n"
+            )
+            head = _http_head(sock, time.monotonic() + 20)
+            statuses.append(int(head[9:12]))
+    # Five upgrades (to an unknown table: the socket then closes with 4404), then 429s.
+    assert statuses == [101] * 5 + [429] * 3, statuses
+    with client_from(server, "127.0.0.10") as other:
+        assert other.get("/tables").status_code == 200
