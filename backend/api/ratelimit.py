@@ -88,12 +88,31 @@ def client_key(host: str) -> str:
         return host
 
 
+class SweptMemoryStorage(MemoryStorage):
+    """``limits``' memory storage, sweeping expired counters at most once a second.
+
+    The library starts a sweep over every counter after each hit once the previous sweep
+    is done: O(counters) of event-loop work per request, which made 4,000 WebSocket
+    handshakes from 4,000 wallets take four times as long. Expired counters are also
+    dropped when read, so a slower sweep only frees their memory a little later.
+    """
+
+    SWEEP_EVERY_S = 1.0
+    _next_sweep = 0.0
+
+    async def _MemoryStorage__schedule_expiry(self) -> None:  # the library's private hook
+        now = time.monotonic()
+        if now >= self._next_sweep:
+            self._next_sweep = now + self.SWEEP_EVERY_S
+            await super()._MemoryStorage__schedule_expiry()  # type: ignore[misc]
+
+
 def make_storage(settings: Settings) -> Storage:
     url = settings.http.rate_limit_storage_url
     if url is None and settings.server.redis_url:
         url = "async+" + settings.server.redis_url
     if url is None:
-        return MemoryStorage()
+        return SweptMemoryStorage()
     if url.startswith(("async+redis://", "async+rediss://")):
         # redis-py (already a dependency), not the default coredis.
         return RedisStorage(

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
+from limits import parse_many
+from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from pydantic import ValidationError
 
 from backend.api.edge import content_security_policy
-from backend.api.ratelimit import classify, client_key
+from backend.api.ratelimit import SweptMemoryStorage, classify, client_key
 from backend.config import HttpSettings
 
 
@@ -59,3 +64,27 @@ def test_a_malformed_limit_is_refused_at_startup() -> None:
     with pytest.raises(ValidationError, match="DEW_HTTP_SIGNIN_PER_IP"):
         HttpSettings(signin_per_ip="lots")
     assert HttpSettings(signin_per_ip="5/second;100/hour").signin_per_ip == "5/second;100/hour"
+
+
+def test_memory_counters_are_swept_once_a_second_not_after_every_hit() -> None:
+    async def run() -> None:
+        storage = SweptMemoryStorage()
+        limiter = SlidingWindowCounterRateLimiter(storage)
+        item = parse_many("5/second")[0]
+        await limiter.hit(item, "first")
+        sweep = storage.timer
+        assert sweep is not None
+        for n in range(2000):  # a burst from 2,000 wallets: no sweep over them per hit
+            await limiter.hit(item, f"wallet-{n}")
+            await asyncio.sleep(0)  # each request is its own task: a sweep could run here
+        assert storage.timer is sweep
+        counters = len(storage.storage)
+        assert counters >= 2000
+        # Once their windows are over, the next sweep frees them.
+        deadline = time.monotonic() + 10
+        while len(storage.storage) >= counters and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+            await limiter.hit(item, "later")
+        assert len(storage.storage) < 10
+
+    asyncio.run(run())
