@@ -250,6 +250,59 @@ class CompetitionsSettings(BaseSettings):
     max_steps: int = 8
 
 
+class HttpSettings(BaseSettings):
+    """The HTTP edge: rate limits, the request body limit and the security headers.
+
+    Limits are in the ``limits`` notation ("60/minute", several joined by ";"), counted per
+    client address and, for requests with a valid access token, per wallet too. A real
+    player stays far below them (docs/security.md); a script flooding meets a 429.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="DEW_HTTP_")
+
+    rate_limits: bool = True
+    # Where the counters live. None: Redis at DEW_SERVER_REDIS_URL when it is set (several
+    # processes then share one budget), else this process's memory.
+    rate_limit_storage_url: str | None = None
+    rate_limit_key_prefix: str = "dew-limits"
+    # Nonce, sign-in and refresh (anonymous: per address only).
+    signin_per_ip: str = "60/minute;600/hour"
+    # The economy's transaction builders (anonymous; each asks the node for a gas estimate).
+    transactions_per_ip: str = "30/minute;300/hour"
+    # Creating tables, matchmaking tickets and tournament registrations.
+    create_per_ip: str = "60/minute"
+    create_per_wallet: str = "12/minute;120/hour"
+    # Everything else: reads, joins, the web client's files and WebSocket handshakes.
+    general_per_ip: str = "1200/minute"
+    general_per_wallet: str = "600/minute"
+    # Request bodies above this many bytes are refused with 413 (the largest legitimate
+    # one, a sign-in, is under 5 KiB).
+    max_body_bytes: int = 64 * 1024
+    # Content-Security-Policy, X-Frame-Options, nosniff and Referrer-Policy on every response.
+    security_headers: bool = True
+    # Proxies whose X-Forwarded-For names the client (uvicorn's forwarded_allow_ips, for
+    # ``dew serve``): behind nginx, its address (docker-compose.yml).
+    forwarded_allow_ips: str = "127.0.0.1"
+
+    @model_validator(mode="after")
+    def _parse_limits(self) -> HttpSettings:
+        from limits import parse_many
+
+        for name in (
+            "signin_per_ip",
+            "transactions_per_ip",
+            "create_per_ip",
+            "create_per_wallet",
+            "general_per_ip",
+            "general_per_wallet",
+        ):
+            try:
+                parse_many(getattr(self, name))
+            except ValueError as error:
+                raise ValueError(f"DEW_HTTP_{name.upper()}: {error}") from None
+        return self
+
+
 class Settings(BaseSettings):
     """All settings; ``environment`` decides whether development defaults are allowed."""
 
@@ -265,6 +318,7 @@ class Settings(BaseSettings):
     economy: EconomySettings = EconomySettings()
     competitions: CompetitionsSettings = CompetitionsSettings()
     tables: TablesSettings = TablesSettings()
+    http: HttpSettings = HttpSettings()
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:
@@ -299,4 +353,5 @@ def get_settings() -> Settings:
         server=ServerSettings(),
         economy=EconomySettings(),
         tables=TablesSettings(),
+        http=HttpSettings(),
     )

@@ -20,6 +20,11 @@ bare HTTP round trips per second (GET /health) by the same load generator on the
 server, i.e. the ceiling of its HTTP stack on this machine now; a sign-in is two requests,
 so ``signins_vs_health`` (signins_per_s / baseline_health_rps) compares runs made under
 different loads. ``--signins-only`` stops after the sign-in figures.
+
+The servers run with the HTTP rate limits at their production settings (``--no-rate-limits``
+turns them off, to compare). Players come from many addresses, as real ones do: every
+``--wallets-per-address`` wallets (two tables' players) share one loopback source address
+(127.1.x.y), and any refusal (a 429 included) stops the run as an error.
 """
 
 from __future__ import annotations
@@ -116,8 +121,16 @@ def peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
+def client_address(wallet: int, per_address: int) -> str:
+    """The loopback source address of a wallet's connections (all of 127/8 is local)."""
+    n = wallet // per_address
+    return f"127.1.{n // 250}.{n % 250 + 1}"
+
+
 class Server:
-    def __init__(self, db_url: str, workers: int, profile: str | None = None) -> None:
+    def __init__(
+        self, db_url: str, workers: int, profile: str | None = None, rate_limits: bool = True
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
@@ -130,6 +143,7 @@ class Server:
                 "DEW_SERVER_BOT_MOVE_DELAY_S": "1.0",
                 "DEW_SERVER_DB_POOL_SIZE": "20",
                 "DEW_SERVER_ORPHAN_GRACE_S": "600",
+                "DEW_HTTP_RATE_LIMITS": "true" if rate_limits else "false",
             }
         )
         # uvicorn re-raises the signal it stopped on; SIGINT then unwinds as KeyboardInterrupt,
@@ -194,9 +208,14 @@ class Http:
     """A keep-alive HTTP/1.1 connection per load-generator thread (httpx's async pool costs
     more CPU than the server it measures)."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, source: str | None = None) -> None:
         host, port = base_url.removeprefix("http://").split(":")
-        self.conn = http.client.HTTPConnection(host, int(port), timeout=60)
+        self.conn = http.client.HTTPConnection(
+            host, int(port), timeout=60, source_address=(source, 0) if source else None
+        )
+
+    def close(self) -> None:
+        self.conn.close()
 
     def post(self, path: str, body: dict[str, Any] | None = None, token: str | None = None) -> Any:
         headers = {"Content-Type": "application/json"}
@@ -253,9 +272,10 @@ class AsyncHttp:
         self.writer = writer
 
     @classmethod
-    async def open(cls, base_url: str) -> AsyncHttp:
+    async def open(cls, base_url: str, source: str | None = None) -> AsyncHttp:
         host, port = base_url.removeprefix("http://").split(":")
-        return cls(*await asyncio.open_connection(host, int(port)))
+        local = (source, 0) if source else None
+        return cls(*await asyncio.open_connection(host, int(port), local_addr=local))
 
     async def request(self, method: bytes, path: bytes, body: bytes = b"") -> bytes:
         self.writer.write(
@@ -299,6 +319,27 @@ async def _each(base_url: str, jobs: list[Any], work: Any, connections: int) -> 
     return results
 
 
+async def _each_address(
+    base_url: str, groups: list[tuple[str, list[Any]]], work: Any, connections: int
+) -> list[Any]:
+    """Like ``_each``, with each group of jobs on one keep-alive connection from the
+    group's source address (``connections`` groups at a time); results in job order."""
+    results: list[list[Any]] = [[] for _ in groups]
+    todo = list(enumerate(groups))
+
+    async def worker() -> None:
+        while todo:
+            index, (source, jobs) = todo.pop()
+            http = await AsyncHttp.open(base_url, source)
+            try:
+                results[index] = [await work(http, job) for job in jobs]
+            finally:
+                http.close()
+
+    await asyncio.gather(*(worker() for _ in range(connections)))
+    return [result for group in results for result in group]
+
+
 async def _health(http: AsyncHttp, _: int) -> bool:
     await http.request(b"GET", b"/health")
     return True
@@ -319,22 +360,38 @@ def health_rps(base_url: str, requests: int, connections: int) -> float:
     return requests / (time.perf_counter() - started)
 
 
-def sign_in_all(base_url: str, accounts: list[Any], connections: int) -> tuple[list[str], float]:
-    """Full sign-ins (nonce, EIP-191 signature, verification) over keep-alive connections."""
+def sign_in_all(
+    base_url: str, accounts: list[Any], connections: int, per_address: int
+) -> tuple[list[str], float]:
+    """Full sign-ins (nonce, EIP-191 signature, verification) over keep-alive connections,
+    one per source address."""
     wallets = [(a.address, coincurve.PrivateKey(bytes(a.key))) for a in accounts]
+    groups = [
+        (client_address(i, per_address), wallets[i : i + per_address])
+        for i in range(0, len(wallets), per_address)
+    ]
     started = time.perf_counter()
-    tokens = run_loop(_each(base_url, wallets, _sign_in, connections))
+    tokens = run_loop(_each_address(base_url, groups, _sign_in, connections))
     return tokens, time.perf_counter() - started
 
 
-def seat_tables(base_url: str, tokens: list[str], matches: int, threads: int) -> list[str]:
-    def one(http: Http, seats: list[str]) -> str:
-        table = http.post("/tables", {"preset": "dew200", "turn_timeout_s": 120}, seats[0])
-        for token in seats[1:]:
-            http.post(f"/tables/{table['id']}/join", {}, token)
+def seat_tables(
+    base_url: str, tokens: list[str], matches: int, threads: int, per_address: int
+) -> list[str]:
+    def one(_: Http, job: tuple[int, list[str]]) -> str:
+        m, seats = job
+        # The players' own address (a table's four wallets share one).
+        http = Http(base_url, client_address(4 * m, per_address))
+        try:
+            table = http.post("/tables", {"preset": "dew200", "turn_timeout_s": 120}, seats[0])
+            for token in seats[1:]:
+                http.post(f"/tables/{table['id']}/join", {}, token)
+        finally:
+            http.close()
         return table["id"]
 
-    return parallel(base_url, [tokens[4 * m : 4 * m + 4] for m in range(matches)], one, threads)
+    jobs = [(m, tokens[4 * m : 4 * m + 4]) for m in range(matches)]
+    return parallel(base_url, jobs, one, threads)
 
 
 class Stats:
@@ -556,13 +613,16 @@ class BotClient(asyncio.Protocol):
 
 
 async def open_client(
-    host: str, port: int, table_id: str, token: str, think_s: float, stats: Stats
+    host: str, port: int, table_id: str, token: str, think_s: float, stats: Stats, source: str
 ) -> BotClient | None:
     loop = asyncio.get_running_loop()
     path = f"/ws/tables/{table_id}?token={token}"
     try:
         _, client = await loop.create_connection(
-            lambda: BotClient(f"{host}:{port}", path, think_s, stats), host, port
+            lambda: BotClient(f"{host}:{port}", path, think_s, stats),
+            host,
+            port,
+            local_addr=(source, 0),
         )
         await asyncio.wait_for(client.opened, timeout=60)
     except Exception as error:
@@ -580,6 +640,7 @@ async def run_matches(
     warmup_s: float,
     measure_s: float,
     server_pids: list[int],
+    per_address: int,
 ) -> tuple[Stats, float]:
     stats = Stats()
     host, port = ws_url.removeprefix("ws://").split(":")
@@ -589,7 +650,15 @@ async def run_matches(
         for s in range(4):
             opening.append(
                 asyncio.create_task(
-                    open_client(host, int(port), table_id, tokens[4 * m + s], think_s, stats)
+                    open_client(
+                        host,
+                        int(port),
+                        table_id,
+                        tokens[4 * m + s],
+                        think_s,
+                        stats,
+                        client_address(4 * m + s, per_address),
+                    )
                 )
             )
         if m % 50 == 49:
@@ -657,6 +726,18 @@ def main() -> None:
     parser.add_argument(
         "--signins-only", action="store_true", help="measure sign-ins (and the baseline) only"
     )
+    parser.add_argument(
+        "--wallets-per-address",
+        type=int,
+        default=8,
+        help="wallets sharing one loopback source address (a multiple of 4: a table's "
+        "players share one)",
+    )
+    parser.add_argument(
+        "--no-rate-limits",
+        action="store_true",
+        help="run the servers with DEW_HTTP_RATE_LIMITS=false (to compare)",
+    )
     parser.add_argument("--pg-admin-url", default=PG_ADMIN_URL)
     parser.add_argument(
         "--profile-server",
@@ -680,7 +761,9 @@ def main() -> None:
     try:
         migrate(db_url)
         baseline = baseline_commit_ms(db_url)
-        server = Server(db_url, args.workers, args.profile_server)
+        limits_on = not args.no_rate_limits
+        per_address = args.wallets_per_address
+        server = Server(db_url, args.workers, args.profile_server, rate_limits=limits_on)
         pids = server.pids()
         say = (lambda *a: None) if args.json else (lambda *a: print(*a, flush=True))
         players = args.signins if args.signins_only else max(args.signins, 4 * args.matches)
@@ -688,11 +771,17 @@ def main() -> None:
         accounts = [Account.create() for _ in range(players)]
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         say(f"signing in {players} wallets ...")
-        signin_server = Server(db_url, args.signin_workers) if args.signin_workers > 1 else server
+        signin_server = (
+            Server(db_url, args.signin_workers, rate_limits=limits_on)
+            if args.signin_workers > 1
+            else server
+        )
         signin_pids = signin_server.pids()
         signin_cpu0 = sum(cpu_seconds(p) for p in signin_pids)
         loadgen_cpu0 = _own_cpu()
-        tokens, elapsed = sign_in_all(signin_server.url, accounts, connections=args.threads)
+        tokens, elapsed = sign_in_all(
+            signin_server.url, accounts, connections=args.threads, per_address=per_address
+        )
         loadgen_signin_cpu = _own_cpu() - loadgen_cpu0
         signin_cpu = sum(cpu_seconds(p) for p in signin_pids) - signin_cpu0
         # The baseline after the sign-ins, on the warmed-up server (its first requests pay
@@ -710,12 +799,16 @@ def main() -> None:
             "server_cpu_ms_per_signin": round(signin_cpu / players * 1000, 3),
             "loadgen_cpu_ms_per_signin": round(loadgen_signin_cpu / players * 1000, 3),
             "signin_workers": args.signin_workers,
+            "rate_limits": limits_on,
+            "client_addresses": -(-players // per_address),
         }
         if args.signins_only:
             report(signin_figures, args.json)
             return
         say(f"seating {args.matches} tables ...")
-        tables = seat_tables(server.url, tokens, args.matches, threads=args.threads)
+        tables = seat_tables(
+            server.url, tokens, args.matches, threads=args.threads, per_address=per_address
+        )
         say(
             f"playing {args.matches} matches ({4 * args.matches} sockets) for "
             f"{args.warmup:g}+{args.duration:g} s ..."
@@ -724,7 +817,16 @@ def main() -> None:
         server_cpu1 = sum(cpu_seconds(p) for p in pids)
         wall1 = time.perf_counter()
         stats, measured = run_loop(
-            run_matches(server.ws_url, tables, tokens, args.think, args.warmup, args.duration, pids)
+            run_matches(
+                server.ws_url,
+                tables,
+                tokens,
+                args.think,
+                args.warmup,
+                args.duration,
+                pids,
+                per_address,
+            )
         )
         wall2 = time.perf_counter()
         ru2 = resource.getrusage(resource.RUSAGE_SELF)
@@ -773,6 +875,8 @@ def main() -> None:
         "server_cpu_ms_per_signin": signin_figures["server_cpu_ms_per_signin"],
         "loadgen_cpu_ms_per_signin": signin_figures["loadgen_cpu_ms_per_signin"],
         "signin_workers": args.signin_workers,
+        "rate_limits": limits_on,
+        "client_addresses": signin_figures["client_addresses"],
         "signin_loadgen_cpu_s": round(ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime, 1),
         "baseline_commit_ms": round(baseline, 2),
         "think_s": args.think,

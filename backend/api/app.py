@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from backend.api import ws
+from backend.api.edge import install_http_edge
 from backend.api.errors import install_error_handlers
 from backend.api.log_redaction import install_log_redaction
 from backend.api.routers import auth, money, tables
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
         return {"status": "ok"}
 
     install_web_client(app)
+    install_http_edge(app, settings)
     return app
 
 

@@ -68,6 +68,9 @@ def serve(
         ws_per_message_deflate=False,
         # Sockets are closed (clients reconnect elsewhere and resync); do not wait forever.
         timeout_graceful_shutdown=10,
+        # Only these proxies may name the client in X-Forwarded-For: the rate limits count
+        # per client address (docs/security.md).
+        forwarded_allow_ips=settings.http.forwarded_allow_ips,
     )
 
 

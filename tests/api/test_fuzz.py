@@ -18,7 +18,15 @@ EXAMPLES_PER_OPERATION = 8
 @pytest.fixture(scope="module")
 def live(pg_url: str):  # type: ignore[no-untyped-def]
     # Slow bots: generated practice/AI tables must not load the server during the run.
-    with ServerProcess(pg_url, bot_move_delay_s=30, turn_timeout_s=600) as proc:
+    # Rate limits off: hundreds of generated requests from one address are a flood by the
+    # production limits (tests/hostile/test_http.py checks those); here every request must
+    # reach the handlers.
+    with ServerProcess(
+        pg_url,
+        bot_move_delay_s=30,
+        turn_timeout_s=600,
+        extra_env={"DEW_HTTP_RATE_LIMITS": "false"},
+    ) as proc:
         _, token = sign_in(proc.url)
         yield proc, token
 

@@ -51,6 +51,15 @@ PROVIDER_JS = """
 """
 
 
+# The server sends a strict Content-Security-Policy; a violation (an inline script, a
+# resource from elsewhere) is reported as a console error that fails the test.
+CSP_WATCH_JS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
+});
+"""
+
+
 class InjectedWallet:
     """What the injected provider does with one key: sign messages, send transactions."""
 
@@ -147,6 +156,7 @@ def browser() -> Iterator[Any]:
 def open_wallet_page(browser: Any, base_url: str, wallet: InjectedWallet | None) -> Any:
     """A fresh context (its own session) with the wallet injected, on the lobby."""
     context = browser.new_context(viewport={"width": 1100, "height": 900}, locale="es-ES")
+    context.add_init_script(CSP_WATCH_JS)
     if wallet is not None:
         context.expose_function("__dewWallet", wallet.handle)
         context.add_init_script(PROVIDER_JS)
@@ -154,6 +164,14 @@ def open_wallet_page(browser: Any, base_url: str, wallet: InjectedWallet | None)
     page.set_default_timeout(20_000)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(message.text)
+            if message.type == "error" and message.text.startswith("CSP violation")
+            else None
+        ),
+    )
     page.js_errors = errors  # type: ignore[attr-defined]
     page.goto(base_url + "/")
     page.wait_for_selector("main[data-ready=true]")
