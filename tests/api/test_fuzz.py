@@ -39,6 +39,15 @@ def _error_shape(response) -> None:  # type: ignore[no-untyped-def]
     assert isinstance(body["error"]["code"], str) and body["error"]["message"], body
 
 
+def _no_chain(response) -> bool:  # type: ignore[no-untyped-def]
+    """This server runs with no deployment (no manifest, no node), so a request that gets
+    past validation to a route that builds or reads a chain transaction is answered with
+    the documented 503 ``chain_unavailable``: the one 5xx that is the right answer here."""
+    if response.status_code != 503:
+        return False
+    return bool(response.json()["error"]["code"] == "chain_unavailable")
+
+
 def test_no_generated_request_gets_a_server_error(live) -> None:  # type: ignore[no-untyped-def]
     proc, token = live
     schema = schemathesis.openapi.from_url(proc.url + "/openapi.json")
@@ -65,7 +74,8 @@ def test_no_generated_request_gets_a_server_error(live) -> None:  # type: ignore
                 else headers
             )
             response = case.call(base_url=proc.url, headers=own, timeout=10)
-            case.validate_response(response, checks=[not_a_server_error])
+            if not _no_chain(response):
+                case.validate_response(response, checks=[not_a_server_error])
             _error_shape(response)
             called.append(case.operation.label)
             statuses.add(response.status_code)

@@ -240,8 +240,9 @@ def test_one_avatar_sits_in_one_earning_match_at_a_time(start_server, chain, db_
 
 def test_one_wallet_cannot_create_hundreds_of_live_tables(start_server, db_url):
     """DEW_TABLES_MAX_LIVE_TABLES_PER_WALLET (5): open or playing tables one wallet created,
-    AI-vs-AI ones included; a finished or left table frees its place."""
-    server = start_server(**SLOW_BOTS)
+    AI-vs-AI ones included; a finished or left table frees its place. The per-wallet rate
+    limit on creations (12/minute, test_http.py) is raised here: this is the other bound."""
+    server = start_server(**SLOW_BOTS, extra_env={"DEW_HTTP_CREATE_PER_WALLET": "100/minute"})
     account, token = sign_in(server.url)
 
     def create(_: int) -> httpx.Response:
@@ -320,11 +321,11 @@ def test_a_tournament_over_the_vaults_per_match_limit_is_refused(chain, db_url):
     """The deployed default: 10,000 DEW per match. 1,024 entries of 10 DEW could never be
     paid in one settlement, so the operator's command refuses it at creation."""
     settlement = chain.d.contracts.settlement.functions
-    period_limit, max_per_match, period = settlement.limits().call()
+    period_limit, max_per_match, period, max_matches = settlement.limits().call()
     _send(
         chain.w3,
         chain.d.deployer_key,
-        settlement.setLimits(1_000_000 * DEW_WEI, 10_000 * DEW_WEI, 86400),
+        settlement.setLimits(1_000_000 * DEW_WEI, 10_000 * DEW_WEI, 86400, max_matches),
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
     env |= {**chain.env, "DEW_DB_URL": db_url}
@@ -356,5 +357,5 @@ def test_a_tournament_over_the_vaults_per_match_limit_is_refused(chain, db_url):
         _send(
             chain.w3,
             chain.d.deployer_key,
-            settlement.setLimits(period_limit, max_per_match, period),
+            settlement.setLimits(period_limit, max_per_match, period, max_matches),
         )
