@@ -545,6 +545,16 @@ class Chaos:
             for p in planned
             if p.status == "paid" and settled_count.get(p.chain_match_id.lower(), 0) == 0
         ]
+        cup_key = escrow_key(tid) if tid is not None else None
+        cup_status = None
+        if tid is not None:
+            from backend.competitions.models import Tournament
+
+            with self.sessions() as session:
+                cup = session.get(Tournament, tid)
+                cup_status = cup.status if cup is not None else None
+            if cup_key not in plans:  # the prizes were never planned: lost
+                payouts_lost.append(str(cup_key))
         duplicated = [
             p.match_id for p in planned if settled_count.get(p.chain_match_id.lower(), 0) > 1
         ]
@@ -577,6 +587,12 @@ class Chaos:
             "vault_out_wei": vault_out,
             "ledger_paid_wei": ledger_paid,
             "matches": len(match_ids),
+            "tournament": {
+                "id": tid,
+                "status": cup_status,
+                "games": sum(1 for r in self.record.matches.values() if r.get("kind") == "cup"),
+                "payout": plans[cup_key].status if cup_key in plans else None,
+            },
             "matches_interrupted": sum(
                 1 for r in self.record.matches.values() if r.get("interrupted")
             ),
@@ -646,6 +662,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the state and logs")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
+    # A socket to a killed process fails its keepalive ping: expected, and handled by play().
+    logging.getLogger("websockets").setLevel(logging.CRITICAL)
     out = (lambda text: print(text, file=sys.stderr)) if args.json else print
     workdir = Path(tempfile.mkdtemp(prefix="dew-chaos-"))
     config = StackConfig(

@@ -66,7 +66,9 @@ def free_port() -> int:
 
 def dew_command() -> list[str]:
     script = Path(sys.executable).parent / "dew"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "backend.cli"]
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from backend.cli import app; app()"]
 
 
 class Service:
