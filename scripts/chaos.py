@@ -144,16 +144,16 @@ class Player:
                 sent_at_ply: int | None = None
                 while True:
                     message = seat.recv(timeout_s=RECV_TIMEOUT_S)
-                    kind = message["type"]
-                    if kind == "snapshot" and message["match_id"]:
+                    mtype = message["type"]
+                    if mtype == "snapshot" and message["match_id"]:
                         match_id = message["match_id"]
                         sent_at_ply = None  # a resync: look again
-                    elif kind == "ack":
+                    elif mtype == "ack":
                         sent = pending.pop(str(message.get("ref")), None)
                         if sent is not None and match_id is not None:
                             move, sent_at, me = sent
                             self.record.ack(match_id, message["ply"] - 1, me, move, sent_at)
-                    elif kind == "error":
+                    elif mtype == "error":
                         code = message["error"]["code"]
                         pending.pop(str(message.get("ref")), None)
                         if code == "rate_limited":
