@@ -209,6 +209,8 @@ class Chaos:
         self.record = Recorder()
         self.faults: list[Fault] = []
         self.stop_playing = threading.Event()
+        self.cup_may_start = threading.Event()  # set at the worker's kill: the cup runs through
+        # the later faults (Redis restart, RPC cut), its prizes settled after them
         self.t0 = time.monotonic()
         from backend.db import create_db_engine, make_session_factory
 
@@ -456,12 +458,14 @@ class Chaos:
             self.kill_api()
             time.sleep(gap_s)
             self.kill_worker()
+            self.cup_may_start.set()
             time.sleep(gap_s)
             self.restart_redis()
             time.sleep(gap_s)
             self.cut_rpc(cut_s)
             time.sleep(after_s)
         finally:
+            self.cup_may_start.set()
             self.stop_playing.set()
             for thread in threads:
                 thread.join()
@@ -469,6 +473,7 @@ class Chaos:
         return self.verify(after_s)
 
     def _cup(self, entrants: list[Player]) -> None:
+        self.cup_may_start.wait()
         try:
             self.tournament(entrants)
         except Exception as error:
