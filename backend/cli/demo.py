@@ -19,8 +19,6 @@ import json
 import os
 import shutil
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -37,10 +35,17 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from backend.cli.app import app
+from backend.cli.stack import (
+    BLOCK_TIME_S,
+    REPO_ROOT,
+    Service,
+    StackFailed,
+    dew_command,
+    free_port,
+    wait_for,
+)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 DEW = 10**18
-BLOCK_TIME_S = 1
 EMISSION_PER_SEAT = 10 * DEW
 SEASON_BUDGET = 10_000 * DEW
 FIXED_RENT = 25 * DEW
@@ -60,29 +65,10 @@ THINK_TIME_S = 0.08  # between one client's moves: the server allows 20 messages
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
 
-class DemoFailed(RuntimeError):
-    """A step of the demo did not reach its expected state in time."""
-
+# The demo's failures are the harness's: a step that did not reach its state in time.
+DemoFailed = StackFailed
 
 Out = Callable[[str], None]
-
-
-def wait_for(what: str, check: Callable[[], Any], timeout_s: float = 60, every_s: float = 0.2):
-    """Poll ``check`` until it returns something truthy; DemoFailed after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise DemoFailed(f"timed out after {timeout_s:.0f}s waiting for {what}")
-        time.sleep(every_s)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def dew_amount(wei: int) -> str:
@@ -119,46 +105,6 @@ class DemoConfig:
     @property
     def broker(self) -> str:
         return self.broker_url or f"sqla+sqlite:///{self.workdir / 'broker.sqlite3'}"
-
-
-class Service:
-    """One subprocess (server, worker, beat) with its output in a log file."""
-
-    def __init__(self, name: str, args: list[str], env: dict[str, str], log: Path) -> None:
-        self.name, self.args, self.env, self.log = name, args, env, log
-        self._log_file = log.open("ab")
-        self.process = subprocess.Popen(
-            args,
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-
-    def check_alive(self) -> None:
-        if self.process.poll() is not None:
-            tail = self.log.read_text(errors="replace")[-2000:]
-            raise DemoFailed(f"{self.name} exited with {self.process.returncode}:\n{tail}")
-
-    def exited(self) -> int | None:
-        return self.process.poll()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        self._log_file.close()
-
-
-def _dew_command() -> list[str]:
-    script = Path(sys.executable).parent / "dew"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "backend.cli"]
 
 
 # --- wallets: keys held by the clients only ------------------------------------------------
@@ -549,7 +495,7 @@ def _services(settings: Any, config: DemoConfig, out: Out) -> Iterator[list[Serv
     suffix = uuid.uuid4().hex[:8]
     env = _env(settings, config, suffix)
     logs = config.workdir
-    dew = _dew_command()
+    dew = dew_command()
     started: list[Service] = []
     try:
         started.append(

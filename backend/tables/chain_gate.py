@@ -95,7 +95,10 @@ class ChainGate:
         read_at, chain_time = self._chain_clock
         wall = time.monotonic()
         if wall - read_at > 1.0:
-            chain_time = float(self.w3.eth.get_block("latest")["timestamp"])
+            # Through _call like every read: a node that does not answer is ChainUnavailable
+            # (a TablesError), never a raw transport error that fails the caller's commit.
+            block = self._call("the latest block", lambda: self.w3.eth.get_block("latest"))
+            chain_time = float(block["timestamp"])  # type: ignore[index]
             self._chain_clock = (wall, chain_time)
             return chain_time
         return chain_time + (wall - read_at)

@@ -1,0 +1,77 @@
+"""`dew stack`: the compose topology as local processes starts, serves on every API process,
+and stops every child on SIGTERM (nothing of it left running)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from backend.cli.stack import dew_command
+
+pytestmark = pytest.mark.timeout(180)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie of an exited child still answers kill(0): read its state.
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split(")")[-1].split()[0] != "Z"
+
+
+def test_dew_stack_serves_on_both_api_processes_and_stops_cleanly(tmp_path: Path) -> None:
+    workdir = tmp_path / "stack"
+    process = subprocess.Popen(
+        [*dew_command(), "stack", "--workdir", str(workdir), "--workers", "1"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 150
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            lines.append(line.rstrip())
+            if line.startswith("ready"):
+                break
+        assert lines and lines[-1].startswith("ready"), "\n".join(lines)
+        urls = [m.group(1) for line in lines if (m := re.match(r"api (http://\S+)", line))]
+        assert len(urls) == 2 and urls[0] != urls[1]
+        for url in urls:
+            assert httpx.get(f"{url}/health", timeout=5).status_code == 200
+        children = [
+            int(pid)
+            for pid in subprocess.run(
+                ["pgrep", "-s", str(process.pid)], capture_output=True, text=True
+            ).stdout.split()
+        ]
+        process.send_signal(signal.SIGTERM)
+        rest, _ = process.communicate(timeout=60)
+        assert process.returncode == 0, rest
+        assert rest.strip().endswith("stopped")
+        for url in urls:
+            with pytest.raises(httpx.HTTPError):
+                httpx.get(f"{url}/health", timeout=2)
+        assert not [pid for pid in children if pid != process.pid and _alive(pid)]
+        assert not (workdir / "postgres" / "pgdata" / "postmaster.pid").exists()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
