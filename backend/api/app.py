@@ -14,6 +14,7 @@ from backend.api.routers import auth, tables
 from backend.api.web import install_web_client
 from backend.competitions.router import install_error_handler as install_competitions_errors
 from backend.competitions.router import router as competitions_router
+from backend.competitions.watch import TournamentWatch
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.economy.router import install_error_handler as install_economy_error_handler
@@ -49,6 +50,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
         finally:
             if hasattr(gate, "stop"):
                 gate.stop()
+            await app.state.tournament_watch.stop()
             await hub.stop()
             engine.dispose()
 
@@ -63,6 +65,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.state.session_factory = make_session_factory(engine)
     app.state.gate = gate or _default_gate(settings)
     app.state.hub = MatchHub(settings, engine, app.state.session_factory, app.state.gate)
+    app.state.tournament_watch = TournamentWatch(settings.sockets, app.state.session_factory)
     install_error_handlers(app)
     app.include_router(auth.router)
     app.include_router(tables.router)
