@@ -5,7 +5,8 @@ it) on a fresh PostgreSQL database and on a SQLite file, one client drives the t
 of issue 17 and the same run's figures before the attack are the baseline:
 
 1. ``sockets``: 1,500 connect-and-close cycles of ``/competitions/{id}/ws`` for a tournament
-   in registration (which has nothing to send), as fast as one client goes;
+   in registration (which has nothing more to send after its first events), as fast as one
+   client goes, each closed after its first message;
 2. ``unknown_ids``: 2,000 connects to ``/ws/tables/<id>`` with 8,000-character ids, 20 at once.
 
 After each attack, ``GET /tables`` is timed (the median of several samples) and the server's
@@ -24,10 +25,13 @@ Figures, per database (``sqlite_*``, ``postgresql_*``) and the worst of the two:
 from __future__ import annotations
 
 import asyncio
+import json
+import secrets
 import statistics
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -42,11 +46,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from backend.competitions import service as competitions
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.db.base import utcnow
+from backend.tables.models import Table, TableSeat
 from scripts.figures import bench_main
 from tests.fixtures.database import create_pg_database, drop_pg_database
 from tests.tables.harness import ServerProcess
 
-LATENCY_SAMPLES = 9
+LATENCY_SAMPLES = 31
+# Open tables in the lobby, so that GET /tables does real work (its page holds 100).
+LOBBY_TABLES = 100
 SAMPLE_TIMEOUT_S = 60.0
 ID_LENGTH = 8000
 CONCURRENT_UNKNOWN_IDS = 20
@@ -76,10 +83,32 @@ def tables_ms(base_url: str) -> float:
     return statistics.median(samples)
 
 
-def registering_tournament(db_url: str) -> int:
+def seed(db_url: str) -> int:
+    """A full lobby of open tables and a tournament in registration; the tournament's id."""
     engine = create_db_engine(db_url)
     try:
         with make_session_factory(engine)() as session:
+            for n in range(LOBBY_TABLES):
+                table_id = uuid.uuid4().hex
+                creator = "0x" + f"{n + 1:040x}"
+                session.add(
+                    Table(
+                        id=table_id,
+                        preset="draw",
+                        options={},
+                        seat_count=2,
+                        kind="human",
+                        visibility="public",
+                        invite_code=secrets.token_urlsafe(12),
+                        creator=creator,
+                        turn_timeout_s=30.0,
+                        status="open",
+                        created_at=utcnow(),
+                    )
+                )
+                session.flush()
+                session.add(TableSeat(table_id=table_id, seat=0, address=creator))
+            session.commit()
             return competitions.create_tournament(
                 session=session,
                 spec=competitions.TournamentSpec(
@@ -91,13 +120,14 @@ def registering_tournament(db_url: str) -> int:
 
 
 async def socket_cycles(url: str, cycles: int) -> dict[str, int]:
-    """Connect and close at once, ``cycles`` times; how each connect was answered."""
-    answered = {"accepted": 0, "refused": 0, "failed": 0}
+    """Connect, read the first message (the socket is live), close; ``cycles`` times. How
+    the connects were answered: events, or a refusal by the per-address cap."""
+    answered = {"watched": 0, "refused": 0, "failed": 0}
     for _ in range(cycles):
         try:
             async with connect(url, open_timeout=30) as ws:
-                answered["accepted"] += 1
-                del ws
+                first = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                answered["refused" if first["type"] == "error" else "watched"] += 1
         except (InvalidStatus, ConnectionClosed, OSError, TimeoutError):
             answered["failed"] += 1
     return answered
@@ -123,7 +153,7 @@ async def unknown_ids(ws_url: str, total: int) -> None:
 
 def attack(db_url: str, cycles: int, ids: int) -> dict[str, Any]:
     """Both attacks against one server on ``db_url`` (migrated); its figures."""
-    tid = registering_tournament(db_url)
+    tid = seed(db_url)
     server = ServerProcess(db_url).start()
     try:
         assert server.proc is not None
@@ -133,7 +163,7 @@ def attack(db_url: str, cycles: int, ids: int) -> dict[str, Any]:
         before_rss = rss_mb(pid)
 
         started = time.perf_counter()
-        asyncio.run(socket_cycles(f"{server.ws_url}/competitions/{tid}/ws", cycles))
+        answered = asyncio.run(socket_cycles(f"{server.ws_url}/competitions/{tid}/ws", cycles))
         sockets_s = time.perf_counter() - started
         after_sockets_ms = tables_ms(server.url)
         after_sockets_rss = rss_mb(pid)
@@ -162,6 +192,8 @@ def attack(db_url: str, cycles: int, ids: int) -> dict[str, Any]:
         "rss_growth_mb_after_sockets": round(after_sockets_rss - before_rss, 1),
         "rss_growth_mb_after_unknown_ids": round(after_ids_rss - before_rss, 1),
         "socket_cycles_s": round(sockets_s, 1),
+        "socket_cycles_refused_by_cap": answered["refused"],
+        "socket_cycles_failed": answered["failed"],
         "unknown_ids_s": round(ids_s, 1),
         "stopped_on_sigterm_within_30s": stopped,
     }
