@@ -187,6 +187,9 @@ class LiveTable:
     move_times: list[float] = field(default_factory=list)  # commit time of each move (Unix s)
     private: bool = False
     invited: frozenset[str] = frozenset()
+    # Spectators' ``moved`` texts by ply, while a spectator delay may still hold them back:
+    # every spectator shares one copy (the window of a long delay holds many moves).
+    spectator_moved: dict[int, str] = field(default_factory=dict)
     forfeited_seat: int | None = None
     timeouts: dict[int, int] = field(default_factory=dict)
     turn_started: float = 0.0
@@ -369,6 +372,7 @@ class MatchHub:
         lt.ply = 0
         lt.moves = []
         lt.move_times = []
+        lt.spectator_moved = {}
         lt.timeouts = {}
         lt.forfeited_seat = None
         lt.turn_started = aware(m.created_at).timestamp()
@@ -574,7 +578,7 @@ class MatchHub:
         if delay <= 0 or lt.match is None:
             return self._snapshot(lt, None), []
         now = time.time()
-        shown = bisect.bisect_right(lt.move_times, now - delay)
+        shown = self._spectators_shown(lt, delay, now)
         if shown >= len(lt.moves):
             return self._snapshot(lt, None), []
         rules = lt.match.rules
@@ -605,20 +609,34 @@ class MatchHub:
             if text == "forfeit":
                 break  # the match_over that follows says it
             play.apply(match, text)
-            moved = {
-                "type": "moved",
-                "match_id": lt.match_id,
-                "ply": ply + 1,
-                "seat": seat,
-                "move": text,
-                "actor": actor,
-                "view": play.public_view(match),
-                "deadline_ms": int((moved_at + timeout) * 1000),
-            }
-            later.append((max(moved_at + delay - now, 0.0), _dumps(moved)))
+            moved = lt.spectator_moved.get(ply + 1)
+            if moved is None:
+                moved = lt.spectator_moved[ply + 1] = _dumps(
+                    {
+                        "type": "moved",
+                        "match_id": lt.match_id,
+                        "ply": ply + 1,
+                        "seat": seat,
+                        "move": text,
+                        "actor": actor,
+                        "view": play.public_view(match),
+                        "deadline_ms": int((moved_at + timeout) * 1000),
+                    }
+                )
+            later.append((max(moved_at + delay - now, 0.0), moved))
         if lt.final is not None:
             later.append((max(lt.move_times[-1] + delay - now, 0.0), lt.final))
         return snapshot, later
+
+    @staticmethod
+    def _spectators_shown(lt: LiveTable, delay: float, now: float) -> int:
+        """How many moves are old enough for spectators; forgets the shared ``moved`` texts
+        that no spectator can be sent any more."""
+        shown = bisect.bisect_right(lt.move_times, now - delay)
+        cached = lt.spectator_moved
+        while cached and (first := next(iter(cached))) <= shown:
+            del cached[first]
+        return shown
 
     def _push_final(self, lt: LiveTable) -> None:
         """``match_over`` to every socket: spectators after the table's delay."""
@@ -659,6 +677,9 @@ class MatchHub:
             base["view"] = play.public_of(next(iter(views.values())))
             message = orjson.dumps(base).decode()
             delay = float(lt.table["spectator_delay_s"])
+            if delay > 0:
+                self._spectators_shown(lt, delay, time.time())
+                lt.spectator_moved[lt.ply] = message
             for conn in lt.spectators:
                 if delay > 0:
                     conn.push_later(delay, message)
