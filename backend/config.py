@@ -303,6 +303,21 @@ class HttpSettings(BaseSettings):
         return self
 
 
+class SocketSettings(BaseSettings):
+    """Bounds on WebSockets that anyone may open (docs/security.md)."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_SOCKETS_")
+
+    # Tournament event sockets (anonymous): open at once from one client address, and on
+    # one tournament; beyond either the socket is refused with close code 4429.
+    tournament_per_address: int = 16
+    tournament_per_tournament: int = 2000
+    # One database poll per watched tournament (never one per socket), this often.
+    tournament_poll_s: float = 0.5
+    # Messages queued for one tournament socket that does not read; beyond it is closed.
+    tournament_max_queue: int = 64
+
+
 class Settings(BaseSettings):
     """All settings; ``environment`` decides whether development defaults are allowed."""
 
@@ -319,6 +334,7 @@ class Settings(BaseSettings):
     competitions: CompetitionsSettings = CompetitionsSettings()
     tables: TablesSettings = TablesSettings()
     http: HttpSettings = HttpSettings()
+    sockets: SocketSettings = SocketSettings()
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:
@@ -354,4 +370,5 @@ def get_settings() -> Settings:
         economy=EconomySettings(),
         tables=TablesSettings(),
         http=HttpSettings(),
+        sockets=SocketSettings(),
     )

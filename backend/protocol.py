@@ -142,6 +142,7 @@ CLOSE_CODES: dict[int, str] = {
     4403: "not allowed",
     4404: "unknown table",
     4408: "too slow",
+    4429: "too many sockets",
 }
 
 # The HTTP routes a client uses (method, path template); docs/protocol.md describes them.

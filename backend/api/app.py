@@ -16,6 +16,7 @@ from backend.api.routers import auth, money, tables
 from backend.api.web import install_web_client
 from backend.competitions.router import install_error_handler as install_competitions_errors
 from backend.competitions.router import router as competitions_router
+from backend.competitions.watch import TournamentWatch
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.economy.router import install_error_handler as install_economy_error_handler
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
         finally:
             if hasattr(gate, "stop"):
                 gate.stop()
+            await app.state.tournament_watch.stop()
             await hub.stop()
             engine.dispose()
 
@@ -69,6 +71,8 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.state.read_session_factory = make_session_factory(engine, read_only=True)
     app.state.gate = gate or _default_gate(settings)
     app.state.hub = MatchHub(settings, engine, app.state.session_factory, app.state.gate)
+    # Polls only read: deferred sessions, which on SQLite take no write lock.
+    app.state.tournament_watch = TournamentWatch(settings.sockets, app.state.read_session_factory)
     install_error_handlers(app)
     app.include_router(auth.router)
     app.include_router(tables.router)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from typing import Any
 
@@ -31,6 +32,8 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_LARGE = 1009
 CLOSE_SLOW_CONSUMER = 4408
+# Every table id is a uuid4's hex (backend/tables/service.py).
+TABLE_ID = re.compile(r"[0-9a-f]{32}")
 
 
 class TokenBucket:
@@ -72,7 +75,7 @@ async def _writer(websocket: WebSocket, conn: Conn) -> None:
         while True:
             for text in await conn.drain():
                 if text is None:
-                    code = CLOSE_SLOW_CONSUMER if conn.overflowed else 1000
+                    code = CLOSE_SLOW_CONSUMER if conn.overflowed else conn.close_code
                     await websocket.close(code)
                     return
                 await send({"type": "websocket.send", "text": text})
@@ -86,6 +89,17 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
     settings = app.state.settings
     hub: MatchHub = app.state.hub
     await websocket.accept()
+    if not TABLE_ID.fullmatch(table_id):
+        # Checked before the token or the hub: a refused id allocates nothing anywhere.
+        shown = table_id[:40] + ("..." if len(table_id) > 40 else "")
+        await websocket.send_text(
+            error_message(
+                tables_exc.TableNotFound.code,
+                f"no table {shown!r}: table ids are 32 lowercase hexadecimal characters",
+            )
+        )
+        await websocket.close(CLOSE_NOT_FOUND)
+        return
     address: str | None = None
     if token:
         try:

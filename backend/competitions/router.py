@@ -9,11 +9,9 @@ balance). Tournaments are created and cancelled by the operator (``dew create-to
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Path, Query, Request, WebSocket
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
@@ -22,7 +20,13 @@ from starlette.websockets import WebSocketDisconnect
 from backend.accounts.deps import CurrentPlayer
 from backend.competitions import exceptions as exc
 from backend.competitions import service
-from backend.competitions.models import TournamentStatus
+from backend.competitions.watch import (
+    CLOSE_TOO_MANY,
+    CLOSE_UNSUPPORTED,
+    TooManySockets,
+    TournamentWatch,
+    error_text,
+)
 from backend.db.deps import SessionDep
 
 router = APIRouter(prefix="/competitions", tags=["competitions"])
@@ -34,8 +38,6 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (exc.CompetitionsError, 409),
 ]
 TournamentId = Annotated[int, Path(ge=1, le=2**31 - 1)]
-# How often a WebSocket watcher looks for changes (tournaments move at the pace of matches).
-WATCH_EVERY_S = 0.5
 
 
 def _error(_request: Request, error: Exception) -> JSONResponse:
@@ -105,57 +107,53 @@ def standings(session: SessionDep, tournament_id: TournamentId) -> list[dict[str
     return service.standings_view(session=session, tournament=t)
 
 
-def _events(
-    factory: Any, tournament_id: int, seen: dict[str, Any]
-) -> tuple[list[dict[str, Any]], bool]:
-    """The events a watcher has not had yet: each part that changed since ``seen``."""
-    with factory() as session:
-        t = service.get_tournament(session=session, tournament_id=tournament_id)
-        if seen.get("version") == t.version:
-            return [], False
-        parts = {
-            "tournament": service.summary(t),
-            "registration": [
-                service.entrant_view(e)
-                for e in service.entrants_of(session=session, tournament_id=t.id)
-            ],
-            "bracket": service.bracket_view(session=session, tournament_id=t.id),
-            "standings": service.standings_view(session=session, tournament=t),
-        }
-    events = []
-    for kind, data in parts.items():
-        if seen.get(kind) != data:
-            seen[kind] = data
-            events.append({"v": 1, "type": kind, "tournament_id": tournament_id, "data": data})
-    seen["version"] = parts["tournament"]["version"]
-    over = parts["tournament"]["status"] in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
-    return events, over
+async def _until_gone(websocket: WebSocket) -> str:
+    """Read until the client goes ("gone") or speaks ("spoke": it has nothing to say here)."""
+    message = await websocket.receive()
+    return "gone" if message["type"] == "websocket.disconnect" else "spoke"
 
 
 @router.websocket("/{tournament_id}/ws")
 async def tournament_socket(websocket: WebSocket, tournament_id: TournamentId) -> None:
-    """Events ``tournament``, ``registration``, ``bracket`` and ``standings`` (docs/protocol.md):
-    each is sent when it changes, the first time all four; the socket closes after the
-    tournament finishes or is cancelled. An id outside 1..2**31-1 is refused like the HTTP
-    routes refuse it (closed with 1008 before it is accepted)."""
+    """Events ``tournament``, ``registration``, ``bracket`` and ``standings`` (docs/competitions.md,
+    section 8): each is sent when it changes, the first time all four; the socket closes after
+    the tournament finishes or is cancelled. An id outside 1..2**31-1 is refused like the HTTP
+    routes refuse it (closed with 1008 before it is accepted).
+
+    The socket is anonymous, so it is bounded instead: one poll per tournament however many
+    watch it (``TournamentWatch``), at most ``tournament_per_address`` sockets per client
+    address and ``tournament_per_tournament`` per tournament (else error ``too_many_sockets``
+    and close 4429), and the handler reads as well as writes, so a gone client is noticed at
+    once (a client that sends anything is closed with 1003: this socket only speaks)."""
+    watch: TournamentWatch = websocket.app.state.tournament_watch
     await websocket.accept()
-    factory = websocket.app.state.session_factory
-    seen: dict[str, Any] = {}
+    address = websocket.client.host if websocket.client else "unknown"
+    try:
+        watcher = watch.subscribe(tournament_id, address)
+    except TooManySockets as refused:
+        await websocket.send_text(error_text(refused.code, str(refused)))
+        await websocket.close(CLOSE_TOO_MANY)
+        return
+    reader = asyncio.create_task(_until_gone(websocket))
     try:
         while True:
-            try:
-                events, over = await run_in_threadpool(_events, factory, tournament_id, seen)
-            except exc.CompetitionsError as error:
-                await websocket.send_text(
-                    json.dumps({"v": 1, "type": "error", "error": {"code": error.code}})
-                )
-                await websocket.close(4404)
+            upcoming = asyncio.ensure_future(watcher.next())
+            await asyncio.wait({reader, upcoming}, return_when=asyncio.FIRST_COMPLETED)
+            if not upcoming.done():
+                upcoming.cancel()
+                if reader.result() == "spoke":
+                    await websocket.send_text(
+                        error_text("unsupported", "this socket only sends; messages are refused")
+                    )
+                    await websocket.close(CLOSE_UNSUPPORTED)
                 return
-            for event in events:
-                await websocket.send_text(json.dumps(event, default=str))
-            if over:
-                await websocket.close(1000)
+            item = upcoming.result()
+            if isinstance(item, int):
+                await websocket.close(item)
                 return
-            await asyncio.sleep(WATCH_EVERY_S)
-    except WebSocketDisconnect:
+            await websocket.send_text(item)
+    except (WebSocketDisconnect, RuntimeError, ConnectionError, OSError):
         return
+    finally:
+        reader.cancel()
+        watch.unsubscribe(watcher)

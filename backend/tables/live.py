@@ -9,6 +9,7 @@ process, or a second process with a player of the same match, catches up from th
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import gc
 import json
@@ -36,6 +37,8 @@ from backend.tables.gating import Gate
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
+# The close code of a socket that may no longer watch its table (docs/protocol.md).
+CLOSE_FORBIDDEN = 4403
 
 
 def _dumps(message: dict[str, Any]) -> str:
@@ -89,7 +92,18 @@ class Conn:
     deque plus one future that wakes the writer, which then sends everything queued.
     """
 
-    __slots__ = ("_pending", "_waiter", "address", "max_queue", "overflowed", "seat", "table_id")
+    __slots__ = (
+        "_pending",
+        "_waiter",
+        "address",
+        "close_code",
+        "closed",
+        "delayed",
+        "max_queue",
+        "overflowed",
+        "seat",
+        "table_id",
+    )
 
     def __init__(self, address: str | None, max_queue: int = 512) -> None:
         self.address = address
@@ -97,6 +111,11 @@ class Conn:
         self.table_id: str | None = None
         self.max_queue = max_queue
         self.overflowed = False
+        self.closed = False
+        self.close_code = 1000
+        # Messages held back by the spectator delay: cancelled when the socket goes, so a
+        # gone spectator leaves nothing behind.
+        self.delayed: list[asyncio.TimerHandle] = []
         self._pending: deque[str | None] = deque()
         self._waiter: asyncio.Future[None] | None = None
 
@@ -106,7 +125,7 @@ class Conn:
             waiter.set_result(None)
 
     def push(self, text: str) -> None:
-        if self.overflowed:
+        if self.overflowed or self.closed:
             return
         if len(self._pending) >= self.max_queue:
             # A client that does not read is cut off; it can reconnect and resync.
@@ -118,8 +137,24 @@ class Conn:
             self._pending.append(text)
         self._wake()
 
-    def close(self) -> None:
+    def push_later(self, delay: float, text: str) -> None:
+        """``push`` after ``delay`` seconds (the spectator delay)."""
+        if self.closed:
+            return
+        now = asyncio.get_running_loop().time()
+        if len(self.delayed) >= 64:
+            self.delayed = [h for h in self.delayed if h.when() > now and not h.cancelled()]
+        self.delayed.append(asyncio.get_running_loop().call_later(delay, self.push, text))
+
+    def close(self, code: int = 1000) -> None:
         """Ask the writer to close the socket after what is already queued."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        for handle in self.delayed:
+            handle.cancel()
+        self.delayed.clear()
         if len(self._pending) >= self.max_queue:
             self.overflowed = True
             self._pending.clear()
@@ -150,6 +185,12 @@ class LiveTable:
     seed_commitment: str | None = None
     ply: int = 0
     moves: list[tuple[int, str, str]] = field(default_factory=list)  # (seat, move|"forfeit", actor)
+    move_times: list[float] = field(default_factory=list)  # commit time of each move (Unix s)
+    private: bool = False
+    invited: frozenset[str] = frozenset()
+    # Spectators' ``moved`` texts by ply, while a spectator delay may still hold them back:
+    # every spectator shares one copy (the window of a long delay holds many moves).
+    spectator_moved: dict[int, str] = field(default_factory=dict)
     forfeited_seat: int | None = None
     timeouts: dict[int, int] = field(default_factory=dict)
     turn_started: float = 0.0
@@ -271,14 +312,19 @@ class MatchHub:
             return lt, False
         fresh = False
         lock = self._loading.setdefault(table_id, asyncio.Lock())
-        async with lock:
-            lt = self.tables.get(table_id)
-            if lt is None:
-                lt = await self._load(table_id)
-                self.tables[table_id] = lt
-                self._schedule(lt)
-                fresh = True
-        self._loading.pop(table_id, None)
+        try:
+            async with lock:
+                lt = self.tables.get(table_id)
+                if lt is None:
+                    lt = await self._load(table_id)
+                    self.tables[table_id] = lt
+                    self._schedule(lt)
+                    fresh = True
+        finally:
+            # Also when the load fails (an unknown id): nothing of a refused connect stays.
+            # Only our own lock: a later caller may already have put a new one.
+            if self._loading.get(table_id) is lock:
+                del self._loading[table_id]
         return lt, fresh
 
     async def _load(self, table_id: str) -> LiveTable:
@@ -305,6 +351,8 @@ class MatchHub:
             "spectators_allowed": t.spectators_allowed,
             "spectator_delay_s": t.spectator_delay_s,
         }
+        lt.private = t.visibility == "private"
+        lt.invited = frozenset(loaded.invited)
         if loaded.match is None:
             lt.seats = [
                 {
@@ -326,6 +374,8 @@ class MatchHub:
         lt.match = play.start(m.preset, m.options, self._names(lt.seats), m.seed)
         lt.ply = 0
         lt.moves = []
+        lt.move_times = []
+        lt.spectator_moved = {}
         lt.timeouts = {}
         lt.forfeited_seat = None
         lt.turn_started = aware(m.created_at).timestamp()
@@ -349,9 +399,10 @@ class MatchHub:
             text = row.move["move"]
             play.apply(lt.match, text)
         lt.moves.append((row.seat, text, row.actor))
+        lt.turn_started = aware(row.created_at).timestamp()
+        lt.move_times.append(lt.turn_started)
         self._count_timeout(lt, row.seat, row.actor)
         lt.ply = row.ply + 1
-        lt.turn_started = aware(row.created_at).timestamp()
         return text
 
     def _rewind(self, lt: LiveTable) -> None:
@@ -403,11 +454,10 @@ class MatchHub:
             lt.match_id = None  # force a replay of the whole log
         self._refresh_table(lt, loaded)
         if lt.final is not None and (was_live or old_match != lt.match_id):
-            for conn in self._conns(lt):
-                conn.push(lt.final)
+            self._push_final(lt)
         elif was_live and lt.match_status == "abandoned":
             for conn in self._conns(lt):
-                conn.push(self._snapshot(lt, conn.seat))
+                conn.push(self._snapshot_for(lt, conn))
 
     # -- connections -----------------------------------------------------------------------
     def _conns(self, lt: LiveTable) -> list[Conn]:
@@ -421,14 +471,44 @@ class MatchHub:
                 await self._catch_up(lt)
             conn.table_id = table_id
             conn.seat = lt.seat_of(conn.address)
+            refusal = self._watch_refusal(lt, conn)
+            if refusal is not None and lt.private and not fresh:
+                await self._reload(lt)  # an invitation may be newer than this cache
+                conn.seat = lt.seat_of(conn.address)
+                refusal = self._watch_refusal(lt, conn)
+            if refusal is not None:
+                self._forget_if_idle(lt)
+                raise refusal
             if conn.seat is None:
-                if not lt.table["spectators_allowed"]:
-                    raise exc.Forbidden("this table does not allow spectators")
                 lt.spectators.add(conn)
+                snapshot, later = self._spectator_snapshot(lt)
+                conn.push(snapshot)
+                for delay, text in later:
+                    conn.push_later(delay, text)
             else:
                 lt.seat_conns.setdefault(conn.seat, set()).add(conn)
-            conn.push(self._snapshot(lt, conn.seat))
+                conn.push(self._snapshot(lt, conn.seat))
         return lt
+
+    @staticmethod
+    def _watch_refusal(lt: LiveTable, conn: Conn) -> exc.Forbidden | None:
+        """Why ``conn`` may not watch ``lt`` (None: it may). Seats always may; a private
+        table is watched only by its invited wallets."""
+        if conn.seat is not None:
+            return None
+        if not lt.table["spectators_allowed"]:
+            return exc.Forbidden("this table does not allow spectators")
+        if lt.private and conn.address not in lt.invited:
+            how = "" if conn.address else "sign in with an invited wallet: "
+            return exc.NotInvited(f"{how}this private table is watched by invitation only")
+        return None
+
+    def _forget_if_idle(self, lt: LiveTable) -> None:
+        """Nothing to drive and nobody watching: forget it (the database keeps it)."""
+        if not self._conns(lt) and not lt.live and self.tables.get(lt.table_id) is lt:
+            if lt.timer:
+                lt.timer.cancel()
+            del self.tables[lt.table_id]
 
     async def _reload_if_open(self, lt: LiveTable) -> None:
         if lt.match_id is None:
@@ -441,17 +521,14 @@ class MatchHub:
         lt.spectators.discard(conn)
         if conn.seat is not None:
             lt.seat_conns.get(conn.seat, set()).discard(conn)
-        if not self._conns(lt) and not lt.live:
-            # Nothing to drive and nobody watching: forget it (the database keeps it).
-            if lt.timer:
-                lt.timer.cancel()
-            self.tables.pop(lt.table_id, None)
+        self._forget_if_idle(lt)
 
     async def resync(self, conn: Conn) -> None:
         lt = await self.get(conn.table_id or "")
         async with lt.lock:
             await self._catch_up(lt)
-            conn.push(self._snapshot(lt, conn.seat))
+            # A spectator's later moves are already on their way (delayed): only the snapshot.
+            conn.push(self._snapshot_for(lt, conn))
 
     # -- messages --------------------------------------------------------------------------
     def _deadline_ms(self, lt: LiveTable) -> int | None:
@@ -490,6 +567,94 @@ class MatchHub:
             }
         )
 
+    def _snapshot_for(self, lt: LiveTable, conn: Conn) -> str:
+        """The snapshot ``conn`` may see now: its seat's, or a spectator's (delayed)."""
+        if conn.seat is not None:
+            return self._snapshot(lt, conn.seat)
+        return self._spectator_snapshot(lt)[0]
+
+    def _spectator_snapshot(self, lt: LiveTable) -> tuple[str, list[tuple[float, str]]]:
+        """A spectator's snapshot at the position of ``spectator_delay_s`` ago, and the
+        messages after it (each ``moved``, then ``match_over``) with the seconds until each
+        is due. Without a delay, or with every move old enough: the current snapshot."""
+        delay = float(lt.table["spectator_delay_s"])
+        if delay <= 0 or lt.match is None:
+            return self._snapshot(lt, None), []
+        now = time.time()
+        shown = self._spectators_shown(lt, delay, now)
+        if shown >= len(lt.moves):
+            return self._snapshot(lt, None), []
+        rules = lt.match.rules
+        match = play.start(rules.preset, rules.options, self._names(lt.seats), lt.match.server_seed)
+        for _, text, _ in lt.moves[:shown]:
+            play.apply(match, text)  # a forfeit ends the match: it is never before ``shown``
+        snapshot = _dumps(
+            {
+                "type": "snapshot",
+                "table": lt.table,
+                "seats": self._seat_list(lt),
+                "you": None,
+                "match_id": lt.match_id,
+                "match_status": "live",
+                "seed_commitment": lt.seed_commitment,
+                "ply": shown,
+                "moves": [[s, m, a] for s, m, a in lt.moves[:shown]],
+                "view": play.public_view(match),
+                "deadline_ms": None,
+                "final": None,
+            }
+        )
+        timeout = float(lt.table["turn_timeout_s"])
+        later: list[tuple[float, str]] = []
+        for ply in range(shown, len(lt.moves)):
+            seat, text, actor = lt.moves[ply]
+            moved_at = lt.move_times[ply]
+            if text == "forfeit":
+                break  # the match_over that follows says it
+            play.apply(match, text)
+            moved = lt.spectator_moved.get(ply + 1)
+            if moved is None:
+                moved = lt.spectator_moved[ply + 1] = _dumps(
+                    {
+                        "type": "moved",
+                        "match_id": lt.match_id,
+                        "ply": ply + 1,
+                        "seat": seat,
+                        "move": text,
+                        "actor": actor,
+                        "view": play.public_view(match),
+                        "deadline_ms": int((moved_at + timeout) * 1000),
+                    }
+                )
+            later.append((max(moved_at + delay - now, 0.0), moved))
+        if lt.final is not None:
+            later.append((max(lt.move_times[-1] + delay - now, 0.0), lt.final))
+        return snapshot, later
+
+    @staticmethod
+    def _spectators_shown(lt: LiveTable, delay: float, now: float) -> int:
+        """How many moves are old enough for spectators; forgets the shared ``moved`` texts
+        that no spectator can be sent any more."""
+        shown = bisect.bisect_right(lt.move_times, now - delay)
+        cached = lt.spectator_moved
+        while cached and (first := next(iter(cached))) <= shown:
+            del cached[first]
+        return shown
+
+    def _push_final(self, lt: LiveTable) -> None:
+        """``match_over`` to every socket: spectators after the table's delay."""
+        final = lt.final
+        assert final is not None
+        delay = float(lt.table["spectator_delay_s"])
+        for conns in lt.seat_conns.values():
+            for conn in conns:
+                conn.push(final)
+        for conn in lt.spectators:
+            if delay > 0:
+                conn.push_later(delay, final)
+            else:
+                conn.push(final)
+
     def _broadcast_move(self, lt: LiveTable, seat: int, text: str, actor: str) -> None:
         assert lt.match is not None
         base = {
@@ -515,10 +680,12 @@ class MatchHub:
             base["view"] = play.public_of(next(iter(views.values())))
             message = orjson.dumps(base).decode()
             delay = float(lt.table["spectator_delay_s"])
-            loop = asyncio.get_running_loop()
+            if delay > 0:
+                self._spectators_shown(lt, delay, time.time())
+                lt.spectator_moved[lt.ply] = message
             for conn in lt.spectators:
                 if delay > 0:
-                    loop.call_later(delay, conn.push, message)
+                    conn.push_later(delay, message)
                 else:
                     conn.push(message)
 
@@ -605,6 +772,7 @@ class MatchHub:
         self._count_timeout(lt, seat, actor)
         lt.ply = ply + 1
         lt.turn_started = aware(row["created_at"]).timestamp()
+        lt.move_times.append(lt.turn_started)
         return True
 
     def _write(self, row: dict[str, Any]) -> asyncio.Future[bool]:
@@ -684,8 +852,7 @@ class MatchHub:
         if text != "forfeit":
             self._broadcast_move(lt, seat, text, actor)
         if lt.final is not None and lt.match_status == "finished":
-            for conn in self._conns(lt):
-                conn.push(lt.final)
+            self._push_final(lt)
         if self.bus:
             self.bus.publish_soon(lt.table_id, "move")
         self._schedule(lt)
@@ -758,7 +925,25 @@ class MatchHub:
                 await self._reload(lt)
                 for conn in self._conns(lt):
                     self._reseat(lt, conn)
-                    conn.push(self._snapshot(lt, conn.seat))
+                    refusal = self._watch_refusal(lt, conn)
+                    if refusal is not None:  # e.g. left a private table it was not invited to
+                        lt.spectators.discard(conn)
+                        conn.push(
+                            _dumps(
+                                {
+                                    "type": "error",
+                                    "ref": None,
+                                    "error": {
+                                        "code": refusal.code,
+                                        "message": refusal.message,
+                                        "detail": None,
+                                    },
+                                }
+                            )
+                        )
+                        conn.close(CLOSE_FORBIDDEN)
+                        continue
+                    conn.push(self._snapshot_for(lt, conn))
                 self._schedule(lt)
         elif await self._needs_host(table_id):
             await self.get(table_id)

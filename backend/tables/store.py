@@ -31,6 +31,7 @@ from backend.tables.models import (
     MatchResult,
     SettlementRequest,
     Table,
+    TableInvitation,
     TableSeat,
 )
 from backend.tables.play import SeatOutcome
@@ -54,6 +55,8 @@ class LoadedTable:
     seats: list[TableSeat]
     match: Match | None
     moves: list[MatchMove] = field(default_factory=list)
+    # The invited wallets of a private table (who, with its seats, may watch it).
+    invited: list[str] = field(default_factory=list)
 
 
 def load_table(session_factory: sessionmaker[Session], table_id: str) -> LoadedTable | None:
@@ -76,7 +79,16 @@ def load_table(session_factory: sessionmaker[Session], table_id: str) -> LoadedT
             if match
             else []
         )
-        return LoadedTable(table=table, seats=seats, match=match, moves=moves)
+        invited = (
+            list(
+                session.scalars(
+                    select(TableInvitation.address).where(TableInvitation.table_id == table_id)
+                )
+            )
+            if table.visibility == "private"
+            else []
+        )
+        return LoadedTable(table=table, seats=seats, match=match, moves=moves, invited=invited)
 
 
 def load_moves_since(

@@ -295,7 +295,8 @@ export const CLOSE_CODES = {
   "4401": "bad token",
   "4403": "not allowed",
   "4404": "unknown table",
-  "4408": "too slow"
+  "4408": "too slow",
+  "4429": "too many sockets"
 };
 export const ROUTES = {
   "accept": [

@@ -18,7 +18,8 @@ from websockets.asyncio.client import connect
 from backend.competitions import jobs, service
 from backend.competitions.models import TournamentStatus
 from backend.competitions.router import router
-from backend.config import Settings
+from backend.competitions.watch import TournamentWatch
+from backend.config import Settings, SocketSettings
 from backend.db.base import utcnow
 from tests.tables.harness import Player, ServerProcess, api, sign_in
 
@@ -146,6 +147,7 @@ def test_the_tournament_socket_refuses_an_id_out_of_range(sessions):
     database's integer) is a clean refusal, not an error on the first query."""
     app = FastAPI()
     app.state.session_factory = sessions
+    app.state.tournament_watch = TournamentWatch(SocketSettings(), sessions)
     app.include_router(router)
     with TestClient(app) as client:
         for bad in (0, 2**31, 2**63, 2**70):
