@@ -56,7 +56,7 @@ def _resolve(value: Any) -> str:
     def one(m: re.Match[str]) -> str:
         if m.group("op") == "-":
             return m.group("arg")
-        return "0x" + "5" * 64 if "KEY" in m.group("name") else "stand-in-" + m.group("name")
+        return "0x" + "5" * 64 if "KEY" in m.group("name") else ("stand-in-" + m.group("name")).ljust(40, "x")
 
     return VARIABLE.sub(one, str(value))
 

@@ -18,6 +18,7 @@ from fastapi.concurrency import run_in_threadpool
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.db.deps import read_sessions
+from backend.ops.metrics import MOVE_SECONDS, WS_MESSAGE_SECONDS, WS_MESSAGE_TYPES, bounded
 from backend.tables import exceptions as tables_exc
 from backend.tables.live import PROTOCOL_VERSION, Conn, MatchHub
 
@@ -155,14 +156,24 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
 
 
 async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
+    started = time.perf_counter()
+    kind = await _dispatch(hub, conn, raw)
+    elapsed = time.perf_counter() - started
+    WS_MESSAGE_SECONDS.labels(bounded(kind, WS_MESSAGE_TYPES)).observe(elapsed)
+    if kind == "move":
+        MOVE_SECONDS.observe(elapsed)
+
+
+async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
+    """Handle one message; returns its type for the metrics (``invalid`` if it has none)."""
     try:
         message = orjson.loads(raw)
     except orjson.JSONDecodeError:
         conn.push(error_message("malformed_json", "the message is not valid JSON"))
-        return
+        return "invalid"
     if not isinstance(message, dict):
         conn.push(error_message("malformed_message", "a message is a JSON object"))
-        return
+        return "invalid"
     ref = message.get("ref")
     if not isinstance(ref, str | int | type(None)) or (isinstance(ref, str) and len(ref) > 64):
         ref = None
@@ -172,7 +183,7 @@ async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
                 "unsupported_version", f"protocol version {PROTOCOL_VERSION} is spoken here", ref
             )
         )
-        return
+        return "invalid"
     kind = message.get("type")
     try:
         if kind == "move":
@@ -188,3 +199,4 @@ async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
             conn.push(error_message("unknown_type", f"unknown message type {kind!r}", ref))
     except tables_exc.TablesError as error:
         conn.push(error_message(error.code, error.message, ref))
+    return kind if isinstance(kind, str) else "invalid"
