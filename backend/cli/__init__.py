@@ -1,6 +1,15 @@
 """The ``dew`` command line. Each module below registers its own commands on ``app``."""
 
-from backend.cli import chain, competitions, db, demo, game, money, server  # noqa: F401  (registers commands)
+from backend.cli import (  # noqa: F401  (registers commands)
+    chain,
+    competitions,
+    db,
+    demo,
+    game,
+    money,
+    ops,
+    server,
+)
 from backend.cli.app import app
 
 __all__ = ["app"]
