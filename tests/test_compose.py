@@ -56,7 +56,9 @@ def _resolve(value: Any) -> str:
     def one(m: re.Match[str]) -> str:
         if m.group("op") == "-":
             return m.group("arg")
-        return "0x" + "5" * 64 if "KEY" in m.group("name") else ("stand-in-" + m.group("name")).ljust(40, "x")
+        if "KEY" in m.group("name"):
+            return "0x" + "5" * 64
+        return ("stand-in-" + m.group("name")).ljust(40, "x")  # secrets need 32 characters
 
     return VARIABLE.sub(one, str(value))
 
@@ -277,9 +279,7 @@ def test_grafana_provisions_the_datasource_and_the_dashboard():
     assert grafana["image"].startswith("grafana/grafana:")
     assert _mount_target(grafana, "./deploy/grafana/provisioning") == "/etc/grafana/provisioning"
     dashboards_at = _mount_target(grafana, "./deploy/grafana/dashboards")
-    provider = yaml.safe_load(
-        (ROOT / "deploy/grafana/provisioning/dashboards/dew.yml").read_text()
-    )
+    provider = yaml.safe_load((ROOT / "deploy/grafana/provisioning/dashboards/dew.yml").read_text())
     assert provider["providers"][0]["options"]["path"] == dashboards_at
     source = yaml.safe_load(
         (ROOT / "deploy/grafana/provisioning/datasources/prometheus.yml").read_text()
