@@ -272,6 +272,7 @@ def test_prometheus_scrapes_the_replicas_and_the_worker_with_the_rules():
     assert "172.16.0.0/12" in allowed
     nginx = (ROOT / "deploy/nginx.conf").read_text()
     assert re.search(r"location = /metrics \{\s*return 404;", nginx)
+    assert re.search(r"location = /ready \{\s*return 404;", nginx)
 
 
 def test_grafana_provisions_the_datasource_and_the_dashboard():

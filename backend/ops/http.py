@@ -6,9 +6,11 @@ request, echoes it in ``X-Request-ID``, and observes one histogram sample labell
 matched route's template (``/tables/{table_id}``), never the raw path, so a caller cannot
 make new label values: unmatched paths all count as ``unmatched``.
 
-``/metrics`` answers only peers in ``DEW_METRICS_ALLOW_FROM`` (loopback by default; the
-socket's address, not X-Forwarded-For) or callers with ``DEW_METRICS_TOKEN`` as a bearer
-token; anyone else gets 404, as if it did not exist. ``/ready`` answers everyone with
+``/metrics`` answers only peers in ``DEW_METRICS_ALLOW_FROM`` (loopback by default) or
+callers with ``DEW_METRICS_TOKEN`` as a bearer token; anyone else gets 404, as if it did
+not exist. The peer is the client address uvicorn reports: the socket's, or the one a
+trusted proxy (uvicorn's ``--forwarded-allow-ips``, loopback by default) appended to
+X-Forwarded-For, never an address the caller wrote there itself. ``/ready`` answers everyone with
 200/503 and the names of the failed checks; only those same operators see the details.
 """
 
@@ -42,21 +44,15 @@ class Observe:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self._routes: dict[Any, str] | None = None
 
-    def _template(self, scope: Scope) -> str:
-        endpoint = scope.get("endpoint")
-        if endpoint is None:
+    @staticmethod
+    def _template(scope: Scope) -> str:
+        # The router records the route it matched; its path is a template from our code.
+        route = scope.get("route")
+        path = getattr(route, "path", None)
+        if not isinstance(path, str):
             return "unmatched"
-        if self._routes is None:
-            routes: dict[Any, str] = {}
-            for route in scope["app"].routes:
-                if isinstance(route, Mount):
-                    routes.setdefault(route.app, route.path + "/{path}")
-                elif hasattr(route, "endpoint"):
-                    routes.setdefault(route.endpoint, route.path)
-            self._routes = routes
-        return self._routes.get(endpoint, "other")
+        return path + "/{path}" if isinstance(route, Mount) else path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
