@@ -117,7 +117,9 @@ def peak_rss_mb(pid: int) -> float:
 
 
 class Server:
-    def __init__(self, db_url: str, workers: int, profile: str | None = None) -> None:
+    def __init__(
+        self, db_url: str, workers: int, profile: str | None = None, metrics: bool | None = None
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
@@ -132,6 +134,16 @@ class Server:
                 "DEW_SERVER_ORPHAN_GRACE_S": "600",
             }
         )
+        self.metrics_dir: str | None = None
+        if metrics is not None:
+            env["DEW_METRICS_ENABLED"] = "true" if metrics else "false"
+            env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+            if metrics:
+                # As `dew serve` runs it: prometheus-client's multiprocess mode (mmap files).
+                import tempfile
+
+                self.metrics_dir = tempfile.mkdtemp(prefix="dew-bench-metrics-")
+                env["PROMETHEUS_MULTIPROC_DIR"] = self.metrics_dir
         # uvicorn re-raises the signal it stopped on; SIGINT then unwinds as KeyboardInterrupt,
         # which lets cProfile write its stats.
         self.stop_signal = signal.SIGINT if profile else signal.SIGTERM
@@ -188,6 +200,10 @@ class Server:
             self.proc.wait(60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+        if self.metrics_dir:
+            import shutil
+
+            shutil.rmtree(self.metrics_dir, ignore_errors=True)
 
 
 class Http:
@@ -665,6 +681,12 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
+        "--metrics-compare",
+        action="store_true",
+        help="run twice in this run, metrics off then on (multiprocess mode, as `dew serve`), "
+        "and print both figures with the on/off ratios",
+    )
+    parser.add_argument(
         "--latency-log",
         metavar="PATH",
         help="write 'seconds-into-the-window latency-ms' per measured move (to see stalls)",
@@ -674,13 +696,60 @@ def main() -> None:
         args.matches, args.warmup, args.duration, args.signins = 20, 3.0, 15.0, 300
     if args.workers > 1:
         parser.error("match play over several workers needs Redis; use --signin-workers")
+    if args.metrics_compare:
+        compare_metrics(args)
+        return
+    figures = measure(args)
+    if figures is not None:
+        report(figures, args.json)
 
+
+# Figures compared by --metrics-compare: throughput (higher is better) and cost per unit.
+COMPARED = (
+    "moves_per_s",
+    "signins_per_s",
+    "signins_vs_health",
+    "baseline_health_rps",
+    "server_cpu_ms_per_move",
+    "server_cpu_ms_per_signin",
+    "p50_move_ms",
+    "p99_move_ms",
+)
+
+
+def compare_metrics(args: argparse.Namespace) -> None:
+    say = (lambda *a: None) if args.json else (lambda *a: print(*a, flush=True))
+    say("== metrics off ==")
+    off = measure(args, metrics=False)
+    say("== metrics on ==")
+    on = measure(args, metrics=True)
+    assert off is not None and on is not None
+    ratios = {
+        f"{key}_on_vs_off": round(on[key] / off[key], 3)
+        for key in COMPARED
+        if isinstance(on.get(key), int | float) and off.get(key)
+    }
+    report(
+        {
+            **{f"off_{k}": off.get(k) for k in COMPARED},
+            **{f"on_{k}": on.get(k) for k in COMPARED},
+            "off_errors": off.get("errors"),
+            "on_errors": on.get("errors"),
+            **ratios,
+        },
+        args.json,
+    )
+
+
+def measure(args: argparse.Namespace, metrics: bool | None = None) -> dict[str, Any] | None:
+    """One whole run (its own database and servers); the figures, or None if it reported
+    (``--signins-only``)."""
     db_url = create_database(args.pg_admin_url)
     server = None
     try:
         migrate(db_url)
         baseline = baseline_commit_ms(db_url)
-        server = Server(db_url, args.workers, args.profile_server)
+        server = Server(db_url, args.workers, args.profile_server, metrics)
         pids = server.pids()
         say = (lambda *a: None) if args.json else (lambda *a: print(*a, flush=True))
         players = args.signins if args.signins_only else max(args.signins, 4 * args.matches)
@@ -688,7 +757,11 @@ def main() -> None:
         accounts = [Account.create() for _ in range(players)]
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         say(f"signing in {players} wallets ...")
-        signin_server = Server(db_url, args.signin_workers) if args.signin_workers > 1 else server
+        signin_server = (
+            Server(db_url, args.signin_workers, metrics=metrics)
+            if args.signin_workers > 1
+            else server
+        )
         signin_pids = signin_server.pids()
         signin_cpu0 = sum(cpu_seconds(p) for p in signin_pids)
         loadgen_cpu0 = _own_cpu()
@@ -712,8 +785,10 @@ def main() -> None:
             "signin_workers": args.signin_workers,
         }
         if args.signins_only:
+            if metrics is not None:
+                return signin_figures
             report(signin_figures, args.json)
-            return
+            return None
         say(f"seating {args.matches} tables ...")
         tables = seat_tables(server.url, tokens, args.matches, threads=args.threads)
         say(
@@ -780,7 +855,7 @@ def main() -> None:
         "cores": os.cpu_count(),
         "error_samples": stats.error_samples,
     }
-    report(figures, args.json)
+    return figures
 
 
 def report(figures: dict[str, Any], as_json: bool) -> None:

@@ -42,8 +42,9 @@ _METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"
 class Observe:
     """Request id + route-templated latency for HTTP; request id + open-socket gauge for WS."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, metrics: bool = True) -> None:
         self.app = app
+        self.metrics = metrics
 
     @staticmethod
     def _template(scope: Scope) -> str:
@@ -69,6 +70,8 @@ class Observe:
         try:
             if kind == "http":
                 await self._http(scope, receive, send, request_id)
+            elif not self.metrics:
+                await self.app(scope, receive, send)
             else:
                 await self._websocket(scope, receive, send)
         finally:
@@ -86,6 +89,9 @@ class Observe:
                 message["headers"] = [*message.get("headers", ()), (b"x-request-id", echoed)]
             await send(message)
 
+        if not self.metrics:
+            await self.app(scope, receive, send_with_id)
+            return
         try:
             await self.app(scope, receive, send_with_id)
         finally:
@@ -159,7 +165,7 @@ def install(app: FastAPI, settings: Settings) -> None:
     from backend.ops.state import StateCollector
 
     logs.configure(settings.log.format, settings.log.level)
-    app.add_middleware(Observe)
+    app.add_middleware(Observe, metrics=settings.metrics.enabled)
     networks = _networks(settings)
     app.state.readiness = None
     app.state.metrics_state = (
