@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
+from structlog.contextvars import bind_contextvars
 
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
@@ -104,12 +105,15 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
             return
     conn = Conn(address)
     try:
-        await hub.attach(table_id, conn)
+        hosted = await hub.attach(table_id, conn)
     except tables_exc.TablesError as error:
         await websocket.send_text(error_message(error.code, error.message))
         close = CLOSE_NOT_FOUND if isinstance(error, tables_exc.NotFound) else CLOSE_FORBIDDEN
         await websocket.close(close)
         return
+    # Every line logged for this socket from now on names its table (and match, if any):
+    # ids of a table that exists, not whatever the path said.
+    bind_contextvars(table_id=hosted.table_id, match_id=hosted.match_id)
     writer = asyncio.create_task(_writer(websocket, conn))
     bucket = TokenBucket(settings.server.ws_rate_per_s, settings.server.ws_rate_burst)
     limit = settings.server.ws_max_message_bytes

@@ -187,7 +187,8 @@ def install(app: FastAPI, settings: Settings) -> None:
         body = await run_in_threadpool(generate_latest, registry)
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 
-    @app.get("/ready", tags=["meta"])
+    # Not in the OpenAPI schema: for probes and operators (its 503 is its answer, not a fault).
+    @app.get("/ready", include_in_schema=False)
     async def ready(request: Request) -> Response:
         """Whether this server can serve: database, Redis, node, contracts, worker."""
         checks = await run_in_threadpool(readiness().run)
