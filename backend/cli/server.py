@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -41,6 +42,8 @@ def serve(
 
     settings = get_settings()
     logs.configure(settings.log.format, log_level, force=True)
+    # uvicorn's spawned workers configure their own logging from settings: same level.
+    os.environ["DEW_LOG_LEVEL"] = log_level
     install_log_redaction()
     if settings.metrics.enabled:
         # One directory per run, wiped first; uvicorn's worker processes inherit it.

@@ -97,7 +97,8 @@ def match_seats(preset: str, options: dict[str, Any]) -> int:
 def settlement_limit(contracts: Any) -> int:
     """The most one match's settlement may pay out of the vault, read from the chain:
     ``MatchSettlement.limits()``'s per-match limit, or its per-window limit if lower."""
-    period_limit, max_per_match, _period = contracts.settlement.functions.limits().call()
+    # (periodLimit, maxPerMatch, period, maxMatches) since the contracts' second review.
+    period_limit, max_per_match, *_ = contracts.settlement.functions.limits().call()
     return min(int(period_limit), int(max_per_match))
 
 

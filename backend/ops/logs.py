@@ -69,12 +69,12 @@ class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
 
 
 def configure(fmt: str = "console", level: str = "INFO", *, force: bool = False) -> None:
-    """Route every log record through structlog's renderer on stderr. Idempotent; with
-    ``force`` it replaces what is there, else it only configures an unconfigured root
-    logger (a spawned uvicorn worker) or one configured by us."""
+    """Route every log record through structlog's renderer on stderr. With ``force`` it
+    replaces what is there (``dew serve``, ``dew worker``); without, it configures only an
+    unconfigured root logger (a spawned uvicorn worker), and otherwise leaves logging as
+    its owner set it (the CLI's level, pytest's capture) and only adds the redaction."""
     root = logging.getLogger()
-    ours = [h for h in root.handlers if isinstance(h, _Handler)]
-    if root.handlers and not ours and not force:
+    if root.handlers and not force:
         install_log_redaction()
         return
     shared: list[Any] = [

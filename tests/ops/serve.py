@@ -30,6 +30,8 @@ class DewServe:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, log_level: str = "info") -> DewServe:
+        if self.proc is not None:
+            raise RuntimeError("already started")
         command = [sys.executable, "-c", "from backend.cli import app; app()", "serve"]
         command += ["--port", str(self.port), "--workers", str(self.workers)]
         command += ["--log-level", log_level]

@@ -37,8 +37,11 @@ def server(db_url: str) -> Iterator[DewServe]:
         "DEW_LOG_FORMAT": "json",
         "DEW_READY_REQUIRE_WORKER": "false",
     }
-    with DewServe(db_url, workers=2, env=env).start(log_level="debug") as proc:
+    proc = DewServe(db_url, workers=2, env=env).start(log_level="debug")
+    try:
         yield proc
+    finally:
+        proc.stop()
 
 
 def _value(samples: dict[str, float], key: str) -> float:
