@@ -12,6 +12,7 @@ import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, PrivateAttr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -318,6 +319,53 @@ class SocketSettings(BaseSettings):
     tournament_max_queue: int = 64
 
 
+class LogSettings(BaseSettings):
+    """Log lines (docs/operations.md): human-readable on a terminal, one JSON object per line
+    in production (``DEW_LOG_FORMAT=json``)."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_LOG_")
+
+    format: Literal["console", "json"] = "console"
+    level: str = "INFO"
+
+
+class MetricsSettings(BaseSettings):
+    """Prometheus metrics (docs/operations.md)."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_METRICS_")
+
+    enabled: bool = True
+    # prometheus-client's multiprocess directory. None: ``dew serve`` and ``dew worker`` each
+    # use a fresh one under var/metrics/ per run (wiped at start, removed at exit).
+    multiproc_dir: Path | None = None
+    # Who may read /metrics: peers (the socket's address, never a header) in these networks,
+    # or any caller presenting ``Authorization: Bearer <token>`` when a token is set.
+    allow_from: list[str] = Field(default_factory=lambda: ["127.0.0.1/32", "::1/128"])
+    token: str = ""
+    # The Celery worker serves its own metrics here; port 0: none.
+    worker_host: str = "127.0.0.1"
+    worker_port: int = Field(9500, ge=0, le=65535)
+    # Database-derived gauges (requests by state, queue, live matches) are cached this long,
+    # so scrapes (however frequent) cost at most one set of queries per interval.
+    state_cache_s: float = Field(5.0, ge=0.0, le=300.0)
+
+
+class ReadinessSettings(BaseSettings):
+    """``/ready`` and the worker heartbeat (docs/operations.md)."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_READY_")
+
+    # Each check (database, Redis, node, contracts, heartbeat) answers within this or fails.
+    check_timeout_s: float = Field(2.0, gt=0.0, le=4.5)
+    # A result is shared by every caller for this long (a flood of /ready costs nothing more).
+    cache_s: float = Field(1.0, ge=0.0, le=10.0)
+    # The worker writes its heartbeat this often; older than ``heartbeat_stale_s`` is lost.
+    heartbeat_every_s: float = Field(2.0, gt=0.0, le=60.0)
+    heartbeat_stale_s: float = Field(10.0, gt=0.0, le=600.0)
+    # Whether /ready needs a live worker (off for a server run without workers).
+    require_worker: bool = True
+
+
 class Settings(BaseSettings):
     """All settings; ``environment`` decides whether development defaults are allowed."""
 
@@ -335,6 +383,9 @@ class Settings(BaseSettings):
     tables: TablesSettings = TablesSettings()
     http: HttpSettings = HttpSettings()
     sockets: SocketSettings = SocketSettings()
+    log: LogSettings = LogSettings()
+    metrics: MetricsSettings = MetricsSettings()
+    ready: ReadinessSettings = ReadinessSettings()
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:
@@ -371,4 +422,7 @@ def get_settings() -> Settings:
         tables=TablesSettings(),
         http=HttpSettings(),
         sockets=SocketSettings(),
+        log=LogSettings(),
+        metrics=MetricsSettings(),
+        ready=ReadinessSettings(),
     )

@@ -7,6 +7,7 @@ import backend.accounts.models
 import backend.chain.models
 import backend.competitions.models
 import backend.economy.models
+import backend.ops.models
 import backend.tables.models
 from backend.db.base import Base
 

@@ -129,7 +129,12 @@ def client_address(wallet: int, per_address: int) -> str:
 
 class Server:
     def __init__(
-        self, db_url: str, workers: int, profile: str | None = None, rate_limits: bool = True
+        self,
+        db_url: str,
+        workers: int,
+        profile: str | None = None,
+        rate_limits: bool = True,
+        metrics: bool | None = None,
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -146,6 +151,16 @@ class Server:
                 "DEW_HTTP_RATE_LIMITS": "true" if rate_limits else "false",
             }
         )
+        self.metrics_dir: str | None = None
+        if metrics is not None:
+            env["DEW_METRICS_ENABLED"] = "true" if metrics else "false"
+            env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+            if metrics:
+                # As `dew serve` runs it: prometheus-client's multiprocess mode (mmap files).
+                import tempfile
+
+                self.metrics_dir = tempfile.mkdtemp(prefix="dew-bench-metrics-")
+                env["PROMETHEUS_MULTIPROC_DIR"] = self.metrics_dir
         # uvicorn re-raises the signal it stopped on; SIGINT then unwinds as KeyboardInterrupt,
         # which lets cProfile write its stats.
         self.stop_signal = signal.SIGINT if profile else signal.SIGTERM
@@ -202,6 +217,10 @@ class Server:
             self.proc.wait(60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+        if self.metrics_dir:
+            import shutil
+
+            shutil.rmtree(self.metrics_dir, ignore_errors=True)
 
 
 class Http:
@@ -746,6 +765,12 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
+        "--metrics-compare",
+        action="store_true",
+        help="run twice in this run, metrics off then on (multiprocess mode, as `dew serve`), "
+        "and print both figures with the on/off ratios",
+    )
+    parser.add_argument(
         "--latency-log",
         metavar="PATH",
         help="write 'seconds-into-the-window latency-ms' per measured move (to see stalls)",
@@ -755,7 +780,66 @@ def main() -> None:
         args.matches, args.warmup, args.duration, args.signins = 20, 3.0, 15.0, 300
     if args.workers > 1:
         parser.error("match play over several workers needs Redis; use --signin-workers")
+    if args.metrics_compare:
+        compare_metrics(args)
+        return
+    figures = measure(args)
+    if figures is not None:
+        report(figures, args.json)
 
+
+# Figures compared by --metrics-compare: throughput (higher is better) and cost per unit.
+COMPARED = (
+    "moves_per_s",
+    "signins_per_s",
+    "signins_vs_health",
+    "baseline_health_rps",
+    "server_cpu_ms_per_move",
+    "server_cpu_ms_per_signin",
+    "p50_move_ms",
+    "p99_move_ms",
+)
+
+
+def _mean(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in (*COMPARED, "errors"):
+        values = [r[key] for r in runs if isinstance(r.get(key), int | float)]
+        out[key] = round(sum(values) / len(values), 3) if values else None
+    return out
+
+
+def compare_metrics(args: argparse.Namespace) -> None:
+    """Off, on, on, off (ABBA): the first run of a process pays for cold caches, and the
+    machine's load drifts; each side gets one early and one late run, averaged."""
+    say = (lambda *a: None) if args.json else (lambda *a: print(*a, flush=True))
+    runs: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
+    for metrics in (False, True, True, False):
+        say(f"== metrics {'on' if metrics else 'off'} ==")
+        figures = measure(args, metrics=metrics)
+        assert figures is not None
+        runs[metrics].append(figures)
+    off, on = _mean(runs[False]), _mean(runs[True])
+    ratios = {
+        f"{key}_on_vs_off": round(on[key] / off[key], 3)
+        for key in COMPARED
+        if isinstance(on.get(key), int | float) and off.get(key)
+    }
+    report(
+        {
+            **{f"off_{k}": off.get(k) for k in COMPARED},
+            **{f"on_{k}": on.get(k) for k in COMPARED},
+            "off_errors": off.get("errors"),
+            "on_errors": on.get("errors"),
+            **ratios,
+        },
+        args.json,
+    )
+
+
+def measure(args: argparse.Namespace, metrics: bool | None = None) -> dict[str, Any] | None:
+    """One whole run (its own database and servers); the figures, or None if it reported
+    (``--signins-only``)."""
     db_url = create_database(args.pg_admin_url)
     server = None
     try:
@@ -763,7 +847,9 @@ def main() -> None:
         baseline = baseline_commit_ms(db_url)
         limits_on = not args.no_rate_limits
         per_address = args.wallets_per_address
-        server = Server(db_url, args.workers, args.profile_server, rate_limits=limits_on)
+        server = Server(
+            db_url, args.workers, args.profile_server, rate_limits=limits_on, metrics=metrics
+        )
         pids = server.pids()
         say = (lambda *a: None) if args.json else (lambda *a: print(*a, flush=True))
         players = args.signins if args.signins_only else max(args.signins, 4 * args.matches)
@@ -772,7 +858,7 @@ def main() -> None:
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         say(f"signing in {players} wallets ...")
         signin_server = (
-            Server(db_url, args.signin_workers, rate_limits=limits_on)
+            Server(db_url, args.signin_workers, rate_limits=limits_on, metrics=metrics)
             if args.signin_workers > 1
             else server
         )
@@ -803,8 +889,10 @@ def main() -> None:
             "client_addresses": -(-players // per_address),
         }
         if args.signins_only:
+            if metrics is not None:
+                return signin_figures
             report(signin_figures, args.json)
-            return
+            return None
         say(f"seating {args.matches} tables ...")
         tables = seat_tables(
             server.url, tokens, args.matches, threads=args.threads, per_address=per_address
@@ -884,7 +972,7 @@ def main() -> None:
         "cores": os.cpu_count(),
         "error_samples": stats.error_samples,
     }
-    report(figures, args.json)
+    return figures
 
 
 def report(figures: dict[str, Any], as_json: bool) -> None:

@@ -237,3 +237,58 @@ def test_proxy_upstreams_are_the_api_replicas():
         args = replicas[host]
         assert args[args.index("--port") + 1] == port
     assert "proxy_set_header Upgrade" in config, "WebSocket play needs the upgrade headers"
+
+
+def _mount_target(service: dict[str, Any], source: str) -> str:
+    for volume in service.get("volumes") or []:
+        parts = volume.split(":")
+        if parts[0] == source:
+            return parts[1]
+    raise AssertionError(f"{source} is not mounted")
+
+
+def test_prometheus_scrapes_the_replicas_and_the_worker_with_the_rules():
+    prometheus = SERVICES["prometheus"]
+    assert prometheus["image"].startswith("prom/prometheus:")
+    config_path = _mount_target(prometheus, "./deploy/prometheus/prometheus.yml")
+    assert config_path == "/etc/prometheus/prometheus.yml", "the image's default config path"
+    config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
+    rules_target = _mount_target(prometheus, "./deploy/prometheus/alerts.yml")
+    assert config["rule_files"] == [rules_target]
+    targets = {
+        job["job_name"]: [t for sc in job["static_configs"] for t in sc["targets"]]
+        for job in config["scrape_configs"]
+    }
+    serving = {
+        name: _command(s)[_command(s).index("--port") + 1]
+        for name, s in SERVICES.items()
+        if _command(s)[:2] == ["dew", "serve"]
+    }
+    assert sorted(targets["dew-api"]) == sorted(f"{n}:{p}" for n, p in serving.items())
+    workers = [n for n, s in SERVICES.items() if _command(s)[:2] == ["dew", "worker"]]
+    env = _environment(SERVICES[workers[0]])
+    assert targets["dew-worker"] == [f"{workers[0]}:{env['DEW_METRICS_WORKER_PORT']}"]
+    assert env["DEW_METRICS_WORKER_HOST"] == "0.0.0.0", "the worker's port must be reachable"
+    # The replicas let the compose network read /metrics; the proxy hides it from the world.
+    allowed = json.loads(env["DEW_METRICS_ALLOW_FROM"])
+    assert "172.16.0.0/12" in allowed
+    nginx = (ROOT / "deploy/nginx.conf").read_text()
+    assert re.search(r"location = /metrics \{\s*return 404;", nginx)
+    assert re.search(r"location = /ready \{\s*return 404;", nginx)
+
+
+def test_grafana_provisions_the_datasource_and_the_dashboard():
+    grafana = SERVICES["grafana"]
+    assert grafana["image"].startswith("grafana/grafana:")
+    assert _mount_target(grafana, "./deploy/grafana/provisioning") == "/etc/grafana/provisioning"
+    dashboards_at = _mount_target(grafana, "./deploy/grafana/dashboards")
+    provider = yaml.safe_load((ROOT / "deploy/grafana/provisioning/dashboards/dew.yml").read_text())
+    assert provider["providers"][0]["options"]["path"] == dashboards_at
+    source = yaml.safe_load(
+        (ROOT / "deploy/grafana/provisioning/datasources/prometheus.yml").read_text()
+    )["datasources"][0]
+    assert urlparse(source["url"]).hostname in SERVICES
+    dashboard = json.loads((ROOT / "deploy/grafana/dashboards/dew.json").read_text())
+    uids = {t["datasource"]["uid"] for p in dashboard["panels"] for t in p["targets"]}
+    assert uids == {source["uid"]}
+    assert "grafana" in grafana["depends_on"] or "prometheus" in grafana["depends_on"]

@@ -21,6 +21,7 @@ from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.economy.router import install_error_handler as install_economy_error_handler
 from backend.economy.router import router as economy_router
+from backend.ops.http import install as install_ops
 from backend.tables.gating import ClosedGate, Gate
 from backend.tables.live import MatchHub
 
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    install_ops(app, settings)  # request ids, latency, /metrics and /ready (docs/operations.md)
     install_web_client(app)
     install_http_edge(app, settings)
     return app

@@ -15,10 +15,12 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
+from structlog.contextvars import bind_contextvars
 
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.db.deps import read_sessions
+from backend.ops.metrics import MOVE_SECONDS, WS_MESSAGE_SECONDS, WS_MESSAGE_TYPES, bounded
 from backend.tables import exceptions as tables_exc
 from backend.tables.live import PROTOCOL_VERSION, Conn, MatchHub
 
@@ -117,12 +119,15 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
             return
     conn = Conn(address)
     try:
-        await hub.attach(table_id, conn)
+        hosted = await hub.attach(table_id, conn)
     except tables_exc.TablesError as error:
         await websocket.send_text(error_message(error.code, error.message))
         close = CLOSE_NOT_FOUND if isinstance(error, tables_exc.NotFound) else CLOSE_FORBIDDEN
         await websocket.close(close)
         return
+    # Every line logged for this socket from now on names its table (and match, if any):
+    # ids of a table that exists, not whatever the path said.
+    bind_contextvars(table_id=hosted.table_id, match_id=hosted.match_id)
     writer = asyncio.create_task(_writer(websocket, conn))
     bucket = TokenBucket(settings.server.ws_rate_per_s, settings.server.ws_rate_burst)
     limit = settings.server.ws_max_message_bytes
@@ -169,14 +174,24 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
 
 
 async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
+    started = time.perf_counter()
+    kind = await _dispatch(hub, conn, raw)
+    elapsed = time.perf_counter() - started
+    WS_MESSAGE_SECONDS.labels(bounded(kind, WS_MESSAGE_TYPES)).observe(elapsed)
+    if kind == "move":
+        MOVE_SECONDS.observe(elapsed)
+
+
+async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
+    """Handle one message; returns its type for the metrics (``invalid`` if it has none)."""
     try:
         message = orjson.loads(raw)
     except orjson.JSONDecodeError:
         conn.push(error_message("malformed_json", "the message is not valid JSON"))
-        return
+        return "invalid"
     if not isinstance(message, dict):
         conn.push(error_message("malformed_message", "a message is a JSON object"))
-        return
+        return "invalid"
     ref = message.get("ref")
     if not isinstance(ref, str | int | type(None)) or (isinstance(ref, str) and len(ref) > 64):
         ref = None
@@ -186,7 +201,7 @@ async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
                 "unsupported_version", f"protocol version {PROTOCOL_VERSION} is spoken here", ref
             )
         )
-        return
+        return "invalid"
     kind = message.get("type")
     try:
         if kind == "move":
@@ -202,3 +217,4 @@ async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
             conn.push(error_message("unknown_type", f"unknown message type {kind!r}", ref))
     except tables_exc.TablesError as error:
         conn.push(error_message(error.code, error.message, ref))
+    return kind if isinstance(kind, str) else "invalid"

@@ -52,6 +52,15 @@ from backend.chain.models import (
 from backend.chain.rpc import Rpc
 from backend.config import ChainSettings
 from backend.db.base import aware, utcnow
+from backend.ops.metrics import (
+    BUMP_REASONS,
+    CHAIN_BUMPS,
+    CHAIN_CONFIRM_SECONDS,
+    CHAIN_GAS_USED,
+    CHAIN_NONCE_GAPS,
+    CHAIN_TXS,
+    bounded,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -798,6 +807,9 @@ class Engine:
                     RequestKind(tx.kind), receipt, [r.payload for r in requests]
                 )
                 for request, result in zip(requests, results, strict=True):
+                    CHAIN_CONFIRM_SECONDS.labels(tx.kind).observe(
+                        max(0.0, (now - aware(request.created_at)).total_seconds())
+                    )
                     request.status = RequestStatus.CONFIRMED
                     request.failure_reason = None  # e.g. "waiting: ..." from an earlier try
                     request.result = result
@@ -833,6 +845,10 @@ class Engine:
                         self._set_status(
                             session, row, TxStatus.REPLACED, f"nonce spent by {tx.tx_hash}"
                         )
+        if tx.status in (TxStatus.CONFIRMED, TxStatus.FAILED):
+            CHAIN_TXS.labels(tx.kind).inc()
+            if tx.gas_used:
+                CHAIN_GAS_USED.labels(tx.kind).inc(tx.gas_used)
         logger.info("tx %s (nonce %s) final: %s", tx.tx_hash, tx.nonce, tx.status)
 
     @staticmethod
@@ -992,6 +1008,7 @@ class Engine:
             if row.status in (TxStatus.SIGNED, TxStatus.SENT):
                 # Still a candidate for the nonce until one of them is mined (tracked above).
                 self._set_status(session, row, TxStatus.REPLACED, f"{reason}; by {new.tx_hash}")
+        CHAIN_BUMPS.labels(bounded(reason, BUMP_REASONS)).inc()
         logger.warning(
             "replacing tx %s at nonce %s (%s): max fee %s -> %s",
             current.tx_hash,
@@ -1033,6 +1050,7 @@ class Engine:
                 logger.warning(
                     "nonce gap at %s (tx %s %s): filler", nonce, last.tx_hash, last.status
                 )
+                CHAIN_NONCE_GAPS.inc()
                 self._replace(last, view, reason="nonce gap", filler=True)
 
     # ------------------------------------------------------------------ operator actions

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from backend.chain.exceptions import RpcError, RpcUnavailable
+from backend.ops.metrics import RPC_ERRORS
 
 
 class Rpc:
@@ -35,8 +36,10 @@ class Rpc:
         try:
             response = self._client.post(self.url, json=body)
         except httpx.HTTPError as exc:
+            RPC_ERRORS.labels("unavailable").inc()
             raise RpcUnavailable(f"{self.url}: {exc!r}") from exc
         if response.status_code != 200:
+            RPC_ERRORS.labels("unavailable").inc()
             raise RpcUnavailable(f"{self.url}: HTTP {response.status_code}")
         try:
             return response.json()
@@ -48,6 +51,7 @@ class Rpc:
         if not isinstance(reply, dict):
             raise RpcUnavailable(f"{method}: malformed reply {reply!r}")
         if reply.get("error") is not None:
+            RPC_ERRORS.labels("error").inc()
             error = reply["error"]
             raise RpcError(method, error.get("code"), str(error.get("message")), error.get("data"))
         if "result" not in reply:

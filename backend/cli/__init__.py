@@ -1,6 +1,16 @@
 """The ``dew`` command line. Each module below registers its own commands on ``app``."""
 
-from backend.cli import chain, competitions, db, demo, game, money, server, stack  # noqa: F401  (registers commands)
+from backend.cli import (  # noqa: F401  (registers commands)
+    chain,
+    competitions,
+    db,
+    demo,
+    game,
+    money,
+    ops,
+    server,
+    stack,
+)
 from backend.cli.app import app
 
 __all__ = ["app"]

@@ -14,10 +14,15 @@ def worker_command(
     loglevel: str = typer.Option("INFO"),
 ) -> None:
     """Run a Celery worker for the payout and default queues (configured by DEW_BROKER_*)."""
-    from backend.config import get_settings
+    from backend.config import VAR_DIR, get_settings
+    from backend.ops import multiproc
+
+    settings = get_settings()
+    if settings.metrics.enabled:  # before any metric exists (worker.celery_app imports them)
+        multiproc.prepare(settings.metrics.multiproc_dir, VAR_DIR, "worker")
     from worker.celery_app import app as celery_app
 
-    broker = get_settings().broker
+    broker = settings.broker
     celery_app.worker_main(
         [
             "worker",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import logging
+import os
 from typing import Annotated
 
 import typer
@@ -35,16 +35,21 @@ def serve(
     """
     import uvicorn
 
-    from backend.api.app import create_app
     from backend.api.log_redaction import install_log_redaction
-    from backend.config import get_settings
+    from backend.config import VAR_DIR, get_settings
     from backend.db import migrate
+    from backend.ops import logs, multiproc
 
-    logging.basicConfig(
-        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
-    install_log_redaction()
     settings = get_settings()
+    logs.configure(settings.log.format, log_level, force=True)
+    # uvicorn's spawned workers configure their own logging from settings: same level.
+    os.environ["DEW_LOG_LEVEL"] = log_level
+    install_log_redaction()
+    if settings.metrics.enabled:
+        # One directory per run, wiped first; uvicorn's worker processes inherit it.
+        multiproc.prepare(settings.metrics.multiproc_dir, VAR_DIR, "serve")
+    from backend.api.app import create_app  # after the metrics directory is set
+
     if workers > 1 and not settings.server.redis_url:
         typer.echo("error: --workers above 1 needs DEW_SERVER_REDIS_URL", err=True)
         raise typer.Exit(2)
@@ -62,6 +67,8 @@ def serve(
         host=host or settings.server.host,
         port=port or settings.server.port,
         log_level=log_level,
+        # Logging is ours (backend/ops/logs.py): uvicorn's loggers write through it.
+        log_config=None,
         # The protocol refuses big messages itself; this only caps what is buffered.
         ws_max_size=max(settings.server.ws_max_message_bytes * 4, 65536),
         # Moves are ~1 KB of JSON: compressing them costs more CPU and memory than it saves.

@@ -29,6 +29,7 @@ from backend.config import Settings
 from backend.db.base import aware
 from backend.db.session import make_session_factory
 from backend.game import Match as EngineMatch
+from backend.ops.metrics import MOVE_ACTORS, MOVES, bounded
 from backend.tables import exceptions as exc
 from backend.tables import play, store
 from backend.tables.bus import RedisBus
@@ -770,6 +771,7 @@ class MatchHub:
             return False
         lt.moves.append((seat, text, actor))
         self._count_timeout(lt, seat, actor)
+        MOVES.labels(bounded(actor, MOVE_ACTORS)).inc()
         lt.ply = ply + 1
         lt.turn_started = aware(row["created_at"]).timestamp()
         lt.move_times.append(lt.turn_started)

@@ -20,8 +20,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backend.config import Settings
-from backend.db.base import utcnow
+from backend.db.base import aware, utcnow
 from backend.economy import stakes
+from backend.ops.metrics import MATCHMAKING_WAIT
 from backend.tables import exceptions as exc
 from backend.tables import play
 from backend.tables.gating import Gate
@@ -611,6 +612,7 @@ def run_matchmaking(
             for ticket in group:
                 ticket.status = "matched"
                 ticket.table_id = table.id
+                MATCHMAKING_WAIT.observe(max(0.0, (now - aware(ticket.created_at)).total_seconds()))
             _fill_with_bots(session, table, settings.server.matchmaking_bot_level)
             _start_match(session, table)
             formed.append(table.id)

@@ -14,6 +14,7 @@ from backend.accounts import schemas, siwe_message
 from backend.accounts import service as accounts
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
+from backend.ops.metrics import SIGNIN_REFUSALS, SIGNINS
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -80,7 +81,12 @@ async def sign_in(body: schemas.SignInRequest, request: Request) -> Response:
             signature=body.signature,
         )
 
-    pair = await run_in_threadpool(verify_and_open)
+    try:
+        pair = await run_in_threadpool(verify_and_open)
+    except accounts_exc.AccountsError as error:
+        SIGNIN_REFUSALS.labels(error.code).inc()  # codes are our constants, a bounded set
+        raise
+    SIGNINS.inc()
     return _json(
         {
             "address": pair.address,
