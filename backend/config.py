@@ -221,6 +221,13 @@ class EconomySettings(BaseSettings):
     # Emission one wallet may earn per UTC day, over all its seats (its avatars' shares
     # included); the excess is returned to the season budget (docs/economy.md, "Emission bounds").
     emission_per_wallet_per_day: int = 100 * 10**18
+    # Withdrawals of the stake balance (docs/economy.md, "Deposits and withdrawals"): each is
+    # one of the vault's matches per window, so dust is refused and a wallet has at most a
+    # few in flight; the largest is the deployed vault's per-match limit (10,000 DEW).
+    withdrawal_min: int = 10**18
+    withdrawal_max: int = 10_000 * 10**18
+    withdrawals_open_per_wallet: int = 3
+    withdrawals_per_wallet_per_day: int = 10
 
 
 class TablesSettings(BaseSettings):

@@ -95,9 +95,11 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    install_ops(app, settings)  # request ids, latency, /metrics and /ready (docs/operations.md)
     install_web_client(app)
     install_http_edge(app, settings)
+    # Last, so its middleware is the outermost: request ids and latency cover the edge's own
+    # refusals too (429, 413), and /metrics and /ready (docs/operations.md).
+    install_ops(app, settings)
     return app
 
 

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 SIGNIN_PATHS = frozenset({"/auth/nonce", "/auth/signin", "/auth/refresh"})
 CREATE_PATHS = frozenset({"/tables", "/matchmaking"})
+BUILDER_PATHS = frozenset({"/wallet/deposit"})
 # Probes (load balancers, orchestrators) ask often and cost nothing.
 EXEMPT_PATHS = frozenset({"/health", "/ready"})
 
@@ -68,7 +69,8 @@ def classify(scope: Scope) -> str | None:
     if scope["type"] == "http" and scope["method"] == "POST":
         if path in SIGNIN_PATHS:
             return "signin"
-        if path.startswith("/economy/"):
+        # The transaction builders ask the node for a gas estimate each (the deposit too).
+        if path.startswith("/economy/") or path in BUILDER_PATHS:
             return "transactions"
         if path in CREATE_PATHS or (
             path.startswith("/competitions/") and path.endswith("/register")

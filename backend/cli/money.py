@@ -112,7 +112,7 @@ def request_command(
 ) -> None:
     """File a withdrawal of ADDRESS's stake balance that the player asked for (support)."""
     from backend.economy.exceptions import EconomyError
-    from backend.economy.stakes import request_withdrawal
+    from backend.economy.stakes import WithdrawalBounds, request_withdrawal
     from backend.economy.withdrawals import get_withdrawal
 
     wei = parse_dew(amount)
@@ -125,6 +125,7 @@ def request_command(
                 amount=wei,
                 key=key,
                 chain_id=settings.chain.chain_id,
+                bounds=WithdrawalBounds.from_settings(settings.economy),
             )
             session.commit()
         except EconomyError as error:

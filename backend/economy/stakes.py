@@ -16,9 +16,11 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
 from eth_utils import is_address, to_checksum_address
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.chain import match_ids, outbox
@@ -47,6 +49,68 @@ class WithdrawalConflict(Conflict):
     """A withdrawal key used again with another amount."""
 
     code = "idempotency_conflict"
+
+
+class TooManyWithdrawals(Conflict):
+    """The wallet already has as many withdrawals in flight as it may."""
+
+    code = "too_many_withdrawals"
+
+
+@dataclass(frozen=True)
+class WithdrawalBounds:
+    """What one withdrawal may be. Each is a settlement of its own, one of the vault's
+    matches per window (``maxMatches``): without a floor and a cap on those in flight, one
+    wallet could fill the window with dust and hold every match's payout back; and one above
+    the vault's per-match limit would wait, debited, until the admin raised the limit."""
+
+    min_amount: int = 1
+    max_amount: int = MAX_PAYOUT_AMOUNT
+    max_open: int | None = None
+    max_per_day: int | None = None
+
+    @classmethod
+    def from_settings(cls, economy: Any) -> WithdrawalBounds:
+        return cls(
+            min_amount=economy.withdrawal_min,
+            max_amount=economy.withdrawal_max,
+            max_open=economy.withdrawals_open_per_wallet,
+            max_per_day=economy.withdrawals_per_wallet_per_day,
+        )
+
+
+def _open_withdrawals(session: Session, address: str) -> int:
+    """The wallet's withdrawals not yet paid or failed (counted under its row lock)."""
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(StakeEntry)
+            .join(PlannedSettlement, PlannedSettlement.match_id == StakeEntry.match_id)
+            .where(
+                StakeEntry.address == address,
+                StakeEntry.kind == "withdrawal",
+                PlannedSettlement.status.not_in((SettlementStatus.PAID, SettlementStatus.FAILED)),
+            )
+        )
+        or 0
+    )
+
+
+def _withdrawals_today(session: Session, address: str) -> int:
+    """The wallet's withdrawals asked for in the last 24 hours (under its row lock)."""
+    since = utcnow() - timedelta(days=1)
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(StakeEntry)
+            .where(
+                StakeEntry.address == address,
+                StakeEntry.kind == "withdrawal",
+                StakeEntry.created_at >= since,
+            )
+        )
+        or 0
+    )
 
 
 def _address(value: str) -> str:
@@ -180,7 +244,13 @@ def release_stakes(*, session: Session, match_id: str) -> int:
 
 
 def request_withdrawal(
-    *, session: Session, address: str, amount: int, key: str, chain_id: int | None = None
+    *,
+    session: Session,
+    address: str,
+    amount: int,
+    key: str,
+    chain_id: int | None = None,
+    bounds: WithdrawalBounds = WithdrawalBounds(),
 ) -> PlannedSettlement:
     """Pay ``amount`` of a stake balance back to the wallet through the settlement outbox.
 
@@ -196,6 +266,10 @@ def request_withdrawal(
         raise EconomyValueError(f"withdrawal above the vault's 2**88-1 per payout: {amount!r}")
     if not isinstance(key, str) or not 1 <= len(key) <= 64:
         raise EconomyValueError(f"withdrawal key must be 1..64 characters, got {key!r}")
+    if not bounds.min_amount <= amount <= bounds.max_amount:
+        raise EconomyValueError(
+            f"a withdrawal is {bounds.min_amount}..{bounds.max_amount} DEW wei, got {amount}"
+        )
     digest = hashlib.sha256(f"withdraw:{address}:{key}".encode()).digest()
     match_id = withdrawal_id(address, key)
     wallet = session.scalars(
@@ -211,6 +285,17 @@ def request_withdrawal(
                 f"withdrawal key {key!r} was used for {existing.stake_pot} DEW wei, not {amount}"
             )
         return existing
+    if bounds.max_open is not None and _open_withdrawals(session, address) >= bounds.max_open:
+        raise TooManyWithdrawals(
+            f"{address} has {bounds.max_open} withdrawals in flight: wait until one is paid"
+        )
+    if (
+        bounds.max_per_day is not None
+        and _withdrawals_today(session, address) >= bounds.max_per_day
+    ):
+        raise TooManyWithdrawals(
+            f"{address} made {bounds.max_per_day} withdrawals in the last 24 hours: try later"
+        )
     have = int(wallet.balance) if wallet is not None else 0
     if wallet is None or have < amount:
         raise InsufficientStake(f"{address} has {have} DEW wei to withdraw, asked for {amount}")

@@ -135,7 +135,14 @@ class Readiness:
     # -- running them --------------------------------------------------------------------
     def run(self) -> list[Check]:
         """Every check, each bounded by the timeout; cached ``cache_s`` for every caller."""
-        with self._lock:
+        # One caller runs the checks; the others answer from the last result rather than wait
+        # on the lock, each holding a thread the routes need (a flood of /ready while a check
+        # hangs on a dead node would otherwise stall the server).
+        if not self._lock.acquire(blocking=False):
+            if self._cached:
+                return self._cached[1]
+            self._lock.acquire()
+        try:
             now = time.monotonic()
             if self._cached and now - self._cached[0] < self.settings.ready.cache_s:
                 return self._cached[1]
@@ -158,6 +165,8 @@ class Readiness:
                 results.append(Check(name, ok, detail, seconds))
             self._cached = (time.monotonic(), results)
             return results
+        finally:
+            self._lock.release()
 
     @staticmethod
     def _timed(fn: Callable[[], str]) -> tuple[bool, str, float]:

@@ -473,8 +473,10 @@ class MatchHub:
             conn.table_id = table_id
             conn.seat = lt.seat_of(conn.address)
             refusal = self._watch_refusal(lt, conn)
-            if refusal is not None and lt.private and not fresh:
-                await self._reload(lt)  # an invitation may be newer than this cache
+            if refusal is not None and lt.private and not fresh and conn.address is not None:
+                # An invitation may be newer than this cache; an anonymous caller can never
+                # be invited, so it costs no reload (a script could repeat it at will).
+                await self._reload(lt)
                 conn.seat = lt.seat_of(conn.address)
                 refusal = self._watch_refusal(lt, conn)
             if refusal is not None:

@@ -161,6 +161,12 @@ def _turn_timeout(settings: Settings, spec: TableSpec) -> float:
     return spec.turn_timeout_s
 
 
+def _matchmade_turn_timeout(settings: Settings, earning: bool) -> float:
+    """A matchmade table's timer: the server's, and never under the earning floor."""
+    timeout = settings.server.turn_timeout_s
+    return max(timeout, settings.tables.min_earning_turn_timeout_s) if earning else timeout
+
+
 def _lock_wallet(session: Session, address: str) -> None:
     """Serialize one wallet's table creations until the transaction ends (PostgreSQL; SQLite
     already runs one writer at a time)."""
@@ -572,6 +578,7 @@ def run_matchmaking(
     tickets = list(session.scalars(query))
     queues: dict[tuple[str, bool], list[MatchmakingTicket]] = {}
     queued: set[str] = set()
+    claimed: set[str] = set()  # the avatars this pass's earning tickets play
     for ticket in tickets:
         # One seat per wallet: a second waiting ticket (only possible from before the unique
         # index) is cancelled, so no group ever holds an address twice.
@@ -579,8 +586,19 @@ def run_matchmaking(
             ticket.status = "cancelled"
             continue
         queued.add(ticket.address)
-        if ticket.earning and _holding_table(session, _holders(ticket.address, ticket)):
-            continue  # seated at an earning table since it queued: it waits until that ends
+        if ticket.earning:
+            holders = _holders(ticket.address, ticket)
+            if _holding_table(session, holders):
+                continue  # seated at an earning table since it queued: it waits until that ends
+            # One avatar, one earning seat: a wallet that queued with an avatar it then sold
+            # or rented out, and the new holder who queued with it too, cannot both be
+            # seated. The later ticket is cancelled; seating both would fail the whole pass
+            # (every queue's groups) on the avatar's hold, again on every pass.
+            avatars = {h for h in holders if h.startswith("avatar:")}
+            if avatars & claimed:
+                ticket.status = "cancelled"
+                continue
+            claimed |= avatars
         queues.setdefault((ticket.preset, ticket.earning), []).append(ticket)
     formed: list[str] = []
     for (preset, earning), waiting in queues.items():
@@ -606,7 +624,7 @@ def run_matchmaking(
                 kind="human",
                 visibility="private",
                 bot_level=settings.server.matchmaking_bot_level,
-                turn_timeout_s=settings.server.turn_timeout_s,
+                turn_timeout_s=_matchmade_turn_timeout(settings, earning),
                 now=now,
             )
             for ticket in group:

@@ -10,14 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from backend.chain.models import ChainRequest
 from backend.competitions import service as competitions
 from backend.competitions.models import escrow_key
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import stakes
-from backend.economy.models import StakeEntry
+from backend.economy.models import PlannedSettlement, SettlementStatus, StakeEntry
 from tests.tables.harness import api, sign_in
 
 DEW = 10**18
@@ -143,9 +143,50 @@ def test_more_than_the_balance_and_a_wallet_that_never_deposited_are_refused(ser
             response = client.get(path, params={"limit": limit})
             assert response.status_code == 422, (path, limit, response.text)
     poor, poor_client = _player(server, books, 0)
-    response = poor_client.post("/wallet/withdrawals", json={"amount": "1"})
+    response = poor_client.post("/wallet/withdrawals", json={"amount": str(DEW)})
     assert response.status_code == 409 and response.json()["error"]["code"] == "insufficient_stake"
     assert _books(books, poor)[:2] == (0, 0)
+
+
+def test_dust_huge_and_too_many_withdrawals_are_refused(server, books):
+    """Each withdrawal is one of the vault's matches per window: a wallet cannot fill the
+    window with dust (below DEW_ECONOMY_WITHDRAWAL_MIN, 1 DEW), ask for more than the vault's
+    per-match limit (DEW_ECONOMY_WITHDRAWAL_MAX, 10,000 DEW: it would wait for ever, debited),
+    or keep more than DEW_ECONOMY_WITHDRAWALS_OPEN_PER_WALLET (3) in flight."""
+    address, client = _player(server, books, 20_000 * DEW)
+    before = _books(books, address)
+    for amount in ("1", str(DEW - 1), str(10_000 * DEW + 1)):
+        response = client.post("/wallet/withdrawals", json={"amount": amount})
+        assert response.status_code == 422, (amount, response.text)
+        assert response.json()["error"]["code"] == "invalid_request"
+    assert _books(books, address) == before
+    for n in range(3):  # no worker runs here: all three stay in flight
+        response = client.post("/wallet/withdrawals", json={"amount": str(DEW)})
+        assert response.status_code == 201, (n, response.text)
+    after_three = _books(books, address)
+    response = client.post("/wallet/withdrawals", json={"amount": str(DEW)})
+    assert response.status_code == 409, response.text
+    assert response.json()["error"]["code"] == "too_many_withdrawals"
+    assert _books(books, address) == after_three
+    # Paid or not, at most DEW_ECONOMY_WITHDRAWALS_PER_WALLET_PER_DAY (10) in 24 hours.
+    with books.begin() as session:
+        session.execute(
+            update(PlannedSettlement)
+            .where(PlannedSettlement.economy == "withdrawal")
+            .values(status=SettlementStatus.PAID)
+        )
+    for n in range(7):
+        response = client.post("/wallet/withdrawals", json={"amount": str(DEW)})
+        assert response.status_code == 201, (n, response.text)
+        with books.begin() as session:  # as if the worker paid it at once
+            session.execute(
+                update(PlannedSettlement)
+                .where(PlannedSettlement.match_id == response.json()["id"])
+                .values(status=SettlementStatus.PAID)
+            )
+    response = client.post("/wallet/withdrawals", json={"amount": str(DEW)})
+    assert response.status_code == 409, response.text
+    assert response.json()["error"]["code"] == "too_many_withdrawals"
 
 
 def test_escrowed_stake_cannot_be_withdrawn_and_the_page_says_why(server, books):

@@ -189,6 +189,7 @@ def withdraw(
         amount=amount,
         key=key,
         chain_id=request.app.state.settings.chain.chain_id,
+        bounds=stakes.WithdrawalBounds.from_settings(request.app.state.settings.economy),
     )
     session.commit()
     row = withdrawals.get_withdrawal(session=session, withdrawal_id=settlement.match_id)
