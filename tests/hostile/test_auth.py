@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
 import threading
 import time
@@ -30,7 +29,7 @@ from websockets.sync.client import connect
 from backend.accounts import siwe_message
 from tests.accounts.signing import sign
 from tests.hostile.conftest import StartServer
-from tests.tables.harness import REPO, ServerProcess, api, free_port, sign_in, wait_for
+from tests.tables.harness import ServerProcess, api, free_port, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -166,35 +165,12 @@ class InfoLogServer(ServerProcess):
         super().__init__(db_url)
         self.launcher = launcher
 
-    def start(self) -> InfoLogServer:
+    def command(self) -> list[str]:
         if self.launcher == "dew serve":
             dew = str(Path(sys.executable).parent / "dew")
             command = [dew, "serve", "--no-migrate", "--port", str(self.port)]
-            command += ["--host", "127.0.0.1", "--log-level", "info"]
-        else:
-            command = [sys.executable, "-m", "uvicorn", "backend.api.app:create_app"]
-            command += ["--factory", "--host", "127.0.0.1", "--port", str(self.port)]
-            command += ["--log-level", "info"]
-        with self.log_path.open("wb") as log:
-            self.proc = subprocess.Popen(
-                command, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT
-            )
-
-        def up() -> bool:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log_path.read_text()[-3000:]}")
-            try:
-                return httpx.get(self.url + "/health", timeout=1).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        try:
-            wait_for(up, timeout=90, what="server start")
-        except BaseException:
-            self.stop()
-            raise
-        return self
+            return [*command, "--host", "127.0.0.1", "--log-level", "info"]
+        return [*super().command()[:-1], "info"]
 
 
 @pytest.mark.parametrize("launcher", ["dew serve", "uvicorn factory"])

@@ -71,27 +71,20 @@ class ServerProcess:
         self.log_path = Path(f"/tmp/dew-server-{self.port}.log")
         self.proc: subprocess.Popen[bytes] | None = None
 
+    def command(self) -> list[str]:
+        """How the server is launched: ``uvicorn`` on the app factory, as ``dew serve`` runs
+        it. Tests that need another launcher (``dew serve`` itself, another log level)
+        override this and nothing else."""
+        command = [sys.executable, "-m", "uvicorn", "backend.api.app:create_app", "--factory"]
+        return [*command, "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"]
+
     def start(self) -> ServerProcess:
-        log = self.log_path.open("wb")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "backend.api.app:create_app",
-                "--factory",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=REPO,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        if self.proc is not None:
+            raise RuntimeError("already started")
+        with self.log_path.open("wb") as log:
+            self.proc = subprocess.Popen(
+                self.command(), cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT
+            )
 
         def up() -> bool:
             assert self.proc is not None
