@@ -33,8 +33,8 @@ from eth_account import Account
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from backend.client import DewClient  # noqa: E402
 from backend.db import migrate  # noqa: E402
+from backend.protocol.client import DewClient  # noqa: E402
 
 CHROMIUM = os.environ.get("DEW_CHROMIUM", "/usr/bin/chromium")
 BYTES_BUDGET = 200 * 1024

@@ -49,7 +49,7 @@ import httpx
 from websockets.exceptions import ConnectionClosed
 
 from backend.cli.stack import Stack, StackConfig, StackFailed, dew_command, wait_for
-from backend.client import DewClient, DewClientError
+from backend.protocol.client import DewClient, DewClientError
 
 DEW = 10**18
 THINK_S = 0.06  # between a client's moves (the server allows 20 messages/s per socket)

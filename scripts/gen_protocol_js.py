@@ -1,4 +1,4 @@
-"""Write backend/web/protocol.js from backend/protocol.py (the one definition of the messages).
+"""Write backend/web/protocol.js from backend/protocol/messages.py (the messages, defined once).
 
 uv run python scripts/gen_protocol_js.py          # write it
 uv run python scripts/gen_protocol_js.py --check  # exit 1 if the committed file is stale
@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from backend.protocol import render_js  # noqa: E402
+from backend.protocol.messages import render_js  # noqa: E402
 
 TARGET = REPO / "backend" / "web" / "protocol.js"
 

@@ -2,7 +2,7 @@
 
 The files live in ``backend/web`` (inside the Python package, so a wheel carries them). They
 are plain ES modules: there is no build step, and ``protocol.js`` is generated from
-``backend/protocol.py`` and checked for freshness by the tests.
+``backend/protocol/messages.py`` and checked for freshness by the tests.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-// GENERATED from backend/protocol.py by scripts/gen_protocol_js.py: do not edit.
+// GENERATED from backend/protocol/messages.py by gen_protocol_js.py: do not edit.
 // The DEW play protocol (version 1): messages, routes, codes, and checks.
 
 export const PROTOCOL_VERSION = 1;

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from backend.cli.demo import DemoConfig, Season, api_txs, choose_move, ok, wait_for
-from backend.client import DewClient
+from backend.protocol.client import DewClient
 from tests.web.conftest import (
     InjectedWallet,
     offer_in_dashboard,

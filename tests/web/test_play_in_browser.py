@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from eth_account import Account
 
-from backend.client import DewClient
+from backend.protocol.client import DewClient
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(240)

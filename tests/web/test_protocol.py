@@ -11,9 +11,9 @@ import httpx
 import pytest
 from eth_account import Account
 
-from backend import protocol
-from backend.client import DewClient, DewClientError
 from backend.game import replay
+from backend.protocol import messages as protocol
+from backend.protocol.client import DewClient, DewClientError
 from backend.tables.live import PROTOCOL_VERSION as SERVER_VERSION
 
 pytestmark = pytest.mark.timeout(180)

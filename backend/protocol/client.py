@@ -25,7 +25,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from websockets.sync.client import ClientConnection, connect
 
-from backend import protocol
+from backend.protocol import messages as protocol
 
 
 class DewClientError(RuntimeError):

@@ -2,7 +2,7 @@
 
 The web client's ``backend/web/protocol.js`` is generated from this module
 (``uv run python scripts/gen_protocol_js.py``; a test checks it is fresh), and the Python
-client (``backend.client.DewClient``) builds and checks its messages with it. The server's
+client (``backend.protocol.client.DewClient``) builds and checks its messages with it. The server's
 own encoding lives in ``backend.tables.live`` and ``backend.api.ws``; tests check that what
 it sends satisfies these definitions. Stdlib only, so any client can import it.
 """
@@ -282,7 +282,7 @@ def _js(value: Any) -> str:
 
 def render_js() -> str:
     """The text of ``backend/web/protocol.js``: the same definitions and checks as here."""
-    return f"""// GENERATED from backend/protocol.py by scripts/gen_protocol_js.py: do not edit.
+    return f"""// GENERATED from backend/protocol/messages.py by gen_protocol_js.py: do not edit.
 // The DEW play protocol (version {PROTOCOL_VERSION}): messages, routes, codes, and checks.
 
 export const PROTOCOL_VERSION = {PROTOCOL_VERSION};
