@@ -22,8 +22,6 @@ import jwt
 import orjson
 import psycopg
 from sqlalchemy import Engine, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from backend.accounts import exceptions as exc
@@ -31,6 +29,7 @@ from backend.accounts import siwe_message
 from backend.accounts.models import Account as WalletAccount
 from backend.accounts.models import AuthSession, RefreshToken, SignInNonce
 from backend.config import Settings
+from backend.db import dialect
 from backend.db.base import aware, utcnow
 
 log = logging.getLogger(__name__)
@@ -219,7 +218,7 @@ def sign_in(
         "token_hash": _hash_token(pair.refresh_token),
         "refresh_expires": pair.refresh_expires_at,
     }
-    if engine.dialect.name == "postgresql":
+    if dialect.is_postgresql(engine):
         consumed = _consume_pg(engine, row)
     else:
         with Session(engine) as session:
@@ -287,7 +286,7 @@ def _consume_pg(engine: Engine, row: dict[str, Any]) -> bool:
 def _sign_in_rows(session: Session, row: dict[str, Any]) -> bool:
     """The same writes as ``_SIGNIN_PG``, statement by statement (SQLite)."""
     consumed = session.execute(
-        sqlite_insert(SignInNonce)
+        dialect.insert(session, SignInNonce)
         .values(
             nonce=row["nonce"],
             created_at=row["now"],
@@ -315,9 +314,7 @@ def _sign_in_rows(session: Session, row: dict[str, Any]) -> bool:
 
 def _ensure_account(session: Session, address: str, now: datetime) -> None:
     """Create the wallet's account or stamp its sign-in, in one race-free statement."""
-    insert = (pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert)(
-        WalletAccount
-    )
+    insert = dialect.insert(session, WalletAccount)
     session.execute(
         insert.values(address=address, created_at=now, last_signin_at=now).on_conflict_do_update(
             index_elements=["address"], set_={"last_signin_at": now}

@@ -32,8 +32,6 @@ from eth_account.typed_transactions import TypedTransaction
 from eth_utils import to_checksum_address
 from hexbytes import HexBytes
 from sqlalchemy import ColumnElement, and_, func, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from backend.chain.crash import crash_point
@@ -51,6 +49,7 @@ from backend.chain.models import (
 )
 from backend.chain.rpc import Rpc
 from backend.config import ChainSettings
+from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.ops.metrics import (
     BUMP_REASONS,
@@ -185,10 +184,8 @@ class Engine:
     # ------------------------------------------------------------------ wallet and lease
     def _ensure_wallet(self) -> int:
         with self.sessions.begin() as session:
-            dialect = session.get_bind().dialect.name
-            insert = pg_insert if dialect == "postgresql" else sqlite_insert
             session.execute(
-                insert(ChainWallet)
+                dialect.insert(session, ChainWallet)
                 .values(chain_id=self.chain_id, address=self.address, next_nonce=0)
                 .on_conflict_do_nothing(index_elements=["chain_id", "address"])
             )
@@ -200,9 +197,9 @@ class Engine:
 
     def _lock_wallet(self, session: Session) -> ChainWallet:
         """The wallet row under an exclusive lock until ``session`` commits."""
-        stmt = select(ChainWallet).where(ChainWallet.id == self.wallet_id)
-        if session.get_bind().dialect.name == "postgresql":
-            stmt = stmt.with_for_update()
+        stmt = dialect.for_update(
+            session, select(ChainWallet).where(ChainWallet.id == self.wallet_id)
+        )
         # On SQLite the engine's BEGIN IMMEDIATE already holds the database write lock.
         return session.scalars(stmt.execution_options(populate_existing=True)).one()
 
@@ -513,11 +510,12 @@ class Engine:
             wallet = self._lock_wallet(session)
             # Nonces below the chain's count are spent (by us or by anyone): never reuse them.
             nonce = max(wallet.next_nonce, view.nonce)
-            stmt = select(ChainRequest.id).where(
-                ChainRequest.id.in_(ids), ChainRequest.status == RequestStatus.QUEUED
+            stmt = dialect.for_update(
+                session,
+                select(ChainRequest.id).where(
+                    ChainRequest.id.in_(ids), ChainRequest.status == RequestStatus.QUEUED
+                ),
             )
-            if session.get_bind().dialect.name == "postgresql":
-                stmt = stmt.with_for_update()
             still_queued = set(session.scalars(stmt))
             if still_queued != set(ids):
                 return None

@@ -18,8 +18,6 @@ from typing import Any
 
 from eth_utils import is_address, to_checksum_address
 from sqlalchemy import event, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from backend.chain.contracts import (
@@ -31,6 +29,7 @@ from backend.chain.contracts import (
 from backend.chain.exceptions import ChainValueError, IdempotencyConflict, RequestNotFound
 from backend.chain.models import ChainRequest, RequestKind, RequestStatus
 from backend.config import get_settings
+from backend.db import dialect
 from backend.db.base import utcnow
 
 logger = logging.getLogger(__name__)
@@ -168,14 +167,14 @@ def _put_many(
         )
     if not rows:
         return []
-    dialect = session.get_bind().dialect.name
-    insert = pg_insert if dialect == "postgresql" else sqlite_insert
     # Make pending ORM changes visible first; then the insert races only other transactions.
     session.flush()
     # A concurrent transaction inserting the same key makes this wait for its outcome, then
     # either skip (it committed: we read its row below) or insert (it rolled back).
     session.execute(
-        insert(ChainRequest).values(rows).on_conflict_do_nothing(index_elements=["idempotency_key"])
+        dialect.insert(session, ChainRequest)
+        .values(rows)
+        .on_conflict_do_nothing(index_elements=["idempotency_key"])
     )
     keys = [row["idempotency_key"] for row in rows]
     found = {

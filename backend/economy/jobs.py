@@ -16,15 +16,13 @@ from functools import lru_cache
 from types import SimpleNamespace
 
 from sqlalchemy import Engine, MetaData, Table, case, func, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, sessionmaker
 from web3 import Web3
 
 from backend.chain import match_ids
 from backend.chain.contracts import Contracts, load_manifest
 from backend.config import Settings, get_settings
-from backend.db import create_db_engine, make_session_factory
+from backend.db import create_db_engine, dialect, make_session_factory
 from backend.db.base import aware, utcnow
 from backend.economy import service
 from backend.economy.chain_reader import ChainReader
@@ -167,10 +165,9 @@ def skip_burned_sequence(
             highest = max(highest, parsed.sequence)
     if highest == last:
         return None
-    insert = pg_insert if db.dialect.name == "postgresql" else sqlite_insert
     with session_factory() as session, session.begin():
         session.execute(
-            insert(table)
+            dialect.insert(db, table)
             .values(prefix=key, last=highest)
             .on_conflict_do_update(
                 index_elements=[table.c.prefix],

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, text, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backend.config import Settings
+from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.economy import stakes
 from backend.ops.metrics import MATCHMAKING_WAIT
@@ -170,8 +171,7 @@ def _matchmade_turn_timeout(settings: Settings, earning: bool) -> float:
 def _lock_wallet(session: Session, address: str) -> None:
     """Serialize one wallet's table creations until the transaction ends (PostgreSQL; SQLite
     already runs one writer at a time)."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": address})
+    dialect.lock_key(session, address)
 
 
 def _check_table_cap(session: Session, settings: Settings, creator: str) -> None:
@@ -573,8 +573,7 @@ def run_matchmaking(
         .where(MatchmakingTicket.status == "waiting")
         .order_by(MatchmakingTicket.created_at)
     )
-    if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
+    query = dialect.for_update(session, query, skip_locked=True)
     tickets = list(session.scalars(query))
     queues: dict[tuple[str, bool], list[MatchmakingTicket]] = {}
     queued: set[str] = set()

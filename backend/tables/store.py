@@ -18,10 +18,10 @@ from typing import Any
 
 import orjson
 from sqlalchemy import Connection, Engine, delete, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.chain import match_ids
+from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.tables.models import (
     ChainMatchSequence,
@@ -37,14 +37,6 @@ from backend.tables.models import (
 from backend.tables.play import SeatOutcome
 
 log = logging.getLogger(__name__)
-
-
-def _insert(engine: Engine, model: type) -> Any:
-    return _insert_for(engine.dialect.name, model)
-
-
-def _insert_for(dialect: str, model: type) -> Any:
-    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
 
 
 @dataclass
@@ -198,7 +190,7 @@ def next_chain_match_id(conn: Connection, *, prefix: int) -> str:
     if len(key) != 16:
         raise match_ids.MatchIdError(f"prefix must fit 8 bytes: {prefix!r}")
     statement = (
-        _insert_for(conn.dialect.name, ChainMatchSequence)
+        dialect.insert(conn, ChainMatchSequence)
         .values(prefix=key, last=1)
         .on_conflict_do_update(
             index_elements=[ChainMatchSequence.prefix],
@@ -215,7 +207,7 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
     now = last_move["created_at"]
     with engine.begin() as conn:
         inserted = conn.execute(
-            _insert(engine, MatchMove)
+            dialect.insert(engine, MatchMove)
             .values(**last_move)
             .on_conflict_do_nothing()
             .returning(MatchMove.ply)
@@ -260,7 +252,7 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
                 }
             )
         conn.execute(
-            _insert(engine, MatchResult),
+            dialect.insert(engine, MatchResult),
             [
                 {
                     "match_id": finish.match_id,
@@ -277,7 +269,7 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
             # Last but one statement: the sequence row is locked from here to the commit.
             chain_match_id = next_chain_match_id(conn, prefix=finish.chain_prefix)
         conn.execute(
-            _insert(engine, SettlementRequest)
+            dialect.insert(engine, SettlementRequest)
             .values(
                 idempotency_key=finish.match_id,
                 match_id=finish.match_id,
@@ -319,7 +311,7 @@ class MoveWriter:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="dew-move-writer", daemon=True)
         self._insert = (
-            _insert(engine, MatchMove)
+            dialect.insert(engine, MatchMove)
             .on_conflict_do_nothing()
             .returning(MatchMove.match_id, MatchMove.ply)
         )
@@ -375,7 +367,7 @@ class MoveWriter:
     def _write(self, batch: list[tuple[dict[str, Any], Any, Settle]]) -> None:
         rows = [row for row, _, _ in batch]
         try:
-            if self._engine.dialect.name == "postgresql":
+            if dialect.is_postgresql(self._engine):
                 inserted = self._insert_pg(rows)
             else:
                 inserted = self._insert_core(rows)
