@@ -50,8 +50,19 @@ class RulesError(ValueError):
 
 
 @dataclass(frozen=True)
+class Requirement:
+    """Choosing one of ``choices`` for an option needs ``option`` set to ``value``."""
+
+    choices: tuple[OptionValue, ...]
+    option: str
+    value: OptionValue
+    reason: str
+
+
+@dataclass(frozen=True)
 class OptionSpec:
-    """One table option: its choices, default, and which choices need a VIP pass."""
+    """One table option: its choices, default, which choices need a VIP pass, and which choices
+    need another option set a certain way (``requires``)."""
 
     name: str
     choices: tuple[OptionValue, ...]
@@ -59,6 +70,7 @@ class OptionSpec:
     help: str
     premium: frozenset[OptionValue] = frozenset()
     seed: str = ""
+    requires: tuple[Requirement, ...] = ()
 
 
 class Opening(NamedTuple):
@@ -107,6 +119,11 @@ class HandScore(NamedTuple):
     note: str = ""
 
 
+def _is_one_of(value: OptionValue, choices: Sequence[OptionValue]) -> bool:
+    """``value in choices`` without taking ``True`` for ``1`` or ``False`` for ``0``."""
+    return any(value == c and type(value) is type(c) for c in choices)
+
+
 def round_to_five(pips: int) -> int:
     """DEW rounding (seed 000): 1-2 -> 0, 3-7 -> 5, 8-12 -> 10, and so on."""
     return (pips + 2) // 5 * 5
@@ -132,8 +149,9 @@ class Rules:
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     hand_size: ClassVar[int] = 7
     team_game: ClassVar[bool] = False
-    scores_open_ends: ClassVar[bool] = False
-    """Points whenever the open ends total a multiple of five (DEW)."""
+    scores_open_ends: bool = False
+    """Points whenever the open ends total a multiple of five (DEW; an option of
+    ``partnership``, so a preset may set it per instance from its options)."""
     ends_at_once: ClassVar[bool] = False
     """Reaching the target mid-hand ends the match at that moment (DEW)."""
     blocks_when_all_pass: ClassVar[bool] = False
@@ -157,6 +175,16 @@ class Rules:
                     f"choices: {list(spec.choices)}"
                 )
             resolved[name] = value
+        for spec in self.option_specs:
+            value = resolved[spec.name]
+            for need in spec.requires:
+                if _is_one_of(value, need.choices) and not _is_one_of(
+                    resolved[need.option], (need.value,)
+                ):
+                    raise RulesError(
+                        f"option {spec.name!r} of preset {self.preset!r} can be {value!r} only "
+                        f"with {need.option!r} set to {need.value!r}: {need.reason}"
+                    )
         self._options = resolved
         target = resolved.get("target", 0)
         assert isinstance(target, int)
@@ -205,6 +233,15 @@ class Rules:
                     "premium": [c for c in spec.choices if c in spec.premium],
                     "help": spec.help,
                     "seed": spec.seed,
+                    "requires": [
+                        {
+                            "choices": list(need.choices),
+                            "option": need.option,
+                            "value": need.value,
+                            "reason": need.reason,
+                        }
+                        for need in spec.requires
+                    ],
                 }
                 for spec in self.option_specs
             ],
@@ -368,9 +405,11 @@ class PassBonus(BonusTracker):
 
 
 class CollectiveBonus(BonusTracker):
-    """Seed 003's comments: first-throw pass, round pass, capicua, dead double blank."""
+    """Seed 003's comments: first-throw pass, round pass, capicua, and (unless
+    ``dead_double_blank`` is off) the dead double blank."""
 
-    def __init__(self) -> None:
+    def __init__(self, dead_double_blank: bool = True) -> None:
+        self.dead_double_blank = dead_double_blank
         self.start_hand()
 
     def start_hand(self) -> None:
@@ -429,7 +468,7 @@ class CollectiveBonus(BonusTracker):
         self, award: Award, end: HandEnd, score: HandScore, left: int, right: int
     ) -> None:
         winner = score.winner
-        if winner is None:
+        if winner is None or not self.dead_double_blank:
             return
         other_blanks = SUIT[0] & ~BIT[DOUBLE_BLANK]
         held = 0
@@ -473,6 +512,15 @@ class Dew200(Rules):
             "one's own, nothing if negative).",
             seed="000/001",
         ),
+        OptionSpec(
+            "next_hand",
+            ("counterclockwise", "previous_winner"),
+            "counterclockwise",
+            "Who leads the later hands: 'counterclockwise' (seed 000: 'the player to their right "
+            "follows') or 'previous_winner' (the deadlock sentence: the previous hand's winner "
+            "leads). After a blocked hand with a tie, the same player leads under both.",
+            seed="000",
+        ),
     )
 
     def draw_mode(self, seats: int) -> int:
@@ -498,7 +546,7 @@ class Dew200(Rules):
             winner = end.last_seat
             points = [0] * seats
             points[winner] = round_to_five(end.total_pips)  # the winner's hand is empty
-            return HandScore(winner, tuple(points), "rotate", winner)
+            return HandScore(winner, tuple(points), self._lead_after(winner), winner)
         pips = end.pips
         lowest = min(pips)
         if pips.count(lowest) > 1:
@@ -510,7 +558,13 @@ class Dew200(Rules):
         else:
             raw = [max(0, sum(pips) - 2 * own) for own in pips]
         winner = pips.index(lowest)
-        return HandScore(winner, tuple(round_to_five(p) for p in raw), "rotate", winner)
+        return HandScore(
+            winner, tuple(round_to_five(p) for p in raw), self._lead_after(winner), winner
+        )
+
+    def _lead_after(self, winner: int) -> int | NextLead:
+        """Who leads the next hand after a hand with a winner (the ``next_hand`` option)."""
+        return winner if self._options["next_hand"] == "previous_winner" else "rotate"
 
     def tie_break(self, tied: Sequence[int], server_seed: str) -> tuple[int, list[tuple[int, int]]]:
         """Seed 000: each tied player draws a face-down tile; fewest pips wins (redraw on ties)."""
@@ -546,7 +600,7 @@ class TeamRules(Rules):
         if self._options.get("pass_bonus"):
             trackers.append(PassBonus())
         if self._options.get("collective_bonus"):
-            trackers.append(CollectiveBonus())
+            trackers.append(CollectiveBonus(bool(self._options.get("dead_double_blank", True))))
         return trackers
 
     @staticmethod
@@ -570,6 +624,28 @@ _COLLECTIVE = OptionSpec(
     "dead double blank 15; not for a team needing 25 or fewer points.",
     seed="003",
 )
+_NEEDS_COLLECTIVE = Requirement(
+    (500, 1000),
+    "collective_bonus",
+    True,
+    "seed 003's comments play to 500 or 1,000 points with collective points",
+)
+_DEAD_DOUBLE_BLANK = OptionSpec(
+    "dead_double_blank",
+    (True, False),
+    True,
+    "With collective points: whether the dead double blank (15 points) counts; the seed's "
+    "comment says 'most of the time we do not apply it'.",
+    seed="003",
+    requires=(
+        Requirement(
+            (False,),
+            "collective_bonus",
+            True,
+            "the dead double blank is one of the collective points",
+        ),
+    ),
+)
 
 
 class Doscientos(TeamRules):
@@ -579,7 +655,14 @@ class Doscientos(TeamRules):
     title = "Doscientos"
     seed_files = ("002_0cd1a3c5fa44aac5.txt",)
     option_specs = (
-        OptionSpec("target", (200, 100), 200, "Score that wins the game.", seed="002"),
+        OptionSpec(
+            "target",
+            (200, 100, 500, 1000),
+            200,
+            "Score that wins the game; 500 and 1,000 only with collective points.",
+            seed="002/003",
+            requires=(_NEEDS_COLLECTIVE,),
+        ),
         OptionSpec(
             "blocked",
             ("team_pips", "tie_to_first_player", "tie_to_last_player", "last_or_right"),
@@ -597,6 +680,7 @@ class Doscientos(TeamRules):
             seed="002",
         ),
         _COLLECTIVE,
+        _DEAD_DOUBLE_BLANK,
     )
 
     def score_hand(self, end: HandEnd, seats: int) -> HandScore:
@@ -650,11 +734,12 @@ class Partnership(TeamRules):
     option_specs = (
         OptionSpec(
             "target",
-            (50, 100, 150, 200),
+            (50, 100, 150, 200, 500, 1000),
             100,
-            "Maximum score.",
+            "Maximum score; 500 and 1,000 only with collective points.",
             premium=frozenset({50, 150, 200}),
             seed="003",
+            requires=(_NEEDS_COLLECTIVE,),
         ),
         OptionSpec(
             "scoring",
@@ -689,7 +774,21 @@ class Partnership(TeamRules):
             seed="003",
         ),
         _COLLECTIVE,
+        _DEAD_DOUBLE_BLANK,
+        OptionSpec(
+            "multiples_of_five",
+            (False, True),
+            False,
+            "Multiples of five, team version (seed 003 comments, scored as seed 000): a play "
+            "that makes the open ends total a multiple of 5 scores that total for the player's "
+            "team, and the hand's points are rounded to the nearest 5.",
+            seed="003/000",
+        ),
     )
+
+    def __init__(self, options: Mapping[str, OptionValue] | None = None) -> None:
+        super().__init__(options)
+        self.scores_open_ends = bool(self._options["multiples_of_five"])
 
     def first_opening(self, hands: Sequence[int], server_seed: str) -> Opening:
         if self.option("first_hand") == "random":
@@ -715,6 +814,8 @@ class Partnership(TeamRules):
             winner_seat = self.lowest_of_team(pips, teams.pop(), end.starter)
         team = winner_seat % 2
         points = sum(pips) if self.option("scoring") == "all" else team_pips[1 - team]
+        if self.scores_open_ends:  # the multiples-of-five game: every score is a multiple of 5
+            points = round_to_five(points)
         lead: int | NextLead = (
             winner_seat if self.option("next_hand") == "previous_winner" else "rotate"
         )
@@ -811,6 +912,7 @@ __all__ = [
     "HandScore",
     "Opening",
     "OptionSpec",
+    "Requirement",
     "Rules",
     "RulesError",
     "round_to_five",

@@ -3,6 +3,9 @@
 The digests were computed from the engine before its speed work (commit 50c18fd), so any change
 to deals, legal-move order, move effects, scoring, error messages or record text shows up here.
 A deliberate change of behaviour must update them and say why in the commit.
+
+Options added later (issue 25) are left out of the hashed records while they hold their
+defaults, which do not change play: the digests then still date from that commit.
 """
 
 import hashlib
@@ -79,6 +82,22 @@ BOT_PLAY = [
 ]
 
 
+ADDED_LATER = {  # option -> its default, by preset (issue 25)
+    "dew200": {"next_hand": "counterclockwise"},
+    "doscientos": {"dead_double_blank": True},
+    "partnership": {"dead_double_blank": True, "multiples_of_five": False},
+}
+
+
+def _record_text(match) -> str:
+    """The record as the digests know it: options added later are dropped at their defaults."""
+    record = match_record(match)
+    for name, default in ADDED_LATER.get(match.rules.preset, {}).items():
+        if record["options"][name] == default:
+            del record["options"][name]
+    return dumps_record(record)
+
+
 def _table_id(case):
     (preset, seats, options), _ = case
     return f"{preset}-{seats}-{'-'.join(f'{k}={v}' for k, v in sorted(options.items()))}"
@@ -101,7 +120,7 @@ def test_random_play_gives_the_same_legal_moves_errors_and_records(case):
                     match.apply(candidate)
                 digest.update(str(refused.value).encode())
             match.apply(rng.choice(legal))
-        digest.update(dumps_record(match_record(match)).encode())
+        digest.update(_record_text(match).encode())
     assert digest.hexdigest() == expected
 
 
@@ -110,5 +129,5 @@ def test_bot_matches_give_the_same_records(case):
     (preset, seats, options), expected = case
     bots = ["easy", "medium", "hard", "medium"][:seats]
     match = play_match(rules_for(preset, options), bots, f"regression-bots/{preset}")
-    record = dumps_record(match_record(match))
+    record = _record_text(match)
     assert hashlib.sha256(record.encode()).hexdigest() == expected

@@ -31,6 +31,10 @@ def small_expert(seed: int) -> ExpertBot:
         ("partnership", {"first_hand": "random", "collective_bonus": True}, 4),
         ("draw", {}, 2),
         ("draw", {"target": 50}, 2),
+        # issue 25's options
+        ("dew200", {"next_hand": "previous_winner"}, 4),
+        ("doscientos", {"target": 500, "collective_bonus": True}, 4),
+        ("partnership", {"multiples_of_five": True, "collective_bonus": True, "target": 500}, 4),
     ],
 )
 def test_expert_only_plays_legal_moves_on_every_preset(preset, options, seats):
@@ -385,6 +389,7 @@ def _model_first(match, seen) -> str:
     [
         ("doscientos", {"pass_bonus": True, "collective_bonus": True}, 4),
         ("partnership", {"collective_bonus": True, "scoring": "all"}, 4),
+        ("partnership", {"multiples_of_five": True, "collective_bonus": True}, 4),
         ("draw", {}, 2),
     ],
 )

@@ -30,6 +30,8 @@ TABLES = [
     ("partnership", 4, {"next_hand": "previous_winner", "blocked": "individual", "target": 50}),
     ("draw", 2, {}),
     ("draw", 2, {"target": 50}),
+    ("dew200", 3, {"next_hand": "previous_winner"}),
+    ("partnership", 4, {"multiples_of_five": True, "collective_bonus": True, "target": 500}),
 ]
 MOVE_LIMIT = 20_000  # far above any real match; reaching it means a match that never ends
 

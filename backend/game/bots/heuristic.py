@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import lru_cache
 
 from backend.game.bots import Bot, register_bot
 from backend.game.moves import LEFT, Move, parse_move
+from backend.game.rules import OptionValue, rules_for
 from backend.game.tiles import HIGH, IS_DOUBLE, LOW, OTHER_HALF, PIPS, parse_tile
 from backend.game.view import SeatView
 
@@ -42,9 +44,16 @@ def _after(view: SeatView, move: Move) -> tuple[int, int]:
     return left, OTHER_HALF[t][right]
 
 
+@lru_cache(maxsize=64)
+def _rules_score_ends(preset: str, options: tuple[tuple[str, OptionValue], ...]) -> bool:
+    """Whether these rules score open ends (DEW, or ``partnership`` with multiples of five)."""
+    return rules_for(preset, dict(options)).scores_open_ends
+
+
 def _end_points(view: SeatView, move: Move) -> int:
-    """Open-end points the play scores in DEW (a double at an end counts both halves)."""
-    if view["preset"] != "dew200":
+    """Open-end points the play scores when the rules score open ends (DEW, or a team game with
+    multiples of five); a double at an end counts both halves."""
+    if not _rules_score_ends(view["preset"], tuple(sorted(view["options"].items()))):
         return 0
     left, right = _after(view, move)
     t = move.tile
