@@ -3,7 +3,8 @@
 Public API (everything else is internal):
 
 - Rules: ``rules_for(preset, options) -> Rules``; ``PRESETS``; ``Rules.options``,
-  ``.requires_vip``, ``.premium_options``, ``.describe()``; ``RulesError``.
+  ``.requires_vip``, ``.premium_options``, ``.describe()``; ``RulesError`` (also for a choice
+  whose required option is not set, e.g. a target of 500 without collective points).
 - A match: ``start_match(rules, seats, seed, deals=()) -> Match``; ``legal_moves(match)``;
   ``apply_move(match, move)`` (raises ``IllegalMoveError``, state unchanged);
   ``match.over``, ``match.result -> MatchResult | None``, ``match.turn``.

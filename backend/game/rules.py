@@ -218,7 +218,8 @@ class Rules:
         return self._target
 
     def describe(self) -> dict[str, object]:
-        """A JSON-serialisable description: preset, title, seeds, options, premium flags."""
+        """A JSON-serialisable description: preset, title, seeds, options, and per option its
+        choices, default, premium choices and requirements (choices that need another option)."""
         return {
             "preset": self.preset,
             "title": self.title,
