@@ -188,9 +188,17 @@ class LocalPostgres:
         )
 
     def stop(self) -> None:
-        if (self.data / "postmaster.pid").exists():
+        pid_file = self.data / "postmaster.pid"
+        if pid_file.exists():
             with contextlib.suppress(StackFailed, subprocess.TimeoutExpired):
                 self._run(_postgres_bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
+        if pid_file.exists():
+            # pg_ctl did not stop it (seen under load, output lost): SIGQUIT is the immediate
+            # shutdown itself, sent to the postmaster named in its own pid file.
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                os.kill(int(pid_file.read_text().split()[0]), signal.SIGQUIT)
+            with contextlib.suppress(StackFailed):
+                wait_for("postgres to stop", lambda: not pid_file.exists(), timeout_s=20)
 
 
 class LocalRedis:
