@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from backend.cli.stack import dew_command
+from backend.cli.stack import Service, Stack, StackConfig, dew_command
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -75,3 +75,29 @@ def test_dew_stack_serves_on_both_api_processes_and_stops_cleanly(tmp_path: Path
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+
+
+def test_a_stack_needs_redis_only_for_what_it_is_not_given(tmp_path: Path) -> None:
+    assert StackConfig(workdir=tmp_path).needs_redis
+    assert (
+        StackConfig(workdir=tmp_path, broker_url="sqla+sqlite:///b", pubsub=False).needs_redis
+        is False
+    )
+    given = StackConfig(workdir=tmp_path, broker_url="redis://h:1/0", pubsub_url="redis://h:1/1")
+    assert given.needs_redis is False
+    assert StackConfig(workdir=tmp_path, broker_url="sqla+sqlite:///b").needs_redis
+
+
+def test_restart_under_a_new_name_stops_the_old_process_and_logs_apart(tmp_path: Path) -> None:
+    stack = Stack(StackConfig(workdir=tmp_path, out=lambda _text: None))
+    old = Service("sleeper", ["sleep", "30"], dict(os.environ), tmp_path / "sleeper.log")
+    stack.services["sleeper"] = old
+    try:
+        new = stack.restart("sleeper", {**old.env, "MARK": "1"}, log_as="sleeper again")
+        assert old.exited() is not None and new.exited() is None
+        assert stack.services["sleeper"] is new and new.name == "sleeper again"
+        assert new.log == tmp_path / "sleeper-again.log" and new.log.exists()
+        assert new.env["MARK"] == "1"
+    finally:
+        stack.stop()
+    assert not stack.services and new.exited() is not None

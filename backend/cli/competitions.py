@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from backend.cli.app import app
 
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlalchemy.orm import Session, sessionmaker
 
-def _sessions():  # type: ignore[no-untyped-def]
+
+def _sessions() -> tuple[Engine, sessionmaker[Session]]:
     from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
 

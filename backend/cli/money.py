@@ -6,11 +6,16 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from backend.cli.app import app
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from backend.config import Settings
 
 withdraw_app = typer.Typer(
     help="Stake withdrawals: list and inspect them, or file one for a player.",
@@ -35,7 +40,7 @@ def parse_dew(text: str) -> int:
     return wei
 
 
-def _sessions():  # type: ignore[no-untyped-def]
+def _sessions() -> tuple[Settings, sessionmaker[Session]]:
     from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
 

@@ -1,67 +1,63 @@
 """The process harness: the docker-compose topology as local processes, and `dew stack`.
 
-One module holds the pieces every multi-process run needs (``dew demo``, ``dew stack``,
-``scripts/chaos.py``): a ``Service`` (one subprocess in its own process group, its output in
-a log file), a private PostgreSQL (``initdb``/``pg_ctl`` on a temporary data directory) and
-Redis (``redis-server`` on a free port), a gate in front of the chain's RPC that can be cut,
-and ``Stack``, which starts what ``docker-compose.yml`` describes:
+The one place that starts the processes of a multi-process run (``dew demo``, ``dew stack``,
+``scripts/chaos.py``). Its pieces live in ``backend.cli.services`` and are importable from
+here: a ``Service`` (one subprocess in its own process group, its output in a log file), a
+private PostgreSQL and Redis, and a gate in front of the chain's RPC that can be cut.
+``Stack`` starts what ``docker-compose.yml`` describes:
 
     anvil (1 s blocks) -> deploy -> migrate -> api-1, api-2 -> worker-1, worker-2 -> beat
 
-Every child is stopped when the stack stops, on errors too. Nothing here touches the
-machine's own PostgreSQL or Redis unless ``db_url``/``redis_url`` point at them.
+Its steps (``start_stores``, ``start_chain``, ``migrate``, ``start_services``) can also be
+called one by one, as the demo does to tell its story between them. Every child is stopped
+when the stack stops, on errors too. Nothing here touches the machine's own PostgreSQL or
+Redis unless ``db_url``/``redis_url`` (or ``broker_url``/``pubsub_url``) point at them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import pwd
 import secrets
-import shutil
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from backend.cli.app import app
+from backend.cli.services import REPO_ROOT as REPO_ROOT
+from backend.cli.services import LocalPostgres as LocalPostgres
+from backend.cli.services import LocalRedis as LocalRedis
+from backend.cli.services import RpcGate as RpcGate
+from backend.cli.services import Service as Service
+from backend.cli.services import StackFailed as StackFailed
+from backend.cli.services import free_port as free_port
+from backend.cli.services import wait_for as wait_for
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+if TYPE_CHECKING:
+    from backend.chain.anvil import Anvil
+
 BLOCK_TIME_S = 1
 
 Out = Callable[[str], None]
 
-
-class StackFailed(RuntimeError):
-    """A process did not start, died, or a step did not reach its state in time."""
-
-
-def wait_for(what: str, check: Callable[[], Any], timeout_s: float = 60, every_s: float = 0.2):
-    """Poll ``check`` until it returns something truthy; StackFailed after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise StackFailed(f"timed out after {timeout_s:.0f}s waiting for {what}")
-        time.sleep(every_s)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+# How often the services poll, pump and plan: fast, as a test or a demo wants, not as
+# production does. A run that wants other values passes its own ``StackConfig.timings``.
+STACK_TIMINGS = {
+    "DEW_BROKER_PUMP_EVERY_S": "1",
+    "DEW_CHAIN_POLL_INTERVAL_S": "0.2",
+    "DEW_CHAIN_REBROADCAST_AFTER_S": "3",
+    "DEW_ECONOMY_SETTLE_EVERY_S": "1",
+    "DEW_ECONOMY_INDEX_EVERY_S": "1",
+    "DEW_COMPETITIONS_ADVANCE_EVERY_S": "1",
+    "DEW_SERVER_ADOPT_STARTED_EVERY_S": "0.5",
+}
 
 
 def dew_command() -> list[str]:
@@ -71,264 +67,6 @@ def dew_command() -> list[str]:
     return [sys.executable, "-c", "from backend.cli import app; app()"]
 
 
-class Service:
-    """One subprocess (server, worker, beat) in its own process group, output in a log file."""
-
-    def __init__(self, name: str, args: list[str], env: dict[str, str], log: Path) -> None:
-        self.name, self.args, self.env, self.log = name, args, env, log
-        self._log_file = log.open("ab")
-        self.process = subprocess.Popen(
-            args,
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def check_alive(self) -> None:
-        if self.process.poll() is not None:
-            tail = self.log.read_text(errors="replace")[-2000:]
-            raise StackFailed(f"{self.name} exited with {self.process.returncode}:\n{tail}")
-
-    def exited(self) -> int | None:
-        return self.process.poll()
-
-    def kill(self) -> None:
-        """SIGKILL the whole process group (a crash: no shutdown code runs)."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self._log_file.close()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=15)
-        # Whatever is left of the group (uvicorn/celery children) goes too.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=10)
-        self._log_file.close()
-
-    def respawn(self, env: dict[str, str] | None = None, name: str | None = None) -> Service:
-        """A fresh process with the same command (what systemd/k8s would do after a crash)."""
-        return Service(name or self.name, self.args, env or self.env, self.log)
-
-
-# --- a private PostgreSQL and Redis ----------------------------------------------------------
-
-
-def _postgres_bin(name: str) -> str:
-    found = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), reverse=True)
-    if found:
-        return str(found[0])
-    on_path = shutil.which(name)
-    if on_path:
-        return on_path
-    raise StackFailed(f"{name} not found under /usr/lib/postgresql/*/bin nor on PATH")
-
-
-class LocalPostgres:
-    """A throwaway PostgreSQL cluster on a free port (trust auth, user ``postgres``).
-
-    initdb refuses to run as root: then the cluster belongs to the ``postgres`` system user
-    and every command runs through ``runuser``."""
-
-    def __init__(self, root: Path, port: int | None = None) -> None:
-        self.root = root
-        self.data = root / "pgdata"
-        self.port = port or free_port()
-        self._as: list[str] = []
-        if os.geteuid() == 0:
-            self._as = ["runuser", "-u", "postgres", "--"]
-
-    @property
-    def url(self) -> str:
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/dew"
-
-    def _run(self, *args: str) -> None:
-        done = subprocess.run(
-            [*self._as, *args], capture_output=True, text=True, cwd="/", timeout=120
-        )
-        if done.returncode != 0:
-            raise StackFailed(f"{args[0]} failed: {done.stdout[-1000:]}{done.stderr[-1000:]}")
-
-    def start(self) -> LocalPostgres:
-        self.root.mkdir(parents=True, exist_ok=True)
-        if self._as:
-            # The postgres user must reach its directory: open the path down to it for traversal.
-            for parent in [self.root.parent, *self.root.parent.parents]:
-                if parent.stat().st_mode & 0o001 == 0:
-                    parent.chmod(parent.stat().st_mode | 0o111)
-            entry = pwd.getpwnam("postgres")
-            os.chown(self.root, entry.pw_uid, entry.pw_gid)
-        if not self.data.exists():
-            initdb = _postgres_bin("initdb")
-            self._run(initdb, "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8")
-        self.pg_ctl_start()
-        self._run(
-            _postgres_bin("psql"),
-            "-h",
-            "127.0.0.1",
-            "-p",
-            str(self.port),
-            "-U",
-            "postgres",
-            "-c",
-            "CREATE DATABASE dew",
-        )
-        return self
-
-    def pg_ctl_start(self) -> None:
-        options = (
-            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} -c max_connections=200"
-        )
-        self._run(
-            _postgres_bin("pg_ctl"),
-            "-D",
-            str(self.data),
-            "-l",
-            str(self.root / "postgres.log"),
-            "-o",
-            options,
-            "-w",
-            "start",
-        )
-
-    def stop(self) -> None:
-        if (self.data / "postmaster.pid").exists():
-            with contextlib.suppress(StackFailed, subprocess.TimeoutExpired):
-                self._run(_postgres_bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
-
-
-class LocalRedis:
-    """``redis-server`` on a free port with no persistence: a restart loses everything in it
-    (the broker's queued messages too), which is what the chaos run wants to survive."""
-
-    def __init__(self, workdir: Path, port: int | None = None) -> None:
-        self.workdir = workdir
-        self.port = port or free_port()
-        self.service: Service | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}"
-
-    def start(self) -> LocalRedis:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            raise StackFailed("redis-server not found on PATH")
-        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
-        args += ["--appendonly", "no", "--dir", str(self.workdir)]
-        self.service = Service("redis", args, dict(os.environ), self.workdir / "redis.log")
-        wait_for("redis", self._answers, timeout_s=20, every_s=0.1)
-        return self
-
-    def _answers(self) -> bool:
-        assert self.service is not None
-        self.service.check_alive()
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        if self.service is not None:
-            self.service.stop()
-            self.service = None
-
-    def restart(self, down_s: float = 1.0) -> None:
-        """Stop it hard (SIGKILL) and start it again on the same port, empty."""
-        if self.service is not None:
-            self.service.kill()
-            self.service = None
-        time.sleep(down_s)  # the outage itself, not a wait for a condition
-        self.start()
-
-
-# --- the chain's RPC behind a gate that can be cut --------------------------------------------
-
-
-class RpcGate:
-    """A JSON-RPC forwarder in front of the node. ``cut()`` drops every request (the
-    connection is closed without an answer, as a network partition looks to the client)
-    until ``restore()``."""
-
-    def __init__(self, upstream: str) -> None:
-        self.upstream = upstream
-        self._open = threading.Event()
-        self._open.set()
-        self.dropped = 0
-        self.forwarded = 0
-        self._server: ThreadingHTTPServer | None = None
-
-    def start(self) -> RpcGate:
-        import httpx
-
-        gate = self
-        client = httpx.Client(timeout=30)
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                if not gate._open.is_set():
-                    gate.dropped += 1
-                    self.close_connection = True
-                    return
-                try:
-                    answer = client.post(
-                        gate.upstream, content=body, headers={"Content-Type": "application/json"}
-                    )
-                except httpx.HTTPError:
-                    self.send_error(502, "gate: the node did not answer")
-                    return
-                gate.forwarded += 1
-                self.send_response(answer.status_code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer.content)))
-                self.end_headers()
-                self.wfile.write(answer.content)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, name="rpc-gate", daemon=True).start()
-        return self
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def cut(self) -> None:
-        self._open.clear()
-
-    def restore(self) -> None:
-        self._open.set()
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-
-# --- the stack ---------------------------------------------------------------------------
-
-
 @dataclass
 class StackConfig:
     workdir: Path
@@ -336,11 +74,22 @@ class StackConfig:
     workers: int = 2
     beat: bool = True
     db_url: str | None = None  # None: a private PostgreSQL in workdir
-    redis_url: str | None = None  # redis://host:port, None: a private redis-server
+    redis_url: str | None = None  # redis://host:port, None: a private redis-server (if needed)
     rpc_gate: bool = False  # services reach anvil through an RpcGate (chaos cuts it)
     accounts: int = 10  # anvil's funded dev accounts: deployer, operator, then players
     extra_env: dict[str, str] = field(default_factory=dict)
     out: Out = print
+    broker_url: str | None = None  # None: db 0 of the stack's Redis
+    pubsub: bool = True  # the API processes share live matches through Redis pub/sub
+    pubsub_url: str | None = None  # None: db 1 of the stack's Redis
+    channel_prefix: str | None = None  # of the pub/sub channels; None: a fresh one
+    timings: dict[str, str] = field(default_factory=lambda: dict(STACK_TIMINGS))
+
+    @property
+    def needs_redis(self) -> bool:
+        """Whether some URL is left to the stack's Redis (then a private one, without
+        ``redis_url``)."""
+        return self.broker_url is None or (self.pubsub and self.pubsub_url is None)
 
 
 class Stack:
@@ -351,7 +100,7 @@ class Stack:
         self.postgres: LocalPostgres | None = None
         self.redis: LocalRedis | None = None
         self.gate: RpcGate | None = None
-        self.anvil: Any = None
+        self.anvil: Anvil | None = None
         self.services: dict[str, Service] = {}
         self.api_urls: list[str] = []
         self._cleanup = contextlib.ExitStack()
@@ -369,6 +118,13 @@ class Stack:
 
     # -- start ----------------------------------------------------------------------------
     def start(self) -> None:
+        self.start_stores()
+        self.start_chain()
+        self.migrate()
+        self.start_services()
+
+    def start_stores(self) -> None:
+        """The database and Redis: the configured ones, or private ones in the workdir."""
         config, out = self.config, self.out
         config.workdir.mkdir(parents=True, exist_ok=True)
         if config.db_url is None:
@@ -376,53 +132,54 @@ class Stack:
             self._cleanup.callback(self.postgres.stop)
             self.postgres.start()
         self.db_url = config.db_url or (self.postgres.url if self.postgres else "")
-        if config.redis_url is None:
+        if config.redis_url is None and config.needs_redis:
             self.redis = LocalRedis(config.workdir)
             self._cleanup.callback(lambda: self.redis.stop() if self.redis else None)
             self.redis.start()
         redis_base = (config.redis_url or (self.redis.url if self.redis else "")).rstrip("/")
-        self.broker_url, self.pubsub_url = f"{redis_base}/0", f"{redis_base}/1"
-        out(f"  postgres {self.db_url.split('@')[-1]}, redis {redis_base}")
+        self.broker_url = config.broker_url or f"{redis_base}/0"
+        self.pubsub_url = (config.pubsub_url or f"{redis_base}/1") if config.pubsub else None
+        stores = f"database {self.db_url.split('@')[-1]}, broker {self.broker_url.split('@')[-1]}"
+        out(f"  {stores}" + (f", pub/sub {self.pubsub_url}" if self.pubsub_url else ""))
 
-        self._start_chain()
-        from backend.db import migrate
-
-        migrate(self.db_url)
-        out("  migrated the database")
-        self.env = self._env()
-        self._start_services()
-
-    def _start_chain(self) -> None:
+    def start_chain(self) -> None:
+        """Anvil, the contracts deployed on instant mining, then a block every second."""
         from eth_account import Account
         from web3 import Web3
+        from web3.types import RPCEndpoint
 
         from backend.chain.anvil import Anvil
         from backend.chain.contracts import Contracts, save_manifest
         from backend.chain.deploy import deploy_all
 
-        self.anvil = Anvil(accounts=self.config.accounts)
-        self._cleanup.callback(self.anvil.stop)
-        self.anvil.start()
-        self.w3 = w3 = Web3(Web3.HTTPProvider(self.anvil.rpc_url, request_kwargs={"timeout": 10}))
-        self.deployer_key, self.operator_key, *self.player_keys = self.anvil.keys
+        self.anvil = anvil = Anvil(accounts=self.config.accounts)
+        self._cleanup.callback(anvil.stop)
+        anvil.start()
+        self.w3 = w3 = Web3(Web3.HTTPProvider(anvil.rpc_url, request_kwargs={"timeout": 10}))
+        self.deployer_key, self.operator_key, *self.player_keys = anvil.keys
         self.operator = Account.from_key(self.operator_key).address
-        # Deploy on instant mining, then a block every second as on a real chain.
         self.manifest = deploy_all(w3, self.deployer_key, operator=self.operator)
         self.manifest_path = save_manifest(self.manifest, self.config.workdir / "deployment.json")
         self.contracts = Contracts(w3, self.manifest)
-        w3.provider.make_request("evm_setIntervalMining", [BLOCK_TIME_S])
-        self.rpc_url = self.anvil.rpc_url
+        w3.provider.make_request(RPCEndpoint("evm_setIntervalMining"), [BLOCK_TIME_S])
+        self.node_url = self.rpc_url = anvil.rpc_url  # node_url: never through the gate
         if self.config.rpc_gate:
-            self.gate = RpcGate(self.anvil.rpc_url).start()
+            self.gate = RpcGate(anvil.rpc_url).start()
             self._cleanup.callback(self.gate.stop)
             self.rpc_url = self.gate.url
         self.out(
-            f"  anvil {self.anvil.rpc_url} ({BLOCK_TIME_S} s blocks), services use {self.rpc_url};"
+            f"  anvil {anvil.rpc_url} ({BLOCK_TIME_S} s blocks), services use {self.rpc_url};"
             f" manifest {self.manifest_path}"
         )
 
+    def migrate(self) -> None:
+        from backend.db import migrate
+
+        migrate(self.db_url)
+        self.out("  migrated the database")
+
     def _env(self) -> dict[str, str]:
-        suffix = secrets.token_hex(4)
+        config, suffix = self.config, secrets.token_hex(4)
         env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
         env.update(
             {
@@ -430,27 +187,24 @@ class Stack:
                 "DEW_BROKER_URL": self.broker_url,
                 "DEW_BROKER_PAYOUTS_QUEUE": f"payouts-{suffix}",
                 "DEW_BROKER_DEFAULT_QUEUE": f"dew-{suffix}",
-                "DEW_BROKER_PUMP_EVERY_S": "1",
-                "DEW_SERVER_REDIS_URL": self.pubsub_url,
-                "DEW_SERVER_REDIS_CHANNEL_PREFIX": f"dew-stack-{suffix}",
                 "DEW_CHAIN_RPC_URL": self.rpc_url,
                 "DEW_CHAIN_MANIFEST_PATH": str(self.manifest_path),
                 "DEW_CHAIN_OPERATOR_KEY": self.operator_key,
-                "DEW_CHAIN_POLL_INTERVAL_S": "0.2",
-                "DEW_CHAIN_REBROADCAST_AFTER_S": "3",
                 # Every API process signs and checks tokens with the same secret.
                 "DEW_AUTH_JWT_SECRET": secrets.token_hex(32),
-                "DEW_ECONOMY_SETTLE_EVERY_S": "1",
-                "DEW_ECONOMY_INDEX_EVERY_S": "1",
-                "DEW_COMPETITIONS_ADVANCE_EVERY_S": "1",
-                "DEW_SERVER_ADOPT_STARTED_EVERY_S": "0.5",
             }
         )
-        env.update(self.config.extra_env)
+        if self.pubsub_url:
+            env["DEW_SERVER_REDIS_URL"] = self.pubsub_url
+            env["DEW_SERVER_REDIS_CHANNEL_PREFIX"] = config.channel_prefix or f"dew-stack-{suffix}"
+        env.update(config.timings)
+        env.update(config.extra_env)
         return env
 
-    def _start_services(self) -> None:
+    def start_services(self) -> None:
+        """The API processes, the workers and beat; returns once every API answers."""
         config, dew, logs = self.config, dew_command(), self.config.workdir
+        self.env = self._env()
         ports = [free_port() for _ in range(config.apis)]
         # One SIWE domain for every replica (behind nginx they share one public address).
         self.env.setdefault("DEW_AUTH_DOMAIN", f"127.0.0.1:{ports[0]}")
@@ -474,26 +228,24 @@ class Stack:
         self.services[service.name] = service
 
     def _apis_up(self) -> bool:
-        import httpx
-
         for service in self.services.values():
             service.check_alive()
-        try:
-            return all(
-                httpx.get(f"{u}/health", timeout=2).status_code == 200 for u in self.api_urls
-            )
-        except httpx.HTTPError:
-            return False
+        return all(self.api_up(url) for url in self.api_urls)
 
     # -- faults and supervision -------------------------------------------------------------
     def kill(self, name: str) -> None:
         self.services[name].kill()
 
-    def restart(self, name: str, env: dict[str, str] | None = None) -> Service:
+    def restart(
+        self, name: str, env: dict[str, str] | None = None, *, log_as: str | None = None
+    ) -> Service:
+        """Stop ``name`` (if it still runs) and start it afresh, with ``env`` if given; with
+        ``log_as`` the new process is called that and logs to ``<log_as>.log`` (spaces as
+        dashes), so each incarnation keeps its own log."""
         old = self.services[name]
-        if old.exited() is None:
-            old.stop()
-        self.services[name] = old.respawn(env)
+        old.stop()  # a dead one too: what is left of its group goes, its log is closed
+        log = self.config.workdir / f"{log_as.replace(' ', '-')}.log" if log_as else None
+        self.services[name] = old.respawn(env, name=log_as, log=log)
         return self.services[name]
 
     def api_up(self, url: str) -> bool:
@@ -544,7 +296,7 @@ def stack_command(
         workdir = Path(tempfile.mkdtemp(prefix="run-", dir=REPO_ROOT / "var" / "stack"))
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    out = lambda text: typer.echo(text, nl=True)  # noqa: E731
+    out: Out = lambda text: typer.echo(text, nl=True)  # noqa: E731
     config = StackConfig(
         workdir=workdir, apis=apis, workers=workers, db_url=db_url, redis_url=redis_url, out=out
     )
@@ -552,7 +304,7 @@ def stack_command(
         with running_stack(config) as stack:
             for url in stack.api_urls:
                 out(f"api {url}")
-            out(f"chain {stack.anvil.rpc_url}")
+            out(f"chain {stack.node_url}")
             out(f"database {stack.db_url}")
             out(f"broker {stack.broker_url}")
             out(f"workers {workers}, beat 1; logs in {workdir}")
