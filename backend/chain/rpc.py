@@ -95,7 +95,9 @@ class Rpc:
 
     def block(self, number: int | str) -> dict[str, Any] | None:
         tag = hex(number) if isinstance(number, int) else number
-        return self.call("eth_getBlockByNumber", tag, False)
+        block: dict[str, Any] | None = self.call("eth_getBlockByNumber", tag, False)
+        return block
 
     def send_raw(self, raw: bytes) -> str:
-        return self.call("eth_sendRawTransaction", "0x" + raw.hex())
+        tx_hash: str = self.call("eth_sendRawTransaction", "0x" + raw.hex())
+        return tx_hash
