@@ -84,10 +84,6 @@ class Engine:
             settings=settings,
         )
 
-    @property
-    def wallet_id(self) -> int:
-        return self.wallet.id
-
     def acquire_lease(self) -> bool:
         return self.wallet.acquire_lease()
 
