@@ -7,10 +7,13 @@ Production: ``DEW_BROKER_URL=redis://...``. Start with ``dew worker`` and ``dew 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ParamSpec, Protocol, TypeVar, cast
 
-from celery import Celery
-from celery.signals import (
+# Celery ships no type information (no py.typed, no stubs in our lock): its objects are
+# Any here, and ``task`` and ``connect`` below give what we define with it real types.
+from celery import Celery  # type: ignore[import-untyped]
+from celery.signals import (  # type: ignore[import-untyped]
     after_setup_logger,
     beat_init,
     before_task_publish,
@@ -29,6 +32,42 @@ from sqlalchemy.exc import IntegrityError
 from structlog.contextvars import bind_contextvars, clear_contextvars, get_contextvars
 
 from backend.config import get_settings
+
+P = ParamSpec("P")
+R = TypeVar("R", covariant=True)
+Handler = TypeVar("Handler", bound=Callable[..., None])
+
+
+class TaskFunction(Protocol[P, R]):
+    """What ``@app.task`` makes of a function, as far as we use it: call, delay, apply."""
+
+    name: str
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
+
+    def delay(self, *args: P.args, **kwargs: P.kwargs) -> object: ...
+
+    def apply_async(
+        self,
+        args: Sequence[object] | None = None,
+        kwargs: Mapping[str, object] | None = None,
+        **options: object,
+    ) -> object: ...
+
+
+def connect(signal: Any) -> Callable[[Handler], Handler]:
+    """``@signal.connect`` that keeps the handler's type (the handler is returned as is)."""
+
+    def register(handler: Handler) -> Handler:
+        signal.connect(handler)
+        return handler
+
+    return register
+
+
+def on_worker_ready(handler: Handler) -> Handler:
+    """Run ``handler`` once this worker is ready to take tasks (``worker_ready``)."""
+    return connect(worker_ready)(handler)
 
 
 def create_app() -> Celery:
@@ -82,7 +121,7 @@ def create_app() -> Celery:
     return app
 
 
-@after_setup_logger.connect
+@connect(after_setup_logger)
 def _quiet_http_client(**_kwargs: object) -> None:
     # httpx logs every JSON-RPC call at INFO; the engine logs what matters.
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -93,17 +132,23 @@ def _quiet_http_client(**_kwargs: object) -> None:
 REQUEST_ID_HEADER = "dew_request_id"
 
 
-@setup_logging.connect
+@connect(setup_logging)
 def _structured_logs(loglevel: object = None, **_kwargs: object) -> None:
     # Connected: Celery leaves logging to us (one structlog handler, JSON in production).
     from backend.ops import logs
 
-    level = loglevel if isinstance(loglevel, str) else logging.getLevelName(loglevel or 20)
+    level = (
+        loglevel
+        if isinstance(loglevel, str)
+        else logging.getLevelName(
+            loglevel if isinstance(loglevel, int) and loglevel else logging.INFO
+        )
+    )
     logs.configure(get_settings().log.format, str(level), force=True)
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
-@before_task_publish.connect
+@connect(before_task_publish)
 def _carry_request_id(headers: dict[str, Any] | None = None, **_kwargs: object) -> None:
     # The request (or task) that enqueues work passes its id on: the worker's lines carry it.
     request_id = get_contextvars().get("request_id")
@@ -111,7 +156,7 @@ def _carry_request_id(headers: dict[str, Any] | None = None, **_kwargs: object) 
         headers.setdefault(REQUEST_ID_HEADER, request_id)
 
 
-@task_prerun.connect
+@connect(task_prerun)
 def _bind_task(task: Any = None, task_id: str | None = None, **_kwargs: object) -> None:
     clear_contextvars()
     request_id = getattr(task.request, REQUEST_ID_HEADER, None) if task is not None else None
@@ -122,7 +167,7 @@ def _bind_task(task: Any = None, task_id: str | None = None, **_kwargs: object) 
     )
 
 
-@task_postrun.connect
+@connect(task_postrun)
 def _unbind_task(**_kwargs: object) -> None:
     clear_contextvars()
 
@@ -132,21 +177,21 @@ def _task_name(sender: Any) -> str:
     return name if isinstance(name, str) and name in app.tasks else "other"
 
 
-@task_success.connect
+@connect(task_success)
 def _count_success(sender: Any = None, **_kwargs: object) -> None:
     from backend.ops.metrics import TASKS
 
     TASKS.labels(_task_name(sender), "success").inc()
 
 
-@task_failure.connect
+@connect(task_failure)
 def _count_failure(sender: Any = None, **_kwargs: object) -> None:
     from backend.ops.metrics import TASKS
 
     TASKS.labels(_task_name(sender), "failure").inc()
 
 
-@task_retry.connect
+@connect(task_retry)
 def _count_retry(sender: Any = None, **_kwargs: object) -> None:
     from backend.ops.metrics import TASKS
 
@@ -156,7 +201,7 @@ def _count_retry(sender: Any = None, **_kwargs: object) -> None:
 _heartbeat: Any = None
 
 
-@worker_ready.connect
+@connect(worker_ready)
 def _start_heartbeat_and_metrics(sender: Any = None, **_kwargs: object) -> None:
     global _heartbeat
     from backend.db import create_db_engine
@@ -180,7 +225,9 @@ def _serve_metrics(host: str, port: int) -> None:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        # prometheus_client leaves this constructor unannotated; it registers on ``registry``.
+        collector: Callable[[CollectorRegistry], object] = multiprocess.MultiProcessCollector
+        collector(registry)
     try:
         if registry is None:
             start_http_server(port, addr=host)
@@ -192,13 +239,13 @@ def _serve_metrics(host: str, port: int) -> None:
         )
 
 
-@worker_shutdown.connect
+@connect(worker_shutdown)
 def _stop_heartbeat(**_kwargs: object) -> None:
     if _heartbeat is not None:
         _heartbeat.stop()
 
 
-@worker_process_shutdown.connect
+@connect(worker_process_shutdown)
 def _forget_process(pid: int | None = None, **_kwargs: object) -> None:
     from backend.ops import multiproc
 
@@ -224,14 +271,24 @@ def declare_queues(celery: Celery, attempts: int = 3) -> None:
                 raise
 
 
-@worker_init.connect
+@connect(worker_init)
 def _declare_queues_for_worker(**_kwargs: object) -> None:
     declare_queues(app)
 
 
-@beat_init.connect
+@connect(beat_init)
 def _declare_queues_for_beat(**_kwargs: object) -> None:
     declare_queues(app)
 
 
 app = create_app()
+
+
+def task(**options: object) -> Callable[[Callable[P, R]], TaskFunction[P, R]]:
+    """``@app.task(**options)`` with the task's signature kept for callers and ``delay``."""
+
+    def register(function: Callable[P, R]) -> TaskFunction[P, R]:
+        # Celery's Task object (untyped) is callable like the function and has delay/apply_async.
+        return cast("TaskFunction[P, R]", app.task(**options)(function))
+
+    return register

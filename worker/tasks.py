@@ -1,27 +1,24 @@
-"""Thin tasks: they take ids (or nothing), call ``backend.chain.service`` and return.
+"""Thin tasks: they take ids (or nothing), call the ``jobs`` modules and return.
 
 ``pump_wallet_task`` is idempotent (every step re-reads state and guards its
-writes), so it acks late and retries on an unreachable node. The outbox wakes it
-after each commit that wrote requests; beat runs it periodically as a backstop,
-and every worker runs it on start to finish what a killed worker left.
+writes), so it acks late and retries on an unreachable node. Beat runs it every
+``DEW_BROKER_PUMP_EVERY_S`` (the bound on how long a committed request waits to be
+sent), and every worker runs it on start to finish what a killed worker left.
 """
 
 from __future__ import annotations
 
 import logging
 
-from celery.signals import worker_ready
-
-from backend.chain import service
+from backend.chain import jobs as chain_jobs
 from backend.chain.exceptions import RpcUnavailable
-from backend.chain.outbox import add_after_commit_listener
 from backend.config import get_settings
-from worker.celery_app import app
+from worker.celery_app import on_worker_ready, task
 
 logger = logging.getLogger(__name__)
 
 
-@app.task(
+@task(
     acks_late=True,
     autoretry_for=(RpcUnavailable,),
     retry_backoff=True,
@@ -31,7 +28,7 @@ logger = logging.getLogger(__name__)
 )
 def pump_wallet_task(wait_for_lease: bool = False) -> dict[str, int]:
     """Send queued requests and track open transactions of the operator wallet until idle."""
-    outcome = service.pump_operator_wallet()
+    outcome = chain_jobs.pump_operator_wallet()
     if outcome["busy"] and wait_for_lease:
         # Another pump holds the lease, possibly a killed one: look again once it expires.
         pump_wallet_task.apply_async(
@@ -42,14 +39,14 @@ def pump_wallet_task(wait_for_lease: bool = False) -> dict[str, int]:
     return outcome
 
 
-@app.task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
+@task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
 def reconcile_task() -> dict[str, int]:
     """Compare confirmed requests with the contracts' events; logs every difference."""
-    report = service.reconcile_operator_wallet()
+    report = chain_jobs.reconcile_operator_wallet()
     return {"checked": report.checked, "differences": len(report.differences)}
 
 
-@app.task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
+@task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
 def economy_cycle_task() -> dict[str, int]:
     """Index the registry and vault deposits, plan finished matches, book confirmed ones."""
     from backend.economy import jobs  # the economy imports the chain engine, not the reverse
@@ -57,7 +54,7 @@ def economy_cycle_task() -> dict[str, int]:
     return jobs.economy_cycle()
 
 
-@app.task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
+@task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
 def reconcile_economy_task() -> dict[str, int]:
     """Prove the ledger equals the on-chain events; logs and counts every difference."""
     from backend.economy import jobs
@@ -68,7 +65,7 @@ def reconcile_economy_task() -> dict[str, int]:
     return {"ok": int(report.ok), "differences": len(report.differences)}
 
 
-@app.task(acks_late=True)
+@task(acks_late=True)
 def advance_tournaments_task() -> dict[str, int]:
     """Start due tournaments and rounds, collect results, finish tournaments (prizes)."""
     from backend.competitions import jobs
@@ -76,16 +73,7 @@ def advance_tournaments_task() -> dict[str, int]:
     return jobs.advance_cycle()
 
 
-def notify_pump() -> None:
-    pump_wallet_task.delay()
-
-
-def install_outbox_notifier() -> None:
-    """Wake a pump after every commit that wrote outbox requests (call once per process)."""
-    add_after_commit_listener(notify_pump)
-
-
-@worker_ready.connect
+@on_worker_ready
 def _recover_on_start(**_kwargs: object) -> None:
     # A worker killed mid-step leaves signed or sent transactions: resume them now.
     pump_wallet_task.apply_async(kwargs={"wait_for_lease": True})

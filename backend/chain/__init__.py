@@ -1,7 +1,7 @@
 """Chain access: contract bindings (contracts.py), and the transaction engine.
 
-The engine turns outbox requests (``outbox.py``) into signed transactions with
-nonces assigned under a database lock (``engine.py``), tracks them to a
-confirmation depth and repairs drops, reorgs and stuck fees. See
-docs/transactions.md.
+The engine (``engine.py``) turns outbox requests (``outbox.py``) into signed
+transactions (``sender.py``) with nonces assigned under a database lock
+(``nonces.py``), tracks them to a confirmation depth and repairs drops, reorgs
+and stuck fees (``tracker.py``, ``fees.py``). See docs/transactions.md.
 """

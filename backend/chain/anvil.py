@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 
 import httpx
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 
 from backend.chain.exceptions import ChainError
 

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eth_abi import decode as abi_decode
-from eth_utils import keccak, to_checksum_address
+from eth_abi.abi import decode as abi_decode
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 from web3 import Web3
 
 from backend.chain.contracts import (
@@ -169,7 +170,7 @@ class ContractCalls:
                 if topic in (MATCH_SETTLED, MATCH_SKIPPED):
                     outcome = "settled" if topic == MATCH_SETTLED else "already_settled"
                     outcomes.setdefault(log["topics"][1].lower(), []).append(outcome)
-            results = []
+            results: list[dict[str, Any]] = []
             for payload in payloads:
                 queue = outcomes.get(payload["match_id"].lower())
                 if not queue:

@@ -19,7 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from eth_utils import keccak, to_checksum_address
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 from web3 import Web3
 from web3.contract import Contract
 
@@ -151,7 +152,9 @@ class Manifest:
         try:
             if data["version"] != MANIFEST_VERSION:
                 raise ManifestError(f"unsupported manifest version {data['version']!r}")
-            addresses = {k: to_checksum_address(v) for k, v in data["addresses"].items()}
+            addresses: dict[str, str] = {
+                k: to_checksum_address(v) for k, v in data["addresses"].items()
+            }
             missing = [name for name in CONTRACT_NAMES if name not in addresses]
             if missing:
                 raise ManifestError(f"manifest lacks addresses for {missing!r}")
@@ -224,7 +227,7 @@ class Contracts:
 
     def _bind(self, name: str) -> Contract:
         return self.w3.eth.contract(
-            address=self.manifest.address(name), abi=load_artifact(name).abi
+            address=to_checksum_address(self.manifest.address(name)), abi=load_artifact(name).abi
         )
 
     def by_name(self, name: str) -> Contract:
@@ -242,7 +245,9 @@ class Contracts:
 PAYOUT_KIND_ACCOUNT = 0
 PAYOUT_KIND_AVATAR = 1
 MAX_PAYOUT_AMOUNT = (1 << 88) - 1
-MAX_PAYOUTS_PER_MATCH = (1 << 16) - 1
+# The contract reads a match's payout count from a 16-bit field: the most one match can
+# encode. The server asks for far fewer (outbox.MAX_PAYOUTS_PER_MATCH).
+MAX_ENCODABLE_PAYOUTS = (1 << 16) - 1
 MAX_AVATAR_ID = (1 << 96) - 1
 MAX_PLAYED_AT = (1 << 64) - 1
 _ADDRESS_MASK = (1 << 160) - 1
@@ -365,7 +370,7 @@ class SettlementMatch:
             raise SettlementEncodingError("match_id 0 is reserved")
         if self.result_hash == bytes(32):
             raise SettlementEncodingError(f"match {self.match_id.hex()} needs a result hash")
-        if len(self.payouts) > MAX_PAYOUTS_PER_MATCH:
+        if len(self.payouts) > MAX_ENCODABLE_PAYOUTS:
             raise SettlementEncodingError(f"too many payouts in one match: {len(self.payouts)}")
         for payout in self.payouts:
             if not isinstance(payout, SettlementPayout):

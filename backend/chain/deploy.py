@@ -25,7 +25,7 @@ from hexbytes import HexBytes
 from web3 import Web3
 from web3.contract.contract import ContractConstructor, ContractFunction
 from web3.exceptions import TransactionNotFound
-from web3.types import TxReceipt
+from web3.types import Nonce, TxReceipt
 
 from backend.chain.contracts import (
     ARTIFACTS_DIR,
@@ -104,7 +104,7 @@ class _Sender:
         )
         signed = self.account.sign_transaction(tx)
         tx_hash = self.w3.eth.send_raw_transaction(signed.raw_transaction)
-        self.nonce += 1
+        self.nonce = Nonce(self.nonce + 1)
         receipt = self._wait(HexBytes(tx_hash), what)
         if receipt["status"] != 1:
             raise DeploymentError(f"{what} reverted (tx {HexBytes(tx_hash).to_0x_hex()})")
@@ -178,7 +178,10 @@ def deploy_all(
         artifact = load_artifact(name)
         factory = w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
         receipt = sender.send(factory.constructor(*args), f"deploy {name}")
-        return Web3.to_checksum_address(receipt["contractAddress"]), receipt["blockNumber"]
+        address = receipt["contractAddress"]
+        if address is None:  # a mined contract creation always names its contract
+            raise DeploymentError(f"deploy {name}: the receipt names no contract")
+        return Web3.to_checksum_address(address), receipt["blockNumber"]
 
     token_address, first_block = deploy("DEWToken", deployer, config.token_cap)
     avatar_address, _ = deploy("AvatarNFT", deployer, config.avatar_base_uri)
@@ -194,7 +197,9 @@ def deploy_all(
     }
 
     def bind(name: str) -> Any:
-        return w3.eth.contract(address=addresses[name], abi=load_artifact(name).abi)
+        return w3.eth.contract(
+            address=Web3.to_checksum_address(addresses[name]), abi=load_artifact(name).abi
+        )
 
     token, avatar, vip, registry, settlement = (bind(name) for name in addresses)
     grants = [
@@ -289,7 +294,9 @@ def role_holders(
     """
     roles: dict[str, dict[str, list[str]]] = {}
     for name, address in addresses.items():
-        contract = w3.eth.contract(address=address, abi=load_artifact(name).abi)
+        contract = w3.eth.contract(
+            address=Web3.to_checksum_address(address), abi=load_artifact(name).abi
+        )
         roles[name] = {
             role_name: sorted(a for a in candidates if contract.functions.hasRole(role, a).call())
             for role_name, role in ROLES[name].items()

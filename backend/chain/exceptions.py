@@ -15,10 +15,6 @@ class IdempotencyConflict(ChainValueError):
     """The same idempotency key was used for a different request."""
 
 
-class RequestNotFound(ChainError, LookupError):
-    """No request with that id or idempotency key."""
-
-
 class RpcError(ChainError):
     """The node answered a JSON-RPC call with an error object."""
 
@@ -32,7 +28,3 @@ class RpcError(ChainError):
 
 class RpcUnavailable(ChainError):
     """The node could not be reached or answered garbage; the call may be retried."""
-
-
-class ConfirmationTimeout(ChainError, TimeoutError):
-    """A wait for requests to be confirmed ran out of time."""

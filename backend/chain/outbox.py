@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eth_utils import is_address, to_checksum_address
-from sqlalchemy import event, select
+from eth_utils.address import is_address, to_checksum_address
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.chain.contracts import (
@@ -26,14 +25,16 @@ from backend.chain.contracts import (
     SettlementPayout,
     pack_settle_batch,
 )
-from backend.chain.exceptions import ChainValueError, IdempotencyConflict, RequestNotFound
+from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import ChainRequest, RequestKind, RequestStatus
 from backend.config import get_settings
 from backend.db import dialect
 from backend.db.base import utcnow
 
-logger = logging.getLogger(__name__)
-
+# The server's cap on one match's payouts, checked when a settlement is queued: 64 avatar
+# payouts (the dearest kind, contracts.SETTLE_GAS_PER_AVATAR_PAYOUT) stay near half of a
+# transaction's default gas budget (ChainSettings.max_gas_per_tx), so every queued match
+# fits in a transaction. The contract's own bound is contracts.MAX_ENCODABLE_PAYOUTS.
 MAX_PAYOUTS_PER_MATCH = 64
 MAX_MINTS_PER_REQUEST = 500
 
@@ -107,47 +108,12 @@ def _digest(kind: str, payload: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-# Called after a commit that wrote requests, e.g. to wake a worker (worker.tasks installs one).
-_after_commit_listeners: list[Callable[[], None]] = []
-
-
-def add_after_commit_listener(listener: Callable[[], None]) -> None:
-    if listener not in _after_commit_listeners:
-        _after_commit_listeners.append(listener)
-
-
-def _notify_after_commit(session: Session) -> None:
-    """Call the listeners once after this session's transaction commits; never on rollback."""
-    if not _after_commit_listeners:
-        return
-    session.info["dew_chain_pending"] = True
-    if "dew_chain_hooks" in session.info:
-        return
-    session.info["dew_chain_hooks"] = True
-
-    # Installed once per session and left in place (removing a hook during dispatch is not
-    # allowed); the "pending" flag says whether this transaction wrote a request.
-    @event.listens_for(session, "after_commit")
-    def _after_commit(_session: Session) -> None:
-        if not _session.info.pop("dew_chain_pending", False):
-            return
-        for listener in list(_after_commit_listeners):
-            try:
-                listener()
-            except Exception:  # the periodic pump picks the request up anyway
-                logger.exception("outbox listener failed; beat will pick the request up")
-
-    @event.listens_for(session, "after_soft_rollback")
-    def _after_rollback(_session: Session, _previous: object) -> None:
-        _session.info.pop("dew_chain_pending", None)
-
-
 def _put_many(
     session: Session, items: Sequence[tuple[RequestKind, str, dict[str, Any], int]]
 ) -> list[ChainRequest]:
     """Insert-if-absent by idempotency key, then read every row back: atomic per key."""
     now = utcnow()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for kind, key, payload, chain_id in items:
         if not key or len(key) > 200:
             raise ChainValueError(f"idempotency key must be 1..200 characters, got {key!r}")
@@ -198,7 +164,6 @@ def _put_many(
                 f"{request.kind} request (id {request.id})"
             )
         requests.append(request)
-    _notify_after_commit(session)
     return requests
 
 
@@ -281,19 +246,3 @@ def request_mint(
     payload = {"recipients": [_address(r, "mint recipient") for r in recipients]}
     chain = chain_id if chain_id is not None else get_settings().chain.chain_id
     return _put_many(session, [(RequestKind.MINT, idempotency_key, payload, chain)])[0]
-
-
-def get_request(*, session: Session, request_id: int) -> ChainRequest:
-    request = session.get(ChainRequest, request_id)
-    if request is None:
-        raise RequestNotFound(f"no chain request with id {request_id!r}")
-    return request
-
-
-def get_request_by_key(*, session: Session, idempotency_key: str) -> ChainRequest:
-    request = session.scalars(
-        select(ChainRequest).where(ChainRequest.idempotency_key == idempotency_key)
-    ).one_or_none()
-    if request is None:
-        raise RequestNotFound(f"no chain request with idempotency key {idempotency_key!r}")
-    return request

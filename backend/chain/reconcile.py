@@ -12,8 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from eth_abi import decode as abi_decode
-from eth_utils import to_checksum_address
+from eth_abi.abi import decode as abi_decode
+from eth_utils.address import to_checksum_address
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 

@@ -93,9 +93,6 @@ class Rpc:
         tag = hex(block) if isinstance(block, int) else block
         return int(self.call("eth_getTransactionCount", address, tag), 16)
 
-    def block(self, number: int | str) -> dict[str, Any] | None:
-        tag = hex(number) if isinstance(number, int) else number
-        return self.call("eth_getBlockByNumber", tag, False)
-
     def send_raw(self, raw: bytes) -> str:
-        return self.call("eth_sendRawTransaction", "0x" + raw.hex())
+        tx_hash: str = self.call("eth_sendRawTransaction", "0x" + raw.hex())
+        return tx_hash

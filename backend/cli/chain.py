@@ -79,7 +79,7 @@ def reconcile_command(
     """Compare confirmed requests (and the ledger) with the contracts' events; list match ids
     someone else settled first and where those matches were paid; exit 1 on any difference."""
     from backend.chain.exceptions import ChainError
-    from backend.chain.service import reconcile_operator_wallet
+    from backend.chain.jobs import reconcile_operator_wallet
 
     try:
         report = reconcile_operator_wallet()
@@ -127,7 +127,7 @@ def reconcile_command(
 def cancel_tx_command(tx_hash: str) -> None:
     """Cancel a stuck transaction: a filler at its nonce; its requests go back to the queue."""
     from backend.chain.exceptions import ChainError
-    from backend.chain.service import operator_engine
+    from backend.chain.jobs import operator_engine
 
     try:
         filler = operator_engine().cancel_tx(tx_hash)

@@ -14,10 +14,10 @@ from eth_account import Account
 from sqlalchemy import select
 
 from backend.chain.deploy import MAX_SETTLE_MATCHES, MAX_SETTLE_PER_MATCH, MAX_SETTLE_PERIOD_LIMIT
-from backend.chain.engine import is_wait_reason
 from backend.chain.models import ChainRequest, ChainTx, RequestStatus, TxStatus
 from backend.chain.outbox import Payout, request_settlement
 from backend.chain.reconcile import reconcile
+from backend.chain.sender import is_wait_reason
 from tests.chain.conftest import pump_until, settled_events, statuses
 from tests.chain.test_engine import _admin, manual_mining  # noqa: F401
 

@@ -153,28 +153,3 @@ def test_bulk_settlements_are_idempotent_per_key(session_factory):
     assert again.id == first_id
     assert fresh.id == dup.id != first_id
     assert fresh.payload["packed"].startswith("0x" + _match(502).hex())
-
-
-def test_listeners_hear_of_commits_with_requests_only(session_factory):
-    from backend.chain import outbox
-
-    heard: list[str] = []
-
-    def listener() -> None:
-        heard.append("commit")
-
-    outbox.add_after_commit_listener(listener)
-    try:
-        with session_factory() as session:
-            request_mint(session=session, recipients=[ALICE], idempotency_key="hear:rolled-back")
-            session.rollback()
-        assert heard == []
-        with session_factory.begin() as session:
-            request_mint(session=session, recipients=[ALICE], idempotency_key="hear:1")
-            request_mint(session=session, recipients=[BOB], idempotency_key="hear:2")
-        assert heard == ["commit"]
-        with session_factory.begin() as session:
-            session.execute(select(func.count()).select_from(ChainRequest))
-        assert heard == ["commit"]
-    finally:
-        outbox._after_commit_listeners.remove(listener)

@@ -72,7 +72,7 @@ def test_beat_pumps_requests_nobody_announced(deployment, interval_mining, worke
     beat = workers(env, beat=True)
     wait_for(lambda: "beat: Starting" in beat.log(), timeout_s=30, what="beat to start")
     player = Account.create().address
-    with sessions.begin() as session:  # no notifier installed: only beat can find it
+    with sessions.begin() as session:  # nobody announces it: only beat can find it
         request_settlement(
             session=session,
             match_id=secrets.token_bytes(32),

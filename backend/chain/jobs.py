@@ -1,4 +1,8 @@
-"""Process-wide wiring of the engine from settings: what the worker tasks and CLI call."""
+"""The operator wallet's jobs, wired from settings: pump it and reconcile it (worker tasks, CLI).
+
+As ``economy/jobs.py`` and ``competitions/jobs.py`` are for their packages: the one place
+the worker and ``dew chain`` enter the chain package.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,10 @@ from functools import lru_cache
 
 from eth_account import Account
 
-from backend.chain.engine import CallBuilder, Engine
+from backend.chain.engine import Engine
 from backend.chain.reconcile import ReconcileReport, reconcile
 from backend.chain.rpc import Rpc
+from backend.chain.sender import CallBuilder
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 
