@@ -246,3 +246,11 @@ def request_mint(
     payload = {"recipients": [_address(r, "mint recipient") for r in recipients]}
     chain = chain_id if chain_id is not None else get_settings().chain.chain_id
     return _put_many(session, [(RequestKind.MINT, idempotency_key, payload, chain)])[0]
+
+
+def get_request(*, session: Session, request_id: int) -> ChainRequest:
+    """One request by id, for callers that wait on its outcome (``dew demo``'s mint)."""
+    request = session.get(ChainRequest, request_id)
+    if request is None:
+        raise LookupError(f"no chain request with id {request_id!r}")
+    return request
