@@ -12,15 +12,11 @@ from backend.api import ws
 from backend.api.edge import install_http_edge
 from backend.api.errors import install_error_handlers
 from backend.api.log_redaction import install_log_redaction
-from backend.api.routers import auth, money, tables
+from backend.api.routers import auth, competitions, economy, money, tables
 from backend.api.web import install_web_client
-from backend.competitions.router import install_error_handler as install_competitions_errors
-from backend.competitions.router import router as competitions_router
 from backend.competitions.watch import TournamentWatch
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
-from backend.economy.router import install_error_handler as install_economy_error_handler
-from backend.economy.router import router as economy_router
 from backend.ops.http import install as install_ops
 from backend.tables.gating import ClosedGate, Gate
 from backend.tables.live import MatchHub
@@ -74,22 +70,20 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.state.hub = MatchHub(settings, engine, app.state.session_factory, app.state.gate)
     # Polls only read: deferred sessions, which on SQLite take no write lock.
     app.state.tournament_watch = TournamentWatch(settings.sockets, app.state.read_session_factory)
+    # Every service's errors become statuses in one table (backend/api/errors.py).
     install_error_handlers(app)
     app.include_router(auth.router)
     app.include_router(tables.router)
     app.include_router(ws.router)
-    app.include_router(competitions_router)
-    install_competitions_errors(app)
+    app.include_router(competitions.router)
     # The player's money (docs/economy.md, "Deposits and withdrawals"): withdrawals need
     # only the outbox; a deposit or the on-chain balance answers 503 without a deployment.
     app.include_router(money.router)
-    install_economy_error_handler(app)
     if settings.chain.manifest_path.exists():
         # Scholarship transactions to sign, the mirror, reports and seasons (docs/economy.md).
         # Only with a deployment, like the on-chain gate: without one every write route
         # could only answer 503 chain_unavailable.
-        app.include_router(economy_router)
-        install_economy_error_handler(app)
+        app.include_router(economy.router)
 
     @app.get("/health", tags=["meta"])
     def health() -> dict[str, str]:

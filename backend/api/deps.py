@@ -1,27 +1,139 @@
-"""FastAPI dependencies, named with ``Annotated`` so routes read as plain parameters."""
+"""FastAPI dependencies of every router, named with ``Annotated`` so routes read as plain
+parameters: the settings, the request's database session, the signed-in wallet, the gate
+and the match hub. They live at the API layer: the services never import FastAPI."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Iterator
+from typing import Annotated, Any, cast
 
 from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session, sessionmaker
 
-from backend.accounts.deps import CurrentPlayer, SettingsDep
-from backend.db.deps import SessionDep
+from backend.accounts import exceptions as accounts_exc
+from backend.accounts import service as accounts
+from backend.accounts.service import Principal
+from backend.config import Settings
+from backend.db.session import make_session_factory
+from backend.economy import exceptions as economy_exc
+from backend.economy.transactions import ScholarshipTxBuilder
 from backend.tables.gating import Gate
 from backend.tables.live import MatchHub
 
-# The routers of this package take every dependency from here.
-__all__ = ["CurrentPlayer", "GateDep", "HubDep", "SessionDep", "SettingsDep"]
+__all__ = [
+    "BuilderDep",
+    "CurrentPlayer",
+    "GateDep",
+    "HubDep",
+    "SessionDep",
+    "SettingsDep",
+    "get_current_player",
+    "get_session",
+    "get_tx_builder",
+    "read_sessions",
+]
+
+# --- settings -----------------------------------------------------------------------------
+
+
+# Trivial dependencies are ``async def`` so that FastAPI calls them inline instead of in a
+# worker thread (a thread hop costs more than a sign-in's own work). ``app.state`` is
+# untyped: create_app() sets each attribute read here, hence the casts.
+async def get_settings(request: Request) -> Settings:
+    return cast(Settings, request.app.state.settings)
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+# --- the database session -----------------------------------------------------------------
+
+# Safe methods only read (HTTP's contract, and ours): their sessions are read-only, which on
+# SQLite means they never take the write lock, so a reader never waits for a writer.
+_READING = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def read_sessions(state: Any) -> sessionmaker[Session]:
+    """The app's read-only session factory (made from its writer factory if the app was
+    assembled without one, as some tests' bare apps are)."""
+    factory = getattr(state, "read_session_factory", None)
+    if factory is None:
+        factory = make_session_factory(state.session_factory.kw["bind"], read_only=True)
+        state.read_session_factory = factory
+    return cast("sessionmaker[Session]", factory)
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """A session per request; services commit their own unit of work. It connects (and on
+    SQLite a writer takes the write lock) only at its first statement, so whatever a route
+    does before its unit of work (authentication, chain reads) holds no lock."""
+    state = request.app.state
+    factory = read_sessions(state) if request.method in _READING else state.session_factory
+    session: Session = factory()
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+# --- the signed-in wallet -----------------------------------------------------------------
+
+_bearer = HTTPBearer(auto_error=False, description="Access token from /auth/signin")
+
+
+def get_current_player(
+    request: Request,
+    settings: SettingsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise accounts_exc.NotAuthenticated("send 'Authorization: Bearer <access token>'")
+    # Its own read-only session, closed before the route runs: the route's session (and on
+    # SQLite the write lock) is not opened by authentication and not held across the
+    # route's slow work (the chain gate).
+    with read_sessions(request.app.state)() as session:
+        return accounts.authenticate(
+            session=session, settings=settings, token=credentials.credentials
+        )
+
+
+CurrentPlayer = Annotated[Principal, Depends(get_current_player)]
+
+# --- live play ----------------------------------------------------------------------------
 
 
 async def get_gate(request: Request) -> Gate:
-    return request.app.state.gate
+    return cast(Gate, request.app.state.gate)
 
 
 async def get_hub(request: Request) -> MatchHub:
-    return request.app.state.hub
+    return cast(MatchHub, request.app.state.hub)
 
 
 GateDep = Annotated[Gate, Depends(get_gate)]
 HubDep = Annotated[MatchHub, Depends(get_hub)]
+
+# --- unsigned transactions ----------------------------------------------------------------
+
+
+def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
+    """One builder per app, bound to the deployment in settings (or set by the app/tests)."""
+    builder = getattr(request.app.state, "economy_tx_builder", None)
+    if builder is None:
+        from backend.chain.exceptions import ChainError
+        from backend.economy.jobs import chain_reader
+
+        try:
+            reader = chain_reader(request.app.state.settings)
+        except (ChainError, OSError) as error:
+            raise economy_exc.Unavailable(
+                f"no deployment to build transactions for: {error}"
+            ) from error
+        builder = ScholarshipTxBuilder(reader.contracts)
+        request.app.state.economy_tx_builder = builder
+    return cast(ScholarshipTxBuilder, builder)
+
+
+BuilderDep = Annotated[ScholarshipTxBuilder, Depends(get_tx_builder)]

@@ -2,8 +2,11 @@
 
     {"error": {"code": "table_not_found", "message": "...", "detail": ...}}
 
-Domain packages raise their own exceptions (each with a ``code``); statuses are
-chosen here, at the edge, and nowhere else.
+Services raise their own exceptions (each with a ``code``) and routes let them propagate;
+``STATUS_BY_ERROR`` below is the one table that turns them into statuses, and
+``install_error_handlers`` (called by ``create_app``) is the one place that registers the
+handlers. Request validation, Starlette's own HTTP errors and anything unexpected (500) are
+rendered in the same shape.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.accounts import exceptions as accounts_exc
+from backend.competitions import exceptions as competitions_exc
+from backend.economy import exceptions as economy_exc
 from backend.tables import exceptions as tables_exc
 
 log = logging.getLogger(__name__)
@@ -33,17 +38,39 @@ class ErrorResponse(BaseModel):
     error: ErrorBody
 
 
-# Most specific first: the first matching class decides the status.
+# The root exception of each service whose errors reach HTTP callers.
+DOMAIN_ERRORS: tuple[type[Exception], ...] = (
+    accounts_exc.AccountsError,
+    tables_exc.TablesError,
+    economy_exc.EconomyError,
+    competitions_exc.CompetitionsError,
+)
+
+# Most specific first: the first matching class decides the status. Each service's root
+# comes last in its group: what its subclasses do not name more narrowly.
 STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (accounts_exc.MalformedSignIn, 400),
     (accounts_exc.SignInRefused, 401),
     (accounts_exc.NotAuthenticated, 401),
     (accounts_exc.RefreshRefused, 401),
+    (accounts_exc.AccountsError, 400),
     (tables_exc.NotFound, 404),
     (tables_exc.Forbidden, 403),
     (tables_exc.Conflict, 409),
     (tables_exc.InvalidRequest, 422),
     (tables_exc.Unavailable, 503),
+    (tables_exc.TablesError, 400),
+    (economy_exc.NotFound, 404),
+    (economy_exc.Refused, 409),
+    (economy_exc.Conflict, 409),
+    (economy_exc.EconomyValueError, 422),
+    (economy_exc.Unavailable, 503),
+    (economy_exc.EconomyError, 400),
+    (competitions_exc.TournamentNotFound, 404),
+    (competitions_exc.NotEligible, 403),
+    (competitions_exc.InvalidTournament, 422),
+    # Registration closed, already registered, full, short of stake, not cancellable.
+    (competitions_exc.CompetitionsError, 409),
 ]
 
 
@@ -60,6 +87,7 @@ def error_payload(code: str, message: str, detail: Any = None) -> dict[str, Any]
 
 def _domain_error(_request: Request, error: Exception) -> JSONResponse:
     code = getattr(error, "code", "error")
+    # accounts' and tables' errors keep their message; economy's and competitions' are str()
     message = getattr(error, "message", str(error))
     return JSONResponse(error_payload(code, message), status_code=status_for(error))
 
@@ -102,8 +130,9 @@ def _unexpected_error(_request: Request, error: Exception) -> JSONResponse:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    app.add_exception_handler(accounts_exc.AccountsError, _domain_error)
-    app.add_exception_handler(tables_exc.TablesError, _domain_error)
+    """Render every error of ``app`` in the one shape, with the status of the table above."""
+    for root in DOMAIN_ERRORS:
+        app.add_exception_handler(root, _domain_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected_error)

@@ -19,7 +19,7 @@ from structlog.contextvars import bind_contextvars
 
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
-from backend.db.deps import read_sessions
+from backend.api.deps import read_sessions
 from backend.ops.metrics import MOVE_SECONDS, WS_MESSAGE_SECONDS, WS_MESSAGE_TYPES, bounded
 from backend.tables import exceptions as tables_exc
 from backend.tables.live import PROTOCOL_VERSION, Conn, MatchHub

@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from websockets.asyncio.client import connect
 
+from backend.api.routers.competitions import router
 from backend.competitions import jobs, service
 from backend.competitions.models import TournamentStatus
-from backend.competitions.router import router
 from backend.competitions.watch import TournamentWatch
 from backend.config import Settings, SocketSettings
 from backend.db.base import utcnow

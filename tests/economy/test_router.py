@@ -9,13 +9,14 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from backend.api.errors import install_error_handlers
+from backend.api.routers.economy import router
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import service
 from backend.economy.chain_reader import ChainReader
 from backend.economy.indexer import index_registry
-from backend.economy.router import install_error_handler, router
 from backend.economy.transactions import ScholarshipTxBuilder, UnsignedTx
 from tests.economy.chain_helpers import address, advance_time, mint_avatars, send
 
@@ -28,7 +29,7 @@ def api(deployment, pg_url):
     app.state.session_factory = make_session_factory(engine)
     app.state.economy_tx_builder = ScholarshipTxBuilder(deployment.contracts)
     app.include_router(router)
-    install_error_handler(app)
+    install_error_handlers(app)
     with TestClient(app) as client:
         yield client, app.state.session_factory, ChainReader(deployment.contracts)
     engine.dispose()
@@ -227,7 +228,7 @@ def test_without_a_deployment_the_write_routes_answer_503(pg_url, tmp_path):
     app.state.settings = Settings(chain=ChainSettings(manifest_path=tmp_path / "missing.json"))
     app.state.session_factory = make_session_factory(engine)
     app.include_router(router)
-    install_error_handler(app)
+    install_error_handlers(app)
     with TestClient(app) as client:
         response = client.post("/economy/agreements/1/accept", json={"scholar": "0x" + "ab" * 20})
         assert response.status_code == 503

@@ -9,9 +9,10 @@ from fastapi import FastAPI
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
+from backend.api.errors import install_error_handlers
+from backend.api.routers.economy import router
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
-from backend.economy.router import install_error_handler, router
 from backend.economy.transactions import ScholarshipTxBuilder
 
 pytestmark = pytest.mark.timeout(300)
@@ -25,7 +26,7 @@ def app(deployment, pg_url):
     app.state.session_factory = make_session_factory(engine)
     app.state.economy_tx_builder = ScholarshipTxBuilder(deployment.contracts)
     app.include_router(router)
-    install_error_handler(app)
+    install_error_handlers(app)
     yield app
     engine.dispose()
 

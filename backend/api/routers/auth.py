@@ -18,7 +18,7 @@ from backend.ops.metrics import SIGNIN_REFUSALS, SIGNINS
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
-_ERRORS = {
+_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "Malformed sign-in message"},
     401: {"model": ErrorResponse, "description": "Refused; see error.code"},
 }

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from backend.api.deps import CurrentPlayer, SessionDep
+from backend.api.deps import CurrentPlayer, SessionDep, get_tx_builder
 from backend.api.errors import ErrorResponse
 from backend.competitions.models import Tournament
 from backend.economy import exceptions as economy_exc
@@ -25,7 +25,6 @@ from backend.economy import schemas as economy_schemas
 from backend.economy import stakes, withdrawals
 from backend.economy.models import PlannedSettlement
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
-from backend.economy.router import get_tx_builder
 from backend.tables.models import Match
 
 router = APIRouter(prefix="/wallet", tags=["wallet"])

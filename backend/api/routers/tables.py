@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
+from sqlalchemy.orm import Session
 from web3 import Web3
 
 from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
@@ -17,7 +18,9 @@ from backend.tables.models import Table
 
 router = APIRouter(tags=["tables"])
 
-_ERRORS = {s: {"model": ErrorResponse} for s in (401, 403, 404, 409, 422, 503)}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    s: {"model": ErrorResponse} for s in (401, 403, 404, 409, 422, 503)
+}
 
 
 def _address(text: str) -> str:
@@ -27,10 +30,7 @@ def _address(text: str) -> str:
 
 
 def _table_out(
-    request: Request,
-    session,
-    table: Table,
-    viewer: str | None = None,  # type: ignore[no-untyped-def]
+    request: Request, session: Session, table: Table, viewer: str | None = None
 ) -> schemas.TableOut:
     seats = tables.seats_of(session=session, table_id=table.id)
     mine = viewer is not None and viewer == table.creator
@@ -72,7 +72,7 @@ def _invite_link(request: Request, table: Table) -> str:
 
 
 @router.get("/presets", tags=["tables"])
-def list_presets() -> list[dict]:
+def list_presets() -> list[dict[str, Any]]:
     """Rule presets, their options, and which option values are premium (VIP pass)."""
     from backend.tables import play
 

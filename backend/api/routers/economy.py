@@ -1,73 +1,32 @@
 """Economy routes: scholarship transactions to sign, the mirror, reports and seasons.
 
-Mount with ``app.include_router(router)`` and ``install_error_handler(app)``. Write routes
-return *unsigned* transactions: the user's wallet signs and sends them, and the contract
-checks ``msg.sender``, so these routes hold no keys and need no session token. Reads are
-public, as the chain they mirror is.
+Write routes return *unsigned* transactions: the user's wallet signs and sends them, and the
+contract checks ``msg.sender``, so these routes hold no keys and need no session token. Reads
+are public, as the chain they mirror is. create_app() mounts them only with a deployment.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Path, Query
 from sqlalchemy import select
 
-from backend.db.deps import SessionDep
+from backend.api.deps import BuilderDep, SessionDep
 from backend.economy import exceptions as exc
 from backend.economy import schemas, service, stakes
 from backend.economy.models import AgreementMirror, PlannedSettlement
 from backend.economy.policy import Party, Terms
-from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder, UnsignedTx
+from backend.economy.transactions import OfferTerms, UnsignedTx
 
 router = APIRouter(prefix="/economy", tags=["economy"])
-
-# Statuses are chosen here, at the edge; most specific first.
-STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
-    (exc.NotFound, 404),
-    (exc.Refused, 409),
-    (exc.Conflict, 409),
-    (exc.EconomyValueError, 422),
-    (exc.Unavailable, 503),
-    (exc.EconomyError, 400),
-]
-
-
-def _error(_request: Request, error: Exception) -> JSONResponse:
-    status = next(s for cls, s in STATUS_BY_ERROR if isinstance(error, cls))
-    code = getattr(error, "code", "economy_error")
-    body = {"error": {"code": code, "message": str(error), "detail": None}}
-    return JSONResponse(body, status_code=status)
-
-
-def install_error_handler(app: FastAPI) -> None:
-    """Render economy errors in the API's one error shape."""
-    app.add_exception_handler(exc.EconomyError, _error)
-
-
-def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
-    """One builder per app, bound to the deployment in settings (or set by the app/tests)."""
-    builder = getattr(request.app.state, "economy_tx_builder", None)
-    if builder is None:
-        from backend.chain.exceptions import ChainError
-        from backend.economy.jobs import chain_reader
-
-        try:
-            reader = chain_reader(request.app.state.settings)
-        except (ChainError, OSError) as error:
-            raise exc.Unavailable(f"no deployment to build transactions for: {error}") from error
-        builder = ScholarshipTxBuilder(reader.contracts)
-        request.app.state.economy_tx_builder = builder
-    return builder
-
 
 # Ids are stored as 64-bit integers; a bigger one is a bad request, not a database error.
 MAX_ID = 2**63 - 1
 AgreementId = Annotated[int, Path(ge=1, le=MAX_ID)]
 AvatarId = Annotated[int, Path(ge=1, le=MAX_ID)]
 SeasonId = Annotated[int, Path(ge=1, le=2**31 - 1)]
-BuilderDep = Annotated[ScholarshipTxBuilder, Depends(get_tx_builder)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
     s: {"description": "error: {error: {code, message, detail}}"} for s in (404, 409, 422, 503)
 }
@@ -258,7 +217,8 @@ def avatar(avatar_id: AvatarId, session: SessionDep) -> schemas.AvatarReportOut:
     "/scholars/{address}/earnings", response_model=schemas.ScholarEarningsOut, responses=_ERRORS
 )
 def scholar(address: str, session: SessionDep) -> schemas.ScholarEarningsOut:
-    data = service.scholar_earnings(session=session, scholar=address)
+    # The reports are plain mappings of wei amounts and nested rows.
+    data: Mapping[str, Any] = service.scholar_earnings(session=session, scholar=address)
     return schemas.ScholarEarningsOut(
         address=data["address"],
         paid=str(data["paid"]),
@@ -277,7 +237,7 @@ def scholar(address: str, session: SessionDep) -> schemas.ScholarEarningsOut:
 @router.get("/wallets/{address}", response_model=schemas.WalletOut, responses=_ERRORS)
 def wallet(address: str, session: SessionDep) -> schemas.WalletOut:
     """Earned, pending and paid DEW of a wallet, in total and per role."""
-    data = service.wallet_summary(session=session, address=address)
+    data: Mapping[str, Any] = service.wallet_summary(session=session, address=address)
     return schemas.WalletOut(
         address=data["address"],
         earned=str(data["earned"]),

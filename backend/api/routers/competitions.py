@@ -1,5 +1,5 @@
 """Competitions routes: tournaments, registration, brackets, standings, and a WebSocket of
-their events. Mount with ``app.include_router(router)`` and ``install_error_handler(app)``.
+their events.
 
 Reads are public; registering needs the wallet's access token (the fee comes from its stake
 balance). Tournaments are created and cancelled by the operator (``dew create-tournament``,
@@ -11,14 +11,12 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Path, Query, Request, WebSocket
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Path, Query, WebSocket
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 from starlette.websockets import WebSocketDisconnect
 
-from backend.accounts.deps import CurrentPlayer
-from backend.competitions import exceptions as exc
+from backend.api.deps import CurrentPlayer, GateDep, SessionDep
 from backend.competitions import service
 from backend.competitions.watch import (
     CLOSE_TOO_MANY,
@@ -27,27 +25,10 @@ from backend.competitions.watch import (
     TournamentWatch,
     error_text,
 )
-from backend.db.deps import SessionDep
 
 router = APIRouter(prefix="/competitions", tags=["competitions"])
 
-STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
-    (exc.TournamentNotFound, 404),
-    (exc.NotEligible, 403),
-    (exc.InvalidTournament, 422),
-    (exc.CompetitionsError, 409),
-]
 TournamentId = Annotated[int, Path(ge=1, le=2**31 - 1)]
-
-
-def _error(_request: Request, error: Exception) -> JSONResponse:
-    status = next(s for cls, s in STATUS_BY_ERROR if isinstance(error, cls))
-    body = {"error": {"code": getattr(error, "code", "error"), "message": str(error)}}
-    return JSONResponse({"error": {**body["error"], "detail": None}}, status_code=status)
-
-
-def install_error_handler(app: FastAPI) -> None:
-    app.add_exception_handler(exc.CompetitionsError, _error)
 
 
 class RegisterIn(BaseModel):
@@ -79,15 +60,15 @@ def get_tournament(session: SessionDep, tournament_id: TournamentId) -> dict[str
 
 @router.post("/{tournament_id}/register", summary="Enter the signed-in wallet (pays the fee)")
 def register(
-    request: Request,
     session: SessionDep,
+    gate: GateDep,
     tournament_id: TournamentId,
     player: CurrentPlayer,
     body: RegisterIn | None = None,
 ) -> dict[str, Any]:
     entrant = service.register(
         session=session,
-        gate=request.app.state.gate,
+        gate=gate,
         tournament_id=tournament_id,
         address=player.address,
         avatar_id=body.avatar_id if body else None,
