@@ -640,7 +640,7 @@ class Season:
         from backend.chain.models import ChainRequest
         from backend.chain.outbox import request_mint
         from backend.db.base import utcnow
-        from backend.economy import service
+        from backend.economy import seasons as service
 
         self.step("operator opens the season (emission budget) and requests avatar mints")
         olivia, oscar = self.olivia, self.oscar

@@ -24,8 +24,7 @@ from backend.economy.models import (
     AgreementStatus,
     ScreenedOwner,
 )
-from backend.economy.policy import Party, Terms
-from backend.economy.service import PARTY_NAMES, TERMS_NAMES
+from backend.economy.policy import PARTY_NAMES, TERMS_NAMES, Party, Terms
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,8 @@ from sqlalchemy import select
 
 from backend.db.deps import SessionDep
 from backend.economy import exceptions as exc
-from backend.economy import schemas, service, stakes
+from backend.economy import reports as service
+from backend.economy import schemas, stakes
 from backend.economy.models import AgreementMirror, PlannedSettlement
 from backend.economy.policy import Party, Terms
 from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder, UnsignedTx
