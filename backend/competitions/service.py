@@ -261,8 +261,11 @@ def _open_for_entry(session: Session, tournament_id: int) -> tuple[Tournament, i
     t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
     if t.status != TournamentStatus.REGISTERING or utcnow() >= aware(t.starts_at):
         raise exc.RegistrationClosed(f"tournament {t.name!r} is not taking entries ({t.status})")
-    count = session.scalar(
-        select(func.count()).select_from(Entrant).where(Entrant.tournament_id == t.id)
+    count = (
+        session.scalar(
+            select(func.count()).select_from(Entrant).where(Entrant.tournament_id == t.id)
+        )
+        or 0
     )
     if count >= t.max_entrants:
         raise exc.TournamentFull(f"tournament {t.name!r} is full ({t.max_entrants} entrants)")
@@ -420,11 +423,13 @@ def cancel(*, session: Session, tournament_id: int, reason: str) -> Cancelled:
     if t.status not in (TournamentStatus.REGISTERING, TournamentStatus.RUNNING):
         raise exc.NotCancellable(f"tournament {t.name!r} is {t.status}")
     refunded = cancel_locked(session, t, reason)
-    live = list(
-        session.scalars(
+    live = [
+        match_id
+        for match_id in session.scalars(
             select(Game.match_id).where(Game.tournament_id == t.id, Game.status == GameStatus.LIVE)
         )
-    )
+        if match_id is not None  # a live game always has its match
+    ]
     session.commit()
     abandoned = []
     for match_id in live:
@@ -440,6 +445,8 @@ def cancel(*, session: Session, tournament_id: int, reason: str) -> Cancelled:
 
 
 def cancel_locked(session: Session, t: Tournament, reason: str) -> int:
+    """Cancel ``t``, whose row the caller has locked, in the caller's transaction: entry fees
+    back to the stake balances, the added prize back to the season. Returns the refund."""
     try:
         refunded = stakes.release_stakes(session=session, match_id=escrow_key(t.id))
     except EconomyError as error:

@@ -237,7 +237,9 @@ def _split_avatar_ids(session: Session, settlement: PlannedSettlement) -> set[in
     return set(_payload_avatar_payouts(request.payload if request else None))
 
 
-def _book_paid(session: Session, settlement: PlannedSettlement, event, report: SyncReport) -> None:
+def _book_paid(
+    session: Session, settlement: PlannedSettlement, event: SettledMatch, report: SyncReport
+) -> None:
     now = utcnow()
     predicted = list(
         session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id))
@@ -290,7 +292,7 @@ def _book_paid(session: Session, settlement: PlannedSettlement, event, report: S
         )
     )
     for recipient, amount in getattr(event, "withheld", []):
-        leg = next(
+        withheld_leg = next(
             (
                 x
                 for x in legs
@@ -300,12 +302,12 @@ def _book_paid(session: Session, settlement: PlannedSettlement, event, report: S
             ),
             None,
         )
-        if leg is None:
+        if withheld_leg is None:
             report.mismatches.append(
                 f"match {settlement.match_id}: {amount} withheld from {recipient}, no such leg"
             )
             continue
-        leg.status = LegStatus.FAILED
+        withheld_leg.status = LegStatus.FAILED
     if planned != event.paid:
         report.mismatches.append(
             f"match {settlement.match_id}: planned {planned}, chain paid {event.paid}"

@@ -156,15 +156,17 @@ def owner_view(
     owner = checksum(owner)
     avatars = set(
         session.scalars(select(AgreementMirror.avatar_id).where(AgreementMirror.owner == owner))
-    ) | set(
-        session.scalars(
+    ) | {
+        avatar_id
+        for avatar_id in session.scalars(
             select(LedgerLeg.avatar_id).where(
                 LedgerLeg.address == owner,
                 LedgerLeg.party == "owner",
                 LedgerLeg.avatar_id.is_not(None),
             )
         )
-    )
+        if avatar_id is not None
+    }
     return [avatar_report(session=session, avatar_id=a, now_s=now_s) for a in sorted(avatars)]
 
 
