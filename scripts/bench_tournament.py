@@ -41,7 +41,7 @@ from backend.competitions.models import escrow_key
 from backend.competitions.service import settlement_limit
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory, migrate
-from backend.economy import service as economy
+from backend.economy import settlement as economy
 from backend.economy import stakes
 from scripts.figures import bench_main
 

@@ -224,7 +224,7 @@ class Chaos:
     def setup(self, wallets: int) -> None:
         from backend.cli.demo import ChainClient
         from backend.db.base import utcnow
-        from backend.economy import service
+        from backend.economy import seasons as service
 
         stack = self.stack
         with self.sessions.begin() as session:

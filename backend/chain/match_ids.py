@@ -18,7 +18,7 @@ The prefix keeps two deployments (or databases) that settle through one contract
 issuing the same id: a database that restarts from an empty sequence table must run under
 a new deployment name, or its first ids would be skipped by the contract as settled.
 A settlement whose id was found already settled by a transaction we did not sign (a
-"burned" id, see ``backend.economy.service``) is re-issued under a ``0x04`` id of 31
+"burned" id, see ``backend.economy.ledger``) is re-issued under a ``0x04`` id of 31
 random bytes: a stolen settler key can burn the next sequential ids in advance, but not an
 id nobody has seen yet. Pure functions, no I/O (the caller supplies the random bytes).
 """

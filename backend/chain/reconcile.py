@@ -38,7 +38,7 @@ class ReconcileReport:
     differences: list[str] = field(default_factory=list)
     # Confirmed requests whose match id a transaction we did not sign had settled first (the
     # contract skipped ours): "burned" ids. The economy re-issues those matches under new ids
-    # (``backend.economy.service``); here they are listed, not counted as differences.
+    # (``backend.economy.ledger``); here they are listed, not counted as differences.
     burned: list[dict[str, Any]] = field(default_factory=list)
 
     @property

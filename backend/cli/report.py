@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from backend.cli.season import Season
     from backend.config import Settings
     from backend.economy.chain_reader import ChainReader
-    from backend.economy.service import LedgerReconciliation
+    from backend.economy.ledger import LedgerReconciliation
 
 DEW = 10**18
 

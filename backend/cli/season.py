@@ -40,7 +40,7 @@ from backend.cli.stack import Stack, StackConfig, wait_for
 
 if TYPE_CHECKING:
     from backend.config import Settings
-    from backend.economy.service import LedgerReconciliation
+    from backend.economy.ledger import LedgerReconciliation
 
 DEW = report.DEW
 EMISSION_PER_SEAT = 10 * DEW
@@ -278,12 +278,12 @@ class Season:
     def mint_avatars(self) -> None:
         from backend.chain.outbox import get_request, request_mint
         from backend.db.base import utcnow
-        from backend.economy import service
+        from backend.economy import seasons
 
         self.step("operator opens the season (emission budget) and requests avatar mints")
         olivia, oscar = self.olivia, self.oscar
         with self.sessions.begin() as session:
-            season = service.create_season(
+            season = seasons.create_season(
                 session=session,
                 name=f"Demo season {time.strftime('%Y-%m-%d %H:%M:%S')}",
                 starts_at=utcnow() - timedelta(minutes=1),

@@ -9,7 +9,7 @@ from functools import lru_cache
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from backend.competitions import service
+from backend.competitions import rounds
 from backend.competitions.exceptions import CompetitionsError
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
@@ -30,19 +30,19 @@ def advance_tournaments(
 ) -> dict[str, int]:
     """Advance every registering or running tournament as far as it can go now.
 
-    Each step is its own transaction (see ``service.advance``): a crash between steps
+    Each step is its own transaction (see ``rounds.advance``): a crash between steps
     loses nothing, and the next run starts from what the database says.
     ``chain_clock_offset_s`` (chain time minus this machine's) is asked only when a
     tournament finishes: its avatar prizes are dated in chain time, as match rewards are."""
     with session_factory() as session:
-        due = service.due_tournaments(session=session)
+        due = rounds.due_tournaments(session=session)
     steps = 0
     failed = 0
     for tournament_id in due:
         for _ in range(settings.competitions.max_steps):
             with session_factory() as session:
                 try:
-                    step = service.advance(
+                    step = rounds.advance(
                         session=session,
                         settings=settings,
                         tournament_id=tournament_id,

@@ -1,27 +1,23 @@
-"""Tournaments: creation, entry rules and fees, rounds of normal server matches, standings,
-prizes through the economy's settlement, qualification to the next tier, cancellation.
+"""Tournaments: creation, queries, entry rules and fees, cancellation, standings and the
+views the API and the watchers show. Rounds, prizes and qualification are
+``backend.competitions.rounds``.
 
 Services take keyword-only ``session`` and commit their own unit of work (as ``tables``
-does). :func:`advance` makes one step of one tournament in one transaction under the
-tournament's row lock; every step is idempotent, so a worker killed at any point and run
-again continues where the database says it is (docs/competitions.md, "Restart safety").
+does).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from eth_utils import is_address, to_checksum_address
+from eth_utils.address import is_address, to_checksum_address
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from backend.chain import match_ids, outbox
+from backend.chain import outbox
 from backend.competitions import exceptions as exc
 from backend.competitions import pairing
 from backend.competitions.models import (
@@ -34,10 +30,8 @@ from backend.competitions.models import (
     TournamentStatus,
     escrow_key,
 )
-from backend.config import Settings
 from backend.db.base import aware, utcnow
-from backend.economy import service as economy
-from backend.economy import stakes
+from backend.economy import reports, stakes
 from backend.economy.exceptions import EconomyError
 from backend.economy.models import Season
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
@@ -45,7 +39,6 @@ from backend.tables import play
 from backend.tables import service as tables
 from backend.tables.exceptions import TablesError
 from backend.tables.gating import Gate
-from backend.tables.models import Match
 
 log = logging.getLogger(__name__)
 
@@ -268,8 +261,11 @@ def _open_for_entry(session: Session, tournament_id: int) -> tuple[Tournament, i
     t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
     if t.status != TournamentStatus.REGISTERING or utcnow() >= aware(t.starts_at):
         raise exc.RegistrationClosed(f"tournament {t.name!r} is not taking entries ({t.status})")
-    count = session.scalar(
-        select(func.count()).select_from(Entrant).where(Entrant.tournament_id == t.id)
+    count = (
+        session.scalar(
+            select(func.count()).select_from(Entrant).where(Entrant.tournament_id == t.id)
+        )
+        or 0
     )
     if count >= t.max_entrants:
         raise exc.TournamentFull(f"tournament {t.name!r} is full ({t.max_entrants} entrants)")
@@ -316,7 +312,7 @@ def _check_rules(session: Session, t: Tournament, address: str) -> None:
             )
     if t.max_rank is not None:
         assert t.season_id is not None
-        board = economy.season_leaderboard(session=session, season_id=t.season_id, limit=t.max_rank)
+        board = reports.season_leaderboard(session=session, season_id=t.season_id, limit=t.max_rank)
         if all(row["address"] != address for row in board):
             raise exc.NotEligible(f"{address} is not in the top {t.max_rank} of the season")
 
@@ -426,12 +422,14 @@ def cancel(*, session: Session, tournament_id: int, reason: str) -> Cancelled:
     t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
     if t.status not in (TournamentStatus.REGISTERING, TournamentStatus.RUNNING):
         raise exc.NotCancellable(f"tournament {t.name!r} is {t.status}")
-    refunded = _cancel_locked(session, t, reason)
-    live = list(
-        session.scalars(
+    refunded = cancel_locked(session, t, reason)
+    live = [
+        match_id
+        for match_id in session.scalars(
             select(Game.match_id).where(Game.tournament_id == t.id, Game.status == GameStatus.LIVE)
         )
-    )
+        if match_id is not None  # a live game always has its match
+    ]
     session.commit()
     abandoned = []
     for match_id in live:
@@ -446,7 +444,9 @@ def cancel(*, session: Session, tournament_id: int, reason: str) -> Cancelled:
     return Cancelled(refunded, [m for m in abandoned if m])
 
 
-def _cancel_locked(session: Session, t: Tournament, reason: str) -> int:
+def cancel_locked(session: Session, t: Tournament, reason: str) -> int:
+    """Cancel ``t``, whose row the caller has locked, in the caller's transaction: entry fees
+    back to the stake balances, the added prize back to the season. Returns the refund."""
     try:
         refunded = stakes.release_stakes(session=session, match_id=escrow_key(t.id))
     except EconomyError as error:
@@ -464,102 +464,20 @@ def _cancel_locked(session: Session, t: Tournament, reason: str) -> int:
     return refunded
 
 
-# --- rounds ---------------------------------------------------------------------------------
+# --- standings ------------------------------------------------------------------------------
 
 
-def _by_seed(entrants: list[Entrant]) -> list[int]:
+def seed_order(entrants: list[Entrant]) -> list[int]:
+    """Entrant numbers, best seed first."""
     return [e.number for e in sorted(entrants, key=lambda e: e.seed or 0)]
 
 
-def _history(games: list[Game]) -> dict[int, list[pairing.Game]]:
+def game_history(games: list[Game]) -> dict[int, list[pairing.Game]]:
+    """The games as the pairing rules read them, by round."""
     rounds: dict[int, list[pairing.Game]] = {}
     for g in games:
         rounds.setdefault(g.round, []).append(pairing.Game(g.a, g.b, g.winner))
     return rounds
-
-
-def _seat_spec(e: Entrant) -> tables.SeatSpec:
-    if e.address is None:
-        return tables.SeatSpec(bot_level=e.bot_level or "medium")
-    return tables.SeatSpec(address=e.address, avatar_id=e.avatar_id, admitted_as=e.admitted_as)
-
-
-def _start_round(session: Session, t: Tournament, number: int, pairings: list[pairing.Pairing]):
-    entrants = {e.number: e for e in entrants_of(session=session, tournament_id=t.id)}
-    seats = match_seats(t.preset, t.options)
-    for board, p in enumerate(pairings):
-        if p.b is None:
-            session.add(
-                Game(
-                    tournament_id=t.id,
-                    round=number,
-                    board=board,
-                    a=p.a,
-                    b=None,
-                    status=GameStatus.BYE,
-                    winner=p.a,
-                    outcome="bye",
-                )
-            )
-            continue
-        specs = [_seat_spec(entrants[p.a]), _seat_spec(entrants[p.b])]
-        if seats == 4:  # team game: seats 0 and 2 are one side, 1 and 3 the other
-            specs += [tables.SeatSpec(bot_level=t.bot_level)] * 2
-        table = tables.create_seated_match(
-            session=session,
-            preset=t.preset,
-            options=t.options,
-            seats=specs,
-            turn_timeout_s=t.turn_timeout_s,
-            bot_level=t.bot_level,
-        )
-        session.add(
-            Game(
-                tournament_id=t.id,
-                round=number,
-                board=board,
-                a=p.a,
-                b=p.b,
-                table_id=table.id,
-                match_id=table.match_id,
-                status=GameStatus.LIVE,
-            )
-        )
-    t.current_round = number
-    t.version += 1
-
-
-def _collect_results(session: Session, t: Tournament) -> int:
-    """Copy finished matches' winners into the round's games; returns the games still live."""
-    live = 0
-    # An elimination game cannot end level: a drawn one goes to the better seed.
-    by_seed = (
-        _by_seed(entrants_of(session=session, tournament_id=t.id))
-        if t.format == "elimination"
-        else []
-    )
-    for g in session.scalars(
-        select(Game).where(
-            Game.tournament_id == t.id,
-            Game.round == t.current_round,
-            Game.status == GameStatus.LIVE,
-        )
-    ):
-        match = session.get(Match, g.match_id)
-        if match is None or match.status == "live":
-            live += 1
-            continue
-        g.status = GameStatus.FINISHED
-        if match.status == "finished" and match.result:
-            won = {s["seat"] for s in match.result.get("seats", []) if s.get("won")}
-            g.winner = g.a if 0 in won else g.b if 1 in won else None
-            g.outcome = "won" if g.winner is not None else "draw"
-        else:  # abandoned by an operator: no result, scored as a draw
-            g.winner, g.outcome = None, "abandoned"
-        if t.format == "elimination" and g.winner is None:
-            g.winner = pairing.decide(pairing.Game(g.a, g.b, None), by_seed).winner
-        t.version += 1
-    return live
 
 
 def standings(*, session: Session, tournament: Tournament) -> list[pairing.Standing]:
@@ -567,177 +485,12 @@ def standings(*, session: Session, tournament: Tournament) -> list[pairing.Stand
     entrants = entrants_of(session=session, tournament_id=tournament.id)
     if tournament.status == TournamentStatus.REGISTERING or not entrants:
         return []
-    by_seed = _by_seed(entrants)
+    by_seed = seed_order(entrants)
     done = [g for g in games_of(session=session, tournament_id=tournament.id) if g.status != "live"]
-    rounds = _history(done)
+    rounds = game_history(done)
     if tournament.format == "elimination":
         return pairing.elimination_standings(by_seed, [rounds[r] for r in sorted(rounds)])
     return pairing.swiss_standings(by_seed, [g for r in sorted(rounds) for g in rounds[r]])
-
-
-def advance(
-    *,
-    session: Session,
-    settings: Settings,
-    tournament_id: int,
-    chain_clock_offset_s: Callable[[], int] | None = None,
-) -> str:
-    """One step of one tournament, committed: start it, collect a round's results, start the
-    next round when it is due, or finish it (standings, prizes, qualifiers). Returns what
-    it did; calling it again when nothing is due changes nothing.
-
-    ``chain_clock_offset_s`` gives chain time minus this machine's (as for match rewards,
-    ``economy.jobs.plan_finished_matches``); it is asked only when the tournament finishes,
-    to date its avatar prizes in chain time (default 0)."""
-    t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
-    now = utcnow()
-    step = "idle"
-    if t.status == TournamentStatus.REGISTERING:
-        entrants = entrants_of(session=session, tournament_id=t.id)
-        if now < aware(t.starts_at) and len(entrants) < t.max_entrants:
-            step = "registering"
-        elif len(entrants) < t.min_entrants:
-            _cancel_locked(session, t, f"{len(entrants)} entrants, fewer than {t.min_entrants}")
-            step = "cancelled"
-        else:
-            _seed(session, t, entrants)
-            t.starts_at = min(aware(t.starts_at), now)  # full before the hour: starts now
-            t.status = TournamentStatus.RUNNING
-            t.rounds_total = pairing.rounds_needed(t.format, len(entrants))
-            by_seed = _by_seed(entrants)
-            first = (
-                pairing.first_elimination_round(by_seed)
-                if t.format == "elimination"
-                else pairing.pair_swiss(by_seed, [])
-            )
-            _start_round(session, t, 1, first)
-            step = "round 1"
-    elif t.status == TournamentStatus.RUNNING:
-        if _collect_results(session, t):
-            step = "playing"
-        elif t.current_round < t.rounds_total:
-            due = aware(t.starts_at) + timedelta(seconds=t.round_every_s * t.current_round)
-            if now < due:
-                step = "waiting"
-            else:
-                games = games_of(session=session, tournament_id=t.id)
-                history = _history(games)
-                by_seed = _by_seed(entrants_of(session=session, tournament_id=t.id))
-                if t.format == "elimination":
-                    nxt = pairing.next_elimination_round(history[t.current_round])
-                else:
-                    nxt = pairing.pair_swiss(by_seed, [g for r in history.values() for g in r])
-                _start_round(session, t, t.current_round + 1, nxt)
-                step = f"round {t.current_round}"
-        else:
-            _finish(session, settings, t, chain_clock_offset_s() if chain_clock_offset_s else 0)
-            step = "finished"
-    session.commit()
-    if step not in ("idle", "registering", "playing", "waiting"):
-        log.info("tournament %s: %s", tournament_id, step)
-    return step
-
-
-def _seed(session: Session, t: Tournament, entrants: list[Entrant]) -> None:
-    ranks: dict[int, int] = {}
-    if t.season_id is not None:
-        board = economy.season_leaderboard(session=session, season_id=t.season_id, limit=10_000)
-        by_address = {row["address"]: int(row["rank"]) for row in board}  # type: ignore[call-overload]
-        ranks = {e.number: by_address[e.address] for e in entrants if e.address in by_address}
-    order = pairing.seed([e.number for e in entrants], ranks)
-    position = {number: i + 1 for i, number in enumerate(order)}
-    for e in entrants:
-        e.seed = position[e.number]
-
-
-def _finish(session: Session, settings: Settings, t: Tournament, clock_offset_s: int) -> None:
-    """Final standings; prizes and qualification go down the standings to human entrants
-    (bots win nothing); the prizes are planned into the settlement outbox here, in the
-    transaction that marks the tournament finished, so they are planned exactly once.
-    An avatar's prize is split by the agreement in force at the finish in chain time
-    (``clock_offset_s`` added to this machine's clock), as a match reward is."""
-    entrants = {e.number: e for e in entrants_of(session=session, tournament_id=t.id)}
-    final = standings(session=session, tournament=t)
-    humans = [s for s in final if entrants[s.entrant].address is not None]
-    fees = sum(int(e.fee_paid) for e in entrants.values())
-    added = int(t.added_prize)
-    if not humans and added and t.season_id is not None:
-        season = session.get(Season, t.season_id, with_for_update=True)
-        assert season is not None
-        season.emitted = str(int(season.emitted) - added)  # nobody to pay: back to the season
-        added = 0
-    fee = fees * t.fee_bps // pairing.BPS
-    shares = pairing.prize_shares(fees + added - fee, t.prize_bps, len(humans)) if humans else []
-    prizes = []
-    for s in final:
-        e = entrants[s.entrant]
-        e.place, e.score = s.place, s.score
-    for index, s in enumerate(humans):
-        e = entrants[s.entrant]
-        e.qualified = index < t.qualify_top
-        if index < len(shares):
-            e.prize = str(shares[index])
-            assert e.address is not None
-            prizes.append(
-                economy.Prize(
-                    place=s.place,
-                    address=e.address,
-                    amount=shares[index],
-                    avatar_id=e.avatar_id,
-                    admitted_as=e.admitted_as,
-                )
-            )
-    key = escrow_key(t.id)
-    results = [
-        {
-            "entrant": s.entrant,
-            "place": s.place,
-            "score": s.score,
-            "prize": entrants[s.entrant].prize,
-        }
-        for s in final
-    ]
-    played = [g.match_id for g in games_of(session=session, tournament_id=t.id) if g.match_id]
-    hashes = dict(
-        session.execute(select(Match.id, Match.result_hash).where(Match.id.in_(played))).all()
-    )
-    match_hashes = [hashes.get(m) for m in played]
-    digest = hashlib.sha256(
-        json.dumps({"key": key, "standings": results, "matches": match_hashes}).encode()
-    ).hexdigest()
-    finished_at = utcnow()
-    if fees + added:
-        economy.plan_prize_settlement(
-            session=session,
-            key=key,
-            chain_match_id=match_ids.prize_id(
-                hashlib.sha256(f"dew-tournament:{key}".encode()).digest()
-            ),
-            result_hash="0x" + digest,
-            prizes=prizes,
-            entry_fees=fees,
-            added_prize=added,
-            fee=fee,
-            treasury=settings.economy.treasury,
-            season_id=t.season_id,
-            finished_at=finished_at,
-            chain_id=settings.chain.chain_id,
-            played_at_s=int(finished_at.timestamp()) + clock_offset_s,
-        )
-    t.status = TournamentStatus.FINISHED
-    t.finished_at = finished_at
-    t.version += 1
-
-
-def due_tournaments(*, session: Session) -> list[int]:
-    """Tournaments a worker should look at: registering or running."""
-    return list(
-        session.scalars(
-            select(Tournament.id)
-            .where(Tournament.status.in_((TournamentStatus.REGISTERING, TournamentStatus.RUNNING)))
-            .order_by(Tournament.id)
-        )
-    )
 
 
 # --- views ----------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def poll_events(
         t = service.get_tournament(session=session, tournament_id=tournament_id)
         if seen.get("version") == t.version:
             return [], False
-        parts = {
+        parts: dict[str, Any] = {
             "tournament": service.summary(t),
             "registration": [
                 service.entrant_view(e)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 from hexbytes import HexBytes
 from web3 import Web3
 from web3.exceptions import Web3Exception
@@ -99,7 +99,12 @@ class ChainReader:
         for lo in range(start, end + 1, LOG_CHUNK):
             hi = min(lo + LOG_CHUNK - 1, end)
             logs = self.w3.eth.get_logs(
-                {"address": address, "topics": [topic0, *topics], "fromBlock": lo, "toBlock": hi}
+                {
+                    "address": to_checksum_address(address),
+                    "topics": [topic0, *topics],
+                    "fromBlock": lo,
+                    "toBlock": hi,
+                }
             )
             for log in logs:
                 yield event.process_log(log)

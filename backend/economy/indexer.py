@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -24,8 +24,7 @@ from backend.economy.models import (
     AgreementStatus,
     ScreenedOwner,
 )
-from backend.economy.policy import Party, Terms
-from backend.economy.service import PARTY_NAMES, TERMS_NAMES
+from backend.economy.policy import PARTY_NAMES, TERMS_NAMES, Party, Terms
 
 logger = logging.getLogger(__name__)
 
@@ -71,13 +70,13 @@ def _apply(session: Session, event: Any) -> None:
     name, args, block = event["event"], event["args"], event["blockNumber"]
     if name == "OwnerScreened":
         owner = to_checksum_address(args["owner"])
-        row = session.get(ScreenedOwner, owner)
-        if row is None:
-            row = ScreenedOwner(address=owner)
-            session.add(row)
-        row.approved = bool(args["approved"])
-        row.screener = to_checksum_address(args["screener"])
-        row.block_number = block
+        screened = session.get(ScreenedOwner, owner)
+        if screened is None:
+            screened = ScreenedOwner(address=owner)
+            session.add(screened)
+        screened.approved = bool(args["approved"])
+        screened.screener = to_checksum_address(args["screener"])
+        screened.block_number = block
         return
     if name == "OffersCancelled":
         # Every offer this owner made for the avatar before this event had an older nonce.

@@ -1,9 +1,7 @@
 """Process-level wiring of the economy: what worker tasks, the CLI and the demo call.
 
-``plan_finished_matches`` consumes the server's settlement outbox (``settlement_requests``,
-written in the transaction that finishes a match). It reflects that table from the database
-rather than importing ``backend.tables`` (the two packages are independent layers);
-the server's model documents that the economy side owns every column after ``status``.
+``plan_finished_matches`` consumes the settlement queue (``SettlementRequest``, which the
+server writes through ``settlement.queue_match`` in the transaction that finishes a match).
 Each row is planned in the same transaction that marks it ``planned``, so a match is
 planned exactly once even with several workers (rows are locked, skipping locked ones).
 """
@@ -15,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from types import SimpleNamespace
 
-from sqlalchemy import Engine, MetaData, Table, case, func, select, update
+from sqlalchemy import MetaData, Table, case, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 from web3 import Web3
 
@@ -24,18 +22,16 @@ from backend.chain.contracts import Contracts, load_manifest
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, dialect, make_session_factory
 from backend.db.base import aware, utcnow
-from backend.economy import service
+from backend.economy import ledger, reports, settlement
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyError
 from backend.economy.indexer import index_registry
-from backend.economy.models import BurnedMatchId
+from backend.economy.models import BurnedMatchId, SettlementRequest
 from backend.economy.policy import FinishedMatch, PolicyError, RewardPolicy, TableEconomy
 from backend.economy.policy import default_policies as _defaults
 from backend.economy.stakes import index_deposits
 
 logger = logging.getLogger(__name__)
-
-OUTBOX_TABLE = "settlement_requests"
 
 
 def policies(settings: Settings) -> dict[TableEconomy, RewardPolicy]:
@@ -57,14 +53,6 @@ def chain_reader(settings: Settings) -> ChainReader:
 _reflected: dict[str, Table] = {}
 
 
-def _outbox(engine: Engine) -> Table:
-    """The server's outbox table, reflected from the database (no import of its model)."""
-    key = str(engine.url)
-    if key not in _reflected:
-        _reflected[key] = Table(OUTBOX_TABLE, MetaData(), autoload_with=engine)
-    return _reflected[key]
-
-
 @dataclass
 class PlanReport:
     planned: list[str] = field(default_factory=list)
@@ -84,15 +72,14 @@ def plan_finished_matches(
     ``chain_clock_offset_s`` (chain time minus this machine's, ``ChainReader.clock_offset_s``)
     turns a match's ``finished_at`` into the chain time it was played at, which decides the
     agreement its avatar rewards are split by: 0 on a real network, the warp on a dev chain."""
-    outbox = _outbox(session_factory.kw["bind"])
     report = PlanReport()
     rules = policies(settings)
     while len(report.planned) + len(report.rejected) < limit:
         with session_factory() as session, session.begin():
             query = (
-                select(outbox)
-                .where(outbox.c.status == "pending")
-                .order_by(outbox.c.id)
+                select(SettlementRequest.__table__)
+                .where(SettlementRequest.status == "pending")
+                .order_by(SettlementRequest.id)
                 .limit(1)
                 .with_for_update(skip_locked=True)
             )
@@ -103,7 +90,7 @@ def plan_finished_matches(
             try:
                 with session.begin_nested():
                     finished = FinishedMatch.from_settlement_row(SimpleNamespace(**row))
-                    service.plan_settlement(
+                    settlement.plan_settlement(
                         session=session,
                         match=finished,
                         finished_at=row["finished_at"],
@@ -120,7 +107,9 @@ def plan_finished_matches(
                 logger.error("settlement of match %s rejected: %s", row["match_id"], exc)
                 values.update(status="rejected", last_error=str(exc))
                 report.rejected.append(row["match_id"])
-            session.execute(update(outbox).where(outbox.c.id == row["id"]).values(**values))
+            session.execute(
+                update(SettlementRequest).where(SettlementRequest.id == row["id"]).values(**values)
+            )
     return report
 
 
@@ -138,9 +127,10 @@ def skip_burned_sequence(
 
     Every id above the sequence's last number that is settled on chain was settled by
     someone else (we send only ids we issued), and a match that got one would only be
-    skipped and re-issued. The sequence lives in the server's table (reflected, as the
-    outbox is); the update only ever raises it, under the row lock finishing matches take,
-    so a number is never issued twice. Skipped numbers are simply never used."""
+    skipped and re-issued. The sequence lives in the server's table (reflected from the
+    database: the economy never imports ``backend.tables``); the update only ever raises
+    it, under the row lock finishing matches take, so a number is never issued twice.
+    Skipped numbers are simply never used."""
     db = session_factory.kw["bind"]
     key = f"{prefix:016x}"
     cache = f"{db.url}#{SEQUENCE_TABLE}"
@@ -188,7 +178,7 @@ def sync_ledger(*, session_factory: sessionmaker[Session], reader: ChainReader) 
     """Book confirmed settlements as paid and failed ones as failed; re-issue matches whose
     ids someone else settled first."""
     with session_factory() as session, session.begin():
-        report = service.sync_settlements(session=session, reader=reader)
+        report = ledger.sync_settlements(session=session, reader=reader)
     for mismatch in report.mismatches:
         logger.error("ledger sync: %s", mismatch)
     return {
@@ -201,9 +191,9 @@ def sync_ledger(*, session_factory: sessionmaker[Session], reader: ChainReader) 
 
 def reconcile(
     *, session_factory: sessionmaker[Session], reader: ChainReader
-) -> service.LedgerReconciliation:
+) -> ledger.LedgerReconciliation:
     with session_factory() as session:
-        return service.reconcile_ledger(session=session, reader=reader)
+        return ledger.reconcile_ledger(session=session, reader=reader)
 
 
 @lru_cache
@@ -239,7 +229,7 @@ def economy_cycle() -> dict[str, int]:
     }
 
 
-def reconcile_economy(*, with_requests: bool = True) -> service.LedgerReconciliation:
+def reconcile_economy(*, with_requests: bool = True) -> ledger.LedgerReconciliation:
     """The books-versus-chain proof for a worker task, wired from settings alone."""
     settings, sessions, reader = _process_wiring()
     return reconcile_books(
@@ -253,12 +243,12 @@ def reconcile_books(
     session_factory: sessionmaker[Session],
     reader: ChainReader,
     with_requests: bool = True,
-) -> service.LedgerReconciliation:
+) -> ledger.LedgerReconciliation:
     """Both reconciliations at the same confirmed head, as one report.
 
     The TX engine's (every confirmed request has exactly its ``MatchSettled``/mint events and
     no event lacks a request) and the ledger's (per match, avatar and wallet, see
-    ``service.reconcile_ledger``)."""
+    ``ledger.reconcile_ledger``)."""
     report = reconcile(session_factory=session_factory, reader=reader)
     _add_withdrawals(report, session_factory=session_factory, reader=reader)
     if with_requests:
@@ -282,7 +272,7 @@ def reconcile_books(
 
 
 def _add_withdrawals(
-    report: service.LedgerReconciliation,
+    report: ledger.LedgerReconciliation,
     *,
     session_factory: sessionmaker[Session],
     reader: ChainReader,
@@ -305,8 +295,8 @@ def wallet_rows(
     rows = []
     token = reader.contracts.token
     for address in addresses:
-        summary = service.wallet_summary(session=session, address=address)
-        lines = service.wallet_statement(session=session, address=address, limit=10_000)
+        summary = reports.wallet_summary(session=session, address=address)
+        lines = reports.wallet_statement(session=session, address=address, limit=10_000)
         by_role = summary["by_role"]
         assert isinstance(by_role, dict)
         rows.append(

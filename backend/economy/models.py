@@ -1,4 +1,5 @@
-"""Seasons, planned settlements, the per-wallet ledger, and the scholarship mirror.
+"""Seasons, the server's settlement queue, planned settlements, the per-wallet ledger, and
+the scholarship mirror.
 
 Amounts are DEW wei as decimal strings (they exceed 64-bit integers; SQLite would turn a
 NUMERIC into a float). The ledger has one row per *leg*: what one wallet receives from one
@@ -10,8 +11,10 @@ contract's own split events when the settlement is confirmed (``paid``).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Boolean,
     DateTime,
@@ -238,3 +241,37 @@ class BurnedMatchId(Base):
     reissued_as: Mapped[str] = mapped_column(String(66), unique=True)
     reissue_request_id: Mapped[int | None] = mapped_column(Integer)
     detected_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SettlementRequest(TimestampMixin, Base):
+    """A finished match queued for settlement planning: the server inserts it, through
+    ``backend.economy.settlement.queue_match``, in the same transaction that finishes the match.
+
+    ``idempotency_key`` is the match id (unique): a match can be queued for settlement
+    once, however often its end is processed. The economy owns every column after
+    ``status``; the server only inserts rows with ``status = "pending"``. ``match_id``
+    references the server's ``matches`` table by name (the economy never imports it).
+    """
+
+    __tablename__ = "settlement_requests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    idempotency_key: Mapped[str] = mapped_column(String(64), unique=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), unique=True)
+    # bytes32 for MatchSettlement.settle (backend/chain/match_ids.py): sequential for an
+    # earning match, the 16-byte match id left-padded for a free one.
+    chain_match_id: Mapped[str] = mapped_column(String(66), unique=True)
+    table_id: Mapped[str] = mapped_column(String(32))
+    preset: Mapped[str] = mapped_column(String(64))
+    earning: Mapped[bool] = mapped_column(Boolean)
+    stake: Mapped[str] = mapped_column(String(80))
+    # 0x + sha256 of the canonical JSON match record (stored in matches.record).
+    result_hash: Mapped[str] = mapped_column(String(66))
+    # [{"seat", "address", "avatar_id", "is_bot", "team", "placement", "points", "won",
+    #   "forfeited", "admitted_as"}]
+    seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -42,6 +42,11 @@ class Party(IntEnum):
     SCHOLAR = 2
 
 
+# How the database mirror of the registry spells the contract's enums.
+TERMS_NAMES = {Terms.FIXED_RENT: "fixed_rent", Terms.REWARDS_DIVISION: "rewards_division"}
+PARTY_NAMES = {Party.OWNER: "owner", Party.MANAGER: "manager", Party.SCHOLAR: "scholar"}
+
+
 @dataclass(frozen=True)
 class Split:
     owner: int

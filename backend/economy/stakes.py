@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from eth_utils import is_address, to_checksum_address
+from eth_utils.address import is_address, to_checksum_address
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -113,7 +113,8 @@ def _withdrawals_today(session: Session, address: str) -> int:
     )
 
 
-def _address(value: str) -> str:
+def checksum(value: str) -> str:
+    """``value`` as a checksummed address; ``EconomyValueError`` if it is not one."""
     if not isinstance(value, str) or not is_address(value):
         raise EconomyValueError(f"not an address: {value!r}")
     return to_checksum_address(value)
@@ -137,7 +138,7 @@ def _wallets(session: Session, addresses: Sequence[str]) -> dict[str, StakeWalle
 
 
 def stake_balance(*, session: Session, address: str) -> int:
-    row = session.get(StakeWallet, _address(address))
+    row = session.get(StakeWallet, checksum(address))
     return int(row.balance) if row else 0
 
 
@@ -145,7 +146,7 @@ def credit_deposit(
     *, session: Session, address: str, amount: int, tx_hash: str, log_index: int
 ) -> bool:
     """Credit one deposit event; False if that event was already credited."""
-    address = _address(address)
+    address = checksum(address)
     if amount <= 0:
         raise EconomyValueError(f"deposit must be positive, got {amount!r}")
     seen = session.scalars(
@@ -176,7 +177,7 @@ def escrow_stakes(
     Idempotent per (match, seat): a seat already escrowed is not charged again."""
     if not isinstance(stake, int) or stake <= 0:
         raise EconomyValueError(f"stake must be a positive integer, got {stake!r}")
-    pairs = [(seat, _address(address)) for seat, address in seats]
+    pairs = [(seat, checksum(address)) for seat, address in seats]
     done = set(
         session.scalars(
             select(StakeEntry.seat).where(
@@ -259,7 +260,7 @@ def request_withdrawal(
     the wallet's row lock (``FOR UPDATE`` on PostgreSQL, the ``BEGIN IMMEDIATE`` writer lock
     on SQLite) and the repeat is looked for only once the lock is held, so parallel requests
     of one balance pay once. Escrowed stake is not in the balance: it cannot be withdrawn."""
-    address = _address(address)
+    address = checksum(address)
     if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
         raise EconomyValueError(f"withdrawal must be a positive integer, got {amount!r}")
     if amount > MAX_PAYOUT_AMOUNT:
@@ -341,7 +342,7 @@ def request_withdrawal(
 
 def withdrawal_id(address: str, key: str) -> str:
     """The id of a wallet's withdrawal under ``key`` (``w`` + 31 hex digits)."""
-    digest = hashlib.sha256(f"withdraw:{_address(address)}:{key}".encode()).digest()
+    digest = hashlib.sha256(f"withdraw:{checksum(address)}:{key}".encode()).digest()
     return "w" + digest.hex()[:31]
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from eth_utils import is_address, to_checksum_address
+from eth_typing import HexStr
+from eth_utils.address import is_address, to_checksum_address
 from web3.exceptions import ContractCustomError, ContractLogicError, Web3Exception
 
 from backend.chain.calls import _error_table, decode_revert
@@ -152,7 +153,7 @@ class ScholarshipTxBuilder:
         """The call, simulated from ``sender``; a revert becomes :class:`Refused`."""
         tx = self._unsigned(sender, contract, fn, args, description)
         try:
-            gas = self.w3.eth.estimate_gas({"from": sender, "to": tx.to, "data": tx.data})
+            gas = self.w3.eth.estimate_gas({"from": sender, "to": tx.to, "data": HexStr(tx.data)})
         except (ContractCustomError, ContractLogicError) as exc:
             raise Refused(f"{description}: {decode_revert(exc.data, self._errors)}") from exc
         except (Web3Exception, OSError) as exc:
@@ -281,16 +282,6 @@ class ScholarshipTxBuilder:
             "close",
             [agreement_id],
             f"close expired agreement {agreement_id}",
-        )
-
-    def claim_rent(self, *, sender: str, agreement_id: int) -> UnsignedTx:
-        sender = _address(sender, "sender")
-        return self._build(
-            sender,
-            self.contracts.registry,
-            "claimRent",
-            [agreement_id],
-            f"claim vested rent of agreement {agreement_id}",
         )
 
     # --- the player's own money -----------------------------------------------------------

@@ -35,7 +35,7 @@ from backend.economy.models import (
     SettlementStatus,
     StakeEntry,
 )
-from backend.economy.service import checksum as _address
+from backend.economy.stakes import checksum
 
 WITHDRAWAL_ID = re.compile(r"^w[0-9a-f]{31}$")
 STATES = ("requested", "sent", "waiting", "paid", "failed")
@@ -98,7 +98,7 @@ def get_withdrawal(
         raise EconomyValueError(f"not a withdrawal id: {withdrawal_id!r}")
     conditions = [StakeEntry.match_id == withdrawal_id]
     if address is not None:
-        conditions.append(StakeEntry.address == _address(address))
+        conditions.append(StakeEntry.address == checksum(address))
     rows = _rows(session, *conditions, limit=1)
     if not rows:
         raise WithdrawalNotFound(f"no withdrawal {withdrawal_id!r}")
@@ -117,7 +117,7 @@ def list_withdrawals(
         raise EconomyValueError(f"state must be one of {STATES}, got {state!r}")
     if not 1 <= limit <= 10_000:
         raise EconomyValueError(f"limit must be 1..10000, got {limit!r}")
-    conditions = [StakeEntry.address == _address(address)] if address is not None else []
+    conditions = [StakeEntry.address == checksum(address)] if address is not None else []
     rows = _rows(session, *conditions, limit=limit if state is None else 10_000)
     if state is not None:
         rows = [r for r in rows if r["state"] == state][:limit]
@@ -128,7 +128,7 @@ def stake_history(*, session: Session, address: str, limit: int = 200) -> list[d
     """Every change of a wallet's stake balance, newest first: deposits (with their tx hash),
     escrows and releases (with the match or tournament key), withdrawals (with their state
     and tx hash) and reversals of failed withdrawals."""
-    address = _address(address)
+    address = checksum(address)
     entries = list(
         session.scalars(
             select(StakeEntry)
@@ -165,7 +165,7 @@ def stake_history(*, session: Session, address: str, limit: int = 200) -> list[d
 def held_in_escrow(*, session: Session, address: str) -> list[dict[str, Any]]:
     """Stake of this wallet held for a match or a tournament that has not been settled yet
     (once settled, the pot has left the vault in its payouts)."""
-    address = _address(address)
+    address = checksum(address)
     held: dict[str, int] = {}
     since: dict[str, datetime] = {}
     for e in session.scalars(

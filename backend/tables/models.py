@@ -1,5 +1,6 @@
-"""Tables, seats, invitations, matchmaking tickets, matches, their move logs, results,
-and the settlement outbox.
+"""Tables, seats, invitations, matchmaking tickets, matches, their move logs and results.
+(The settlement outbox a finished match is queued in is the economy's:
+``backend.economy.models.SettlementRequest``.)
 
 A match's move log is the truth: ``(match_id, ply)`` is the primary key, so two server
 processes can never both commit a move for the same position, and any process can
@@ -21,7 +22,6 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
-    Text,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -160,38 +160,6 @@ class MatchResult(Base):
     won: Mapped[bool] = mapped_column(Boolean)
     forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-class SettlementRequest(TimestampMixin, Base):
-    """Outbox row written in the same transaction that finishes a match.
-
-    ``idempotency_key`` is the match id (unique): a match can be queued for settlement
-    once, however often its end is processed. The economy/TX side owns every column
-    after ``status``; the server only inserts rows with ``status = "pending"``.
-    """
-
-    __tablename__ = "settlement_requests"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    idempotency_key: Mapped[str] = mapped_column(String(64), unique=True)
-    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), unique=True)
-    # bytes32 for MatchSettlement.settle (backend/chain/match_ids.py): sequential for an
-    # earning match, the 16-byte match id left-padded for a free one.
-    chain_match_id: Mapped[str] = mapped_column(String(66), unique=True)
-    table_id: Mapped[str] = mapped_column(String(32))
-    preset: Mapped[str] = mapped_column(String(64))
-    earning: Mapped[bool] = mapped_column(Boolean)
-    stake: Mapped[str] = mapped_column(String(80))
-    # 0x + sha256 of the canonical JSON match record (stored in matches.record).
-    result_hash: Mapped[str] = mapped_column(String(66))
-    # [{"seat", "address", "avatar_id", "is_bot", "team", "placement", "points", "won",
-    #   "forfeited", "admitted_as"}]
-    seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
-    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    last_error: Mapped[str | None] = mapped_column(Text)
-    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class ChainMatchSequence(Base):

@@ -23,13 +23,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from backend.chain import match_ids
 from backend.db import dialect
 from backend.db.base import aware, utcnow
+from backend.economy import settlement
 from backend.tables.models import (
     ChainMatchSequence,
     EarningHold,
     Match,
     MatchMove,
     MatchResult,
-    SettlementRequest,
     Table,
     TableInvitation,
     TableSeat,
@@ -269,9 +269,8 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
             # Last but one statement: the sequence row is locked from here to the commit.
             chain_match_id = next_chain_match_id(conn, prefix=finish.chain_prefix)
         conn.execute(
-            dialect.insert(engine, SettlementRequest)
-            .values(
-                idempotency_key=finish.match_id,
+            settlement.queue_match(
+                engine,
                 match_id=finish.match_id,
                 chain_match_id=chain_match_id,
                 table_id=finish.table_id,
@@ -281,11 +280,7 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
                 result_hash=finish.result_hash,
                 seats=seat_rows,
                 finished_at=now,
-                status="pending",
-                attempts=0,
-                created_at=now,
             )
-            .on_conflict_do_nothing(index_elements=["idempotency_key"])
         )
     return True
 

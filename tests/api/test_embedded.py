@@ -12,7 +12,8 @@ from sqlalchemy import create_engine, func, select
 
 from backend.api.app import create_app
 from backend.config import AuthSettings, ChainSettings, DatabaseSettings, ServerSettings, Settings
-from backend.tables.models import Match, MatchMove, SettlementRequest
+from backend.economy.models import SettlementRequest
+from backend.tables.models import Match, MatchMove
 from tests.accounts.signing import sign_in
 
 pytestmark = pytest.mark.timeout(120)

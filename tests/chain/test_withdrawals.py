@@ -19,7 +19,8 @@ from eth_account import Account
 
 from backend.chain.deploy import MAX_SETTLE_MATCHES
 from backend.db import create_db_engine, make_session_factory, migrate
-from backend.economy import jobs, service
+from backend.economy import jobs
+from backend.economy import ledger as service
 from backend.economy.chain_reader import ChainReader
 from backend.economy.models import StakeEntry
 from backend.economy.stakes import index_deposits

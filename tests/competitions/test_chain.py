@@ -17,12 +17,13 @@ from backend.competitions import service
 from backend.competitions.models import Entrant, Game, TournamentStatus, escrow_key
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import service as economy
 from backend.economy import stakes
 from backend.economy.chain_reader import ChainReader
 from backend.economy.indexer import index_registry
+from backend.economy.ledger import reconcile_ledger
 from backend.economy.models import LedgerLeg, PlannedSettlement
 from backend.economy.policy import Party, Terms, split_payout
+from backend.economy.seasons import create_season
 from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder
 from backend.tables.chain_gate import ChainGate
 from backend.tables.models import Match, MatchMove
@@ -82,7 +83,7 @@ def test_tournament_on_anvil_survives_killed_server_and_worker(deployment, pg_ur
     index_registry(session_factory=sessions, reader=reader)
     assert stakes.index_deposits(session_factory=sessions, reader=reader).credited == 4
     with sessions.begin() as session:
-        season = economy.create_season(
+        season = create_season(
             session=session,
             name="Season 1",
             starts_at=utcnow() - timedelta(hours=1),
@@ -186,7 +187,7 @@ def test_tournament_on_anvil_survives_killed_server_and_worker(deployment, pg_ur
         assert int(settlement.paid) == pool + 4 * FEE * 500 // 10_000
         legs = list(session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == escrow_key(tid))))
         assert all(leg.status == "paid" for leg in legs)
-        assert economy.reconcile_ledger(session=session, reader=reader).ok
+        assert reconcile_ledger(session=session, reader=reader).ok
     # Paid once: one MatchSettled for the tournament, and balances moved by exactly the prizes.
     events = settled_events(Rpc(deployment.anvil.rpc_url), c.settlement.address)
     assert events[settlement.chain_match_id.lower()] == 1

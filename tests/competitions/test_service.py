@@ -10,14 +10,15 @@ from eth_account import Account
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import exceptions as exc
-from backend.competitions import jobs, service
+from backend.competitions import jobs, rounds, service
 from backend.competitions.models import TournamentStatus, escrow_key
 from backend.config import Settings
 from backend.db.base import utcnow
-from backend.economy import service as economy
+from backend.economy import settlement as economy
 from backend.economy import stakes
 from backend.economy.models import PlannedSettlement
 from backend.economy.policy import MAX_PAYOUT_AMOUNT, PolicyError
+from backend.economy.seasons import create_season
 from backend.tables import service as tables
 from backend.tables.models import Match
 from tests.tables.harness import ServerProcess, wait_for
@@ -140,7 +141,7 @@ def test_tournaments_play_server_matches_and_qualify_for_the_next_tier(pg_url, s
     server; then the Campeonisimo admits only the Campeonato's qualifier."""
     absent = wallets(2)
     with sessions() as session:
-        season = economy.create_season(
+        season = create_season(
             session=session,
             name="tiers",
             starts_at=utcnow() - timedelta(hours=1),
@@ -253,7 +254,7 @@ def test_cancelling_a_running_tournament_abandons_its_matches_and_refunds(sessio
         assert (t.status, t.cancel_reason) == (TournamentStatus.CANCELLED, "venue flooded")
     # the worker leaves a cancelled tournament alone
     with sessions() as session:
-        assert tid not in service.due_tournaments(session=session)
+        assert tid not in rounds.due_tournaments(session=session)
 
 
 def test_prize_planning_refuses_a_pool_nobody_paid_and_writes_nothing(sessions):
@@ -306,14 +307,14 @@ def test_one_tournament_failing_to_advance_does_not_stall_the_others(sessions, m
         broken = service.create_tournament(session=session, spec=spec("broken", starts_at=past))
         empty = service.create_tournament(session=session, spec=spec("empty", starts_at=past))
         broken_id, empty_id = broken.id, empty.id
-    real = service.advance
+    real = rounds.advance
 
     def advance(*, tournament_id, **kw):
         if tournament_id == broken_id:
             raise RuntimeError("boom")
         return real(tournament_id=tournament_id, **kw)
 
-    monkeypatch.setattr(service, "advance", advance)
+    monkeypatch.setattr(rounds, "advance", advance)
     report = jobs.advance_tournaments(session_factory=sessions, settings=SETTINGS)
     assert report["failed"] == 1
     with sessions() as session:

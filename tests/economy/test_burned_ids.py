@@ -32,10 +32,13 @@ from backend.chain.rpc import Rpc
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import jobs, service
+from backend.economy import jobs
 from backend.economy.chain_reader import ChainReader
+from backend.economy.ledger import SyncReport, reconcile_ledger, sync_settlements
 from backend.economy.models import BurnedMatchId, LedgerLeg, PlannedSettlement
 from backend.economy.policy import DEW, FinishedMatch, RewardPolicy, SeatResult, TableEconomy
+from backend.economy.seasons import create_season
+from backend.economy.settlement import plan_settlement
 from backend.tables.store import next_chain_match_id
 from tests.chain.conftest import settled_events
 from tests.economy.chain_helpers import address, mint_avatars, send
@@ -60,7 +63,7 @@ def world(deployment, pg_url):
     db = create_db_engine(pg_url)
     sessions = make_session_factory(db)
     with sessions.begin() as session:
-        service.create_season(
+        create_season(
             session=session,
             name="Burn season",
             starts_at=utcnow() - timedelta(hours=1),
@@ -109,7 +112,7 @@ def _finished(world, n: int, chain_match_id: str, seats: list[SeatResult]) -> Fi
 
 def _plan(world, finished: FinishedMatch) -> PlannedSettlement:
     with world["sessions"].begin() as session:
-        planned = service.plan_settlement(
+        planned = plan_settlement(
             session=session,
             match=finished,
             finished_at=utcnow(),
@@ -135,9 +138,9 @@ def _settle_until_final(world, request_id: int) -> ChainRequest:
         time.sleep(0.05)
 
 
-def _sync(world) -> service.SyncReport:
+def _sync(world) -> SyncReport:
     with world["sessions"].begin() as session:
-        return service.sync_settlements(session=session, reader=world["reader"])
+        return sync_settlements(session=session, reader=world["reader"])
 
 
 def _balance(deployment, who: str) -> int:
@@ -204,7 +207,7 @@ def test_burned_ids_are_reissued_and_paid_once(deployment, world):
     # A pass that dies before its commit (a killed worker) leaves no trace.
     with world["sessions"]() as session:
         session.begin()
-        assert service.sync_settlements(session=session, reader=world["reader"]).reissued == 2
+        assert sync_settlements(session=session, reader=world["reader"]).reissued == 2
         session.rollback()
     with world["sessions"]() as session:
         assert session.scalars(select(BurnedMatchId)).all() == []
@@ -261,7 +264,7 @@ def test_burned_ids_are_reissued_and_paid_once(deployment, world):
         # The books: the burned ids are listed with their re-issue and the paying tx; the
         # only differences are the thief's own payments (id 3, which no match has yet, and
         # the wei the vault sent the thief), none about our matches.
-        books = service.reconcile_ledger(session=session, reader=world["reader"])
+        books = reconcile_ledger(session=session, reader=world["reader"])
         paid_in = {p.match_id: session.get(PlannedSettlement, p.match_id).tx_hash for p in planned}
     assert sorted(b["burned_id"] for b in books.burned) == seq[:2]
     for b in books.burned:
@@ -366,7 +369,7 @@ def test_a_sale_between_play_and_settlement_leaves_the_reward_with_the_seller(de
         assert {(x.party, x.address, x.avatar_id, x.status) for x in legs} >= {
             ("owner", a["seller"], world["sold"], "paid")
         }
-        books = service.reconcile_ledger(session=session, reader=world["reader"])
+        books = reconcile_ledger(session=session, reader=world["reader"])
     # No split event for a direct payout, and the books still agree for this match and both
     # wallets (the thief's payments of the test above, if it ran, are its only differences).
     ours = (finished.match_id, a["seller"], a["buyer"], planned.chain_match_id)
@@ -411,7 +414,7 @@ def test_a_copy_of_our_own_entry_sent_first_is_booked_and_not_paid_again(deploym
         assert (settlement.status, settlement.tx_hash) == ("paid", copy_tx)
         assert settlement.chain_match_id == finished.chain_match_id
         assert session.get(BurnedMatchId, finished.chain_match_id) is None
-        books = service.reconcile_ledger(session=session, reader=world["reader"])
+        books = reconcile_ledger(session=session, reader=world["reader"])
     assert [d for d in books.differences if finished.match_id in d or a["vip"] in d] == []
     [copied] = [b for b in books.burned if b["match_id"] == finished.match_id]
     assert (copied["reissued_as"], copied["paid_in_tx"]) == (None, copy_tx)

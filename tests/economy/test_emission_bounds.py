@@ -10,7 +10,6 @@ from eth_utils import to_checksum_address
 from sqlalchemy import select
 
 from backend.db import create_db_engine, make_session_factory
-from backend.economy import service
 from backend.economy.models import Season, SeatRecord
 from backend.economy.policy import (
     DEW,
@@ -19,6 +18,8 @@ from backend.economy.policy import (
     TableEconomy,
     default_policies,
 )
+from backend.economy.seasons import create_season
+from backend.economy.settlement import plan_settlement
 
 ALICE = to_checksum_address("0x" + "a1" * 20)
 BOB = to_checksum_address("0x" + "b2" * 20)
@@ -50,7 +51,7 @@ def test_a_wallet_farming_bots_earns_at_most_its_daily_emission(db_url):
     engine = create_db_engine(db_url)
     sessions = make_session_factory(engine)
     with sessions.begin() as session:
-        season = service.create_season(
+        season = create_season(
             session=session,
             name="Bounds",
             starts_at=START,
@@ -63,7 +64,7 @@ def test_a_wallet_farming_bots_earns_at_most_its_daily_emission(db_url):
         finished = _against_easy_bots(n, who)
         assert finished.economy is TableEconomy.EMISSION
         with sessions.begin() as session:
-            service.plan_settlement(
+            plan_settlement(
                 session=session,
                 match=finished,
                 finished_at=at,

@@ -13,12 +13,13 @@ from backend.chain.models import ChainRequest
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import jobs, service
+from backend.economy import jobs
 from backend.economy.chain_reader import ChainReader
 from backend.economy.indexer import index_registry
-from backend.economy.models import PlannedSettlement, ScreenedOwner, Season
+from backend.economy.models import PlannedSettlement, ScreenedOwner, Season, SettlementRequest
+from backend.economy.seasons import create_season
 from backend.economy.transactions import ScholarshipTxBuilder
-from backend.tables.models import Match, SettlementRequest, Table
+from backend.tables.models import Match, Table
 from tests.economy.chain_helpers import address, send
 
 
@@ -51,7 +52,7 @@ def test_racing_workers_plan_each_match_once(pg_url):
     sessions = make_session_factory(engine)
     settings = Settings()
     with sessions.begin() as session:
-        service.create_season(
+        create_season(
             session=session,
             name="Race",
             starts_at=utcnow() - timedelta(hours=1),

@@ -16,9 +16,11 @@ from backend.chain.models import ChainRequest
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import jobs, service, stakes
-from backend.economy.models import LedgerLeg, PlannedSettlement, SeatRecord
-from backend.tables.models import Match, SettlementRequest, Table
+from backend.economy import jobs, stakes
+from backend.economy.models import LedgerLeg, PlannedSettlement, SeatRecord, SettlementRequest
+from backend.economy.reports import wallet_summary
+from backend.economy.seasons import create_season
+from backend.tables.models import Match, Table
 
 ALICE = "0x" + "a1" * 20
 BOB = "0x" + "b2" * 20
@@ -114,7 +116,7 @@ def test_pending_matches_are_planned_once_and_bad_rows_rejected(db_url):
     sessions = make_session_factory(engine)
     settings = Settings()
     with sessions.begin() as session:
-        service.create_season(
+        create_season(
             session=session,
             name="Jobs season",
             starts_at=utcnow() - timedelta(hours=1),
@@ -268,7 +270,7 @@ def test_economy_cycle_takes_a_server_match_to_a_reconciled_payment(own_chain, d
         assert jobs.economy_cycle()["paid"] >= 1
         with sessions() as session:
             assert session.get(PlannedSettlement, match_id).status == "paid"
-            summary = service.wallet_summary(session=session, address=player)
+            summary = wallet_summary(session=session, address=player)
         paid_on_chain = deployment.contracts.token.functions.balanceOf(player).call()
         assert summary["paid"] == paid_on_chain > 0
         report = jobs.reconcile_economy()

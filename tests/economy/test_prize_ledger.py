@@ -10,10 +10,12 @@ from sqlalchemy import select
 
 from backend.chain.models import ChainRequest, ChainTx, ChainWallet, RequestStatus
 from backend.db.base import utcnow
-from backend.economy import service
 from backend.economy.chain_reader import SettledMatch, SplitEvent
+from backend.economy.ledger import sync_settlements
 from backend.economy.models import LedgerLeg, LegStatus, PlannedSettlement
 from backend.economy.policy import DEW
+from backend.economy.reports import wallet_summary
+from backend.economy.settlement import Prize, plan_prize_settlement
 
 
 def _signed(session, tx_hash: str) -> None:
@@ -41,14 +43,14 @@ def test_paid_avatar_prize_legs_keep_their_place(session_factory):
     player, other, treasury = (Account.create().address for _ in range(3))
     key, chain_match_id = "tournament-00000000000000000042", "0x03" + "42" * 31
     with session_factory.begin() as session:
-        settlement = service.plan_prize_settlement(
+        settlement = plan_prize_settlement(
             session=session,
             key=key,
             chain_match_id=chain_match_id,
             result_hash="0x" + "11" * 32,
             prizes=[
-                service.Prize(place=2, address=other, amount=DEW),
-                service.Prize(
+                Prize(place=2, address=other, amount=DEW),
+                Prize(
                     place=1, address=player, amount=3 * DEW, avatar_id=7, admitted_as="avatar_user"
                 ),
             ],
@@ -84,7 +86,7 @@ def test_paid_avatar_prize_legs_keep_their_place(session_factory):
     )
     reader = SimpleNamespace(settled_match=lambda chain_id, block_hint=None: paid)
     with session_factory.begin() as session:
-        report = service.sync_settlements(session=session, reader=reader)
+        report = sync_settlements(session=session, reader=reader)
         assert (report.paid, report.mismatches) == (1, [])
     with session_factory() as session:
         legs = session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == key)).all()
@@ -100,14 +102,14 @@ def test_a_withheld_leg_is_booked_as_not_paid(session_factory):
     player, refused, treasury = (Account.create().address for _ in range(3))
     key, chain_match_id = "tournament-00000000000000000043", "0x03" + "43" * 31
     with session_factory.begin() as session:
-        settlement = service.plan_prize_settlement(
+        settlement = plan_prize_settlement(
             session=session,
             key=key,
             chain_match_id=chain_match_id,
             result_hash="0x" + "12" * 32,
             prizes=[
-                service.Prize(place=1, address=player, amount=3 * DEW),
-                service.Prize(place=2, address=refused, amount=DEW),
+                Prize(place=1, address=player, amount=3 * DEW),
+                Prize(place=2, address=refused, amount=DEW),
             ],
             entry_fees=0,
             added_prize=4 * DEW,
@@ -128,14 +130,14 @@ def test_a_withheld_leg_is_booked_as_not_paid(session_factory):
     )
     reader = SimpleNamespace(settled_match=lambda chain_id, block_hint=None: paid)
     with session_factory.begin() as session:
-        report = service.sync_settlements(session=session, reader=reader)
+        report = sync_settlements(session=session, reader=reader)
         assert (report.paid, report.mismatches) == (1, [])
     with session_factory() as session:
         legs = session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == key)).all()
         assert sorted((x.address, x.status) for x in legs) == sorted(
             [(player, LegStatus.PAID), (refused, LegStatus.FAILED)]
         )
-        assert service.wallet_summary(session=session, address=refused)["paid"] == 0
+        assert wallet_summary(session=session, address=refused)["paid"] == 0
 
 
 def test_a_settlement_by_a_transaction_we_did_not_sign_is_not_booked_as_paid(session_factory):
@@ -144,12 +146,12 @@ def test_a_settlement_by_a_transaction_we_did_not_sign_is_not_booked_as_paid(ses
     player, thief, treasury = (Account.create().address for _ in range(3))
     key, chain_match_id = "tournament-00000000000000000044", "0x03" + "44" * 31
     with session_factory.begin() as session:
-        settlement = service.plan_prize_settlement(
+        settlement = plan_prize_settlement(
             session=session,
             key=key,
             chain_match_id=chain_match_id,
             result_hash="0x" + "13" * 32,
-            prizes=[service.Prize(place=1, address=player, amount=DEW)],
+            prizes=[Prize(place=1, address=player, amount=DEW)],
             entry_fees=0,
             added_prize=DEW,
             fee=0,
@@ -174,7 +176,7 @@ def test_a_settlement_by_a_transaction_we_did_not_sign_is_not_booked_as_paid(ses
         settled_entry=lambda tx_hash, chain_id: None,  # not a direct settle call we can read
     )
     with session_factory.begin() as session:
-        report = service.sync_settlements(session=session, reader=reader)
+        report = sync_settlements(session=session, reader=reader)
         assert (report.paid, report.reissued) == (0, 1)
     with session_factory() as session:
         settlement = session.get(PlannedSettlement, key)
@@ -184,5 +186,5 @@ def test_a_settlement_by_a_transaction_we_did_not_sign_is_not_booked_as_paid(ses
         assert new.status == RequestStatus.QUEUED
         assert [p for p in new.payload["payouts"]] == [p for p in old.payload["payouts"]]
         assert new.payload["match_id"] == settlement.chain_match_id
-        assert service.wallet_summary(session=session, address=player)["paid"] == 0
+        assert wallet_summary(session=session, address=player)["paid"] == 0
         assert thief not in {x.address for x in session.scalars(select(LedgerLeg))}

@@ -14,9 +14,9 @@ from backend.api.routers.economy import router
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import service
 from backend.economy.chain_reader import ChainReader
 from backend.economy.indexer import index_registry
+from backend.economy.seasons import create_season
 from backend.economy.transactions import ScholarshipTxBuilder, UnsignedTx
 from tests.economy.chain_helpers import address, advance_time, mint_avatars, send
 
@@ -184,7 +184,7 @@ def test_bad_requests_get_a_clear_error(api, path, body, status, code):
 def test_reports_and_seasons(api):
     client, sessions, _reader = api
     with sessions.begin() as session:
-        season = service.create_season(
+        season = create_season(
             session=session,
             name="API season",
             starts_at=utcnow() - timedelta(days=1),

@@ -9,9 +9,10 @@ import pytest
 from sqlalchemy import func, select
 
 from backend.db import create_db_engine, make_session_factory
-from backend.economy import service
 from backend.economy.exceptions import EconomyValueError
 from backend.economy.models import Season
+from backend.economy.reports import season_schedule
+from backend.economy.seasons import create_season, schedule_seasons, season_at
 
 START = datetime(2027, 1, 1, tzinfo=UTC)
 
@@ -20,7 +21,7 @@ def test_schedule_and_lookup(db_url):
     engine = create_db_engine(db_url)
     sessions = make_session_factory(engine)
     with sessions.begin() as session:
-        seasons = service.schedule_seasons(
+        seasons = schedule_seasons(
             session=session,
             first_starts_at=START,
             count=3,
@@ -29,12 +30,12 @@ def test_schedule_and_lookup(db_url):
         )
         assert [s.name for s in seasons] == ["Season 1", "Season 2", "Season 3"]
     with sessions() as session:
-        schedule = service.season_schedule(session=session)
+        schedule = season_schedule(session=session)
         assert [s["status"] for s in schedule] == ["upcoming"] * 3
         assert [s["ends_at"] for s in schedule[:-1]] == [s["starts_at"] for s in schedule[1:]]
-        at = service.season_at(session=session, when=START + timedelta(days=28))
+        at = season_at(session=session, when=START + timedelta(days=28))
         assert at.name == "Season 2", "a season's end instant belongs to the next season"
-        assert service.season_at(session=session, when=START - timedelta(seconds=1)) is None
+        assert season_at(session=session, when=START - timedelta(seconds=1)) is None
     bad = [
         {"first_starts_at": START + timedelta(days=10), "count": 1, "length": timedelta(days=1)},
         {"first_starts_at": START, "count": 0, "length": timedelta(days=1)},
@@ -42,9 +43,9 @@ def test_schedule_and_lookup(db_url):
     ]
     for kwargs in bad:
         with sessions() as session, pytest.raises(EconomyValueError):
-            service.schedule_seasons(session=session, emission_budget=1, **kwargs)
+            schedule_seasons(session=session, emission_budget=1, **kwargs)
     with sessions() as session, pytest.raises(EconomyValueError):
-        service.create_season(
+        create_season(
             session=session,
             name="naive",
             starts_at=datetime(2030, 1, 1),

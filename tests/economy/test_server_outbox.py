@@ -15,10 +15,10 @@ from backend.chain.models import ChainRequest
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import jobs, service, stakes
-from backend.economy.models import PlannedSettlement, SeatRecord
+from backend.economy import jobs, stakes
+from backend.economy.models import PlannedSettlement, SeatRecord, SettlementRequest
+from backend.economy.seasons import create_season
 from backend.tables import store
-from backend.tables.models import SettlementRequest
 from tests.fixtures.finished_match import bot_played_match
 
 ALICE = to_checksum_address("0x" + "a1" * 20)
@@ -75,7 +75,7 @@ def test_a_match_finished_by_the_server_is_planned_from_its_outbox_row(pg_url):
     sessions = make_session_factory(engine)
     settings = Settings()
     with sessions.begin() as session:
-        service.create_season(
+        create_season(
             session=session,
             name="Outbox",
             emission_budget=10**24,

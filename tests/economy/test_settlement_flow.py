@@ -19,10 +19,11 @@ from backend.chain.rpc import Rpc
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import jobs, service, stakes
+from backend.economy import jobs, stakes
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import Refused
 from backend.economy.indexer import index_registry
+from backend.economy.ledger import SyncReport, reconcile_ledger, sync_settlements
 from backend.economy.models import AgreementMirror, LedgerLeg, PlannedSettlement, ScreenedOwner
 from backend.economy.policy import (
     DEW,
@@ -36,6 +37,17 @@ from backend.economy.policy import (
     plan_rewards,
     split_payout,
 )
+from backend.economy.reports import (
+    avatar_report,
+    owner_view,
+    scholar_earnings,
+    season_leaderboard,
+    season_schedule,
+    wallet_statement,
+    wallet_summary,
+)
+from backend.economy.seasons import create_season, get_season
+from backend.economy.settlement import plan_settlement
 from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder
 from tests.economy.chain_helpers import address, advance_time, mint_avatars, send
 
@@ -96,7 +108,7 @@ def world(deployment, pg_url):
     sessions = make_session_factory(db)
     reader = ChainReader(c, confirmations=1)
     with sessions.begin() as session:
-        season = service.create_season(
+        season = create_season(
             session=session,
             name="Season 1",
             starts_at=utcnow() - timedelta(hours=1),
@@ -142,7 +154,7 @@ def _match(n: int, seats: list[SeatResult], stake: int = 0) -> FinishedMatch:
 def _pay(world, finished: FinishedMatch) -> PlannedSettlement:
     sessions = world["sessions"]
     with sessions.begin() as session:
-        planned = service.plan_settlement(
+        planned = plan_settlement(
             session=session,
             match=finished,
             finished_at=utcnow(),
@@ -166,7 +178,7 @@ def _confirm(world, request_id: int, match_id: str) -> PlannedSettlement:
         assert time.monotonic() < deadline, "settlement not confirmed in 30s"
         time.sleep(0.05)
     with sessions.begin() as session:
-        report = service.sync_settlements(session=session, reader=world["reader"])
+        report = sync_settlements(session=session, reader=world["reader"])
         assert report.mismatches == []
         return session.get(PlannedSettlement, match_id)
 
@@ -260,10 +272,10 @@ def test_staked_match_is_paid_split_and_reconciled(deployment, world):
     assert {x: after[x] - before[x] for x in watched} == expected
     with world["sessions"]() as session:
         for wallet, amount in expected.items():
-            summary = service.wallet_summary(session=session, address=wallet)
+            summary = wallet_summary(session=session, address=wallet)
             assert (summary["paid"], summary["pending"]) == (amount, 0), wallet
-        report = service.reconcile_ledger(session=session, reader=world["reader"])
-        [line] = service.wallet_statement(session=session, address=a["owner_a"])
+        report = reconcile_ledger(session=session, reader=world["reader"])
+        [line] = wallet_statement(session=session, address=a["owner_a"])
     assert report.ok, report.differences
     assert report.matches_checked == 1
     assert (line["role"], line["amount"], line["status"], line["avatar_id"]) == (
@@ -288,7 +300,7 @@ def test_staked_match_is_paid_split_and_reconciled(deployment, world):
 def test_planning_twice_returns_the_first_plan(world):
     finished = _match(1, [SeatResult(0, world["addr"]["vip"], placement=1)])
     with world["sessions"].begin() as session:
-        planned = service.plan_settlement(
+        planned = plan_settlement(
             session=session,
             match=finished,
             finished_at=utcnow(),
@@ -325,10 +337,10 @@ def test_rental_that_expired_pays_the_owner_on_the_next_match(deployment, world)
         assert [(x.party, x.address, x.agreement_id) for x in legs] == [
             ("owner", a["owner_a"], None)
         ]
-        report = service.reconcile_ledger(session=session, reader=world["reader"])
+        report = reconcile_ledger(session=session, reader=world["reader"])
         assert report.ok, report.differences
         chain_now = deployment.w3.eth.get_block("latest")["timestamp"]
-        rows = service.owner_view(session=session, owner=a["owner_a"], now_s=chain_now)
+        rows = owner_view(session=session, owner=a["owner_a"], now_s=chain_now)
         view = {r["avatar_id"]: r for r in rows}
     row = view[world["avatar_a"]]
     assert (row["matches"], row["wins"], row["agreement_status"]) == (2, 2, "expired")
@@ -345,7 +357,7 @@ def test_rental_that_expired_pays_the_owner_on_the_next_match(deployment, world)
         rd = session.get(AgreementMirror, world["rd_id"])
         assert (rd.status, rd.ended_by) == ("ended", "expired")
         assert (
-            service.avatar_report(session=session, avatar_id=world["avatar_a"])["agreement_status"]
+            avatar_report(session=session, avatar_id=world["avatar_a"])["agreement_status"]
             == "expired"
         )
     with pytest.raises(Refused, match="AgreementWrongStatus"):
@@ -364,7 +376,7 @@ def test_early_termination_refunds_rent_pro_rata(deployment, world):
     index_registry(session_factory=world["sessions"], reader=world["reader"])
     with world["sessions"]() as session:
         fr = session.get(AgreementMirror, world["fr_id"])
-        earnings = service.scholar_earnings(session=session, scholar=scholar)
+        earnings = scholar_earnings(session=session, scholar=scholar)
     refund = c.token.functions.balanceOf(scholar).call() - before
     ended = w3.eth.get_block(receipt["blockNumber"])["timestamp"]
     used = ended - fr.starts_at
@@ -387,7 +399,7 @@ def test_reconciliation_reports_a_tampered_ledger(world):
         )
     try:
         with sessions() as session:
-            report = service.reconcile_ledger(session=session, reader=world["reader"])
+            report = reconcile_ledger(session=session, reader=world["reader"])
         assert not report.ok
         assert any(world["addr"]["treasury"] in d for d in report.differences)
     finally:
@@ -397,8 +409,8 @@ def test_reconciliation_reports_a_tampered_ledger(world):
 
 def test_season_leaderboard_and_schedule(world):
     with world["sessions"]() as session:
-        board = service.season_leaderboard(session=session, season_id=world["season_id"])
-        schedule = service.season_schedule(session=session)
+        board = season_leaderboard(session=session, season_id=world["season_id"])
+        schedule = season_schedule(session=session)
     top = board[0]
     assert (top["address"], top["wins"], top["matches"]) == (world["addr"]["scholar_rd"], 2, 2)
     assert [r["rank"] for r in board] == list(range(1, len(board) + 1))
@@ -417,7 +429,7 @@ def test_staked_match_without_escrow_is_refused(world):
         stake=DEW,
     )
     with world["sessions"]() as session, pytest.raises(PolicyError, match="in escrow"):
-        service.plan_settlement(
+        plan_settlement(
             session=session,
             match=finished,
             finished_at=utcnow(),
@@ -476,7 +488,7 @@ def test_withdrawal_pays_the_balance_out_once_and_reconciles(deployment, world):
     after = deployment.contracts.token.functions.balanceOf(a["vip"]).call()
     assert settled.status == "paid" and after - before == balance
     with sessions() as session:
-        report = service.reconcile_ledger(session=session, reader=world["reader"])
+        report = reconcile_ledger(session=session, reader=world["reader"])
     assert report.ok, report.differences
 
 
@@ -485,8 +497,8 @@ def test_failed_settlement_returns_its_emission_to_the_season(world):
     finished = _match(4, [SeatResult(0, a["vip"], None, "vip", placement=1)])
     sessions = world["sessions"]
     with sessions.begin() as session:
-        emitted = int(service.get_season(session=session, season_id=world["season_id"]).emitted)
-        planned = service.plan_settlement(
+        emitted = int(get_season(session=session, season_id=world["season_id"]).emitted)
+        planned = plan_settlement(
             session=session,
             match=finished,
             finished_at=utcnow(),
@@ -499,14 +511,14 @@ def test_failed_settlement_returns_its_emission_to_the_season(world):
         request.status = RequestStatus.FAILED
         request.failure_reason = "reverted: SettlementInvalidMatch"
     with sessions.begin() as session:
-        report = service.sync_settlements(session=session, reader=world["reader"])
+        report = sync_settlements(session=session, reader=world["reader"])
         assert report.failed == 1
         settlement = session.get(PlannedSettlement, finished.match_id)
-        season = service.get_season(session=session, season_id=world["season_id"])
+        season = get_season(session=session, season_id=world["season_id"])
         assert (settlement.status, int(season.emitted)) == ("failed", emitted)
-        summary = service.wallet_summary(session=session, address=a["vip"])
+        summary = wallet_summary(session=session, address=a["vip"])
         assert summary["failed"] == DEW
-        report = service.reconcile_ledger(session=session, reader=world["reader"])
+        report = reconcile_ledger(session=session, reader=world["reader"])
     assert report.ok, report.differences
 
 
@@ -522,7 +534,7 @@ def test_two_ledger_syncs_at_once_book_a_settlement_once(world):
         ],
     )
     with sessions.begin() as session:
-        planned = service.plan_settlement(
+        planned = plan_settlement(
             session=session,
             match=finished,
             finished_at=utcnow(),
@@ -542,12 +554,12 @@ def test_two_ledger_syncs_at_once_book_a_settlement_once(world):
 
     first = sessions()
     first.begin()
-    assert service.sync_settlements(session=first, reader=world["reader"]).paid == 1
-    second: dict[str, service.SyncReport] = {}
+    assert sync_settlements(session=first, reader=world["reader"]).paid == 1
+    second: dict[str, SyncReport] = {}
 
     def sync_again() -> None:
         with sessions.begin() as session:
-            second["report"] = service.sync_settlements(session=session, reader=world["reader"])
+            second["report"] = sync_settlements(session=session, reader=world["reader"])
 
     other = threading.Thread(target=sync_again)
     other.start()
@@ -565,7 +577,7 @@ def test_two_ledger_syncs_at_once_book_a_settlement_once(world):
         )
         # The Fixed Rent agreement was terminated above: the avatar's owner takes it all.
         assert [(x.party, x.address, x.status) for x in legs] == [("owner", a["owner_b"], "paid")]
-        report = service.reconcile_ledger(session=session, reader=world["reader"])
+        report = reconcile_ledger(session=session, reader=world["reader"])
     assert report.ok, report.differences
 
 
@@ -590,7 +602,7 @@ def test_last_day_match_settled_the_day_after_the_term_pays_the_scholar(deployme
     owner, scholar = a["owner_a"], a["scholar_rd"]
     before = _balances(deployment, [owner, scholar])
     with world["sessions"].begin() as session:
-        planned = service.plan_settlement(
+        planned = plan_settlement(
             session=session,
             match=finished,
             finished_at=utcnow(),
@@ -619,7 +631,7 @@ def test_last_day_match_settled_the_day_after_the_term_pays_the_scholar(deployme
                 select(LedgerLeg).where(LedgerLeg.match_id == finished.match_id)
             )
         }
-        report = service.reconcile_ledger(session=session, reader=world["reader"])
+        report = reconcile_ledger(session=session, reader=world["reader"])
     assert paid == {
         ("owner", world["rd_id"], share.owner),
         ("scholar", world["rd_id"], share.scholar),

@@ -17,8 +17,9 @@ from eth_account import Account
 from sqlalchemy import func, select
 
 from backend.chain.models import ChainRequest, RequestStatus
-from backend.economy import service, stakes, withdrawals
+from backend.economy import stakes, withdrawals
 from backend.economy.exceptions import EconomyValueError, NotFound
+from backend.economy.ledger import sync_settlements
 from backend.economy.models import LedgerLeg, PlannedSettlement, StakeEntry, StakeWallet
 
 DEW = 10**18
@@ -217,7 +218,7 @@ def test_states_follow_the_chain_request_and_a_failure_is_credited_back_once(ses
 
     for _ in range(2):  # a second pass credits nothing more
         with session_factory.begin() as session:
-            service.sync_settlements(session=session, reader=NoChain())  # type: ignore[arg-type]
+            sync_settlements(session=session, reader=NoChain())  # type: ignore[arg-type]
     assert state() == "failed"
     with session_factory() as session:
         assert stakes.stake_balance(session=session, address=address) == 4 * DEW

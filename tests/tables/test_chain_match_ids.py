@@ -15,8 +15,9 @@ from sqlalchemy import Engine, select
 from backend.chain import match_ids
 from backend.chain.contracts import REPO_ROOT
 from backend.db import create_db_engine
+from backend.economy.models import SettlementRequest
 from backend.tables import store
-from backend.tables.models import ChainMatchSequence, SettlementRequest
+from backend.tables.models import ChainMatchSequence
 from tests.fixtures.finished_match import bot_played_match
 
 pytestmark = pytest.mark.timeout(120)

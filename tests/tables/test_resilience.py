@@ -10,8 +10,9 @@ import uuid
 import pytest
 from sqlalchemy import select
 
+from backend.economy.models import SettlementRequest
 from backend.game import replay
-from backend.tables.models import Match, MatchMove, SettlementRequest
+from backend.tables.models import Match, MatchMove
 from tests.tables.harness import Player, ServerProcess, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(300)

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import select
 
-from backend.tables.models import Match, MatchMove, MatchResult, SettlementRequest
+from backend.economy.models import SettlementRequest
+from backend.tables.models import Match, MatchMove, MatchResult
 from tests.tables.harness import Player, ServerProcess, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(180)

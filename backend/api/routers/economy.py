@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from backend.api.deps import BuilderDep, SessionDep
 from backend.economy import exceptions as exc
-from backend.economy import schemas, service, stakes
+from backend.economy import reports, schemas, stakes
 from backend.economy.models import AgreementMirror, PlannedSettlement
 from backend.economy.policy import Party, Terms
 from backend.economy.transactions import OfferTerms, UnsignedTx
@@ -147,7 +147,7 @@ def _agreement_out(a: AgreementMirror) -> schemas.AgreementOut:
         manager_bps=a.manager_bps,
         manager=a.manager,
         dust_to=a.dust_to,
-        status=service.agreement_status(a),
+        status=reports.agreement_status(a),
         starts_at=a.starts_at,
         ends_at=a.ends_at,
         ended_at=a.ended_at,
@@ -172,9 +172,9 @@ def list_agreements(
     if avatar_id is not None:
         query = query.where(AgreementMirror.avatar_id == avatar_id)
     if owner is not None:
-        query = query.where(AgreementMirror.owner == service.checksum(owner))
+        query = query.where(AgreementMirror.owner == reports.checksum(owner))
     if scholar is not None:
-        query = query.where(AgreementMirror.scholar == service.checksum(scholar))
+        query = query.where(AgreementMirror.scholar == reports.checksum(scholar))
     if open_listings:
         query = query.where(AgreementMirror.status == "offered", AgreementMirror.scholar.is_(None))
     return [_agreement_out(a) for a in session.scalars(query)]
@@ -203,13 +203,13 @@ AVATAR_WEI = ("gross", "owner_share", "manager_share", "scholar_share", "paid", 
 )
 def owner_avatars(address: str, session: SessionDep) -> list[schemas.AvatarReportOut]:
     """Per avatar: matches, wins, gross, owner and scholar shares, agreement status."""
-    rows = service.owner_view(session=session, owner=address)
+    rows = reports.owner_view(session=session, owner=address)
     return [schemas.AvatarReportOut(**_wei(r, *AVATAR_WEI)) for r in rows]
 
 
 @router.get("/avatars/{avatar_id}", response_model=schemas.AvatarReportOut)
 def avatar(avatar_id: AvatarId, session: SessionDep) -> schemas.AvatarReportOut:
-    row = service.avatar_report(session=session, avatar_id=avatar_id)
+    row = reports.avatar_report(session=session, avatar_id=avatar_id)
     return schemas.AvatarReportOut(**_wei(row, *AVATAR_WEI))
 
 
@@ -218,7 +218,7 @@ def avatar(avatar_id: AvatarId, session: SessionDep) -> schemas.AvatarReportOut:
 )
 def scholar(address: str, session: SessionDep) -> schemas.ScholarEarningsOut:
     # The reports are plain mappings of wei amounts and nested rows.
-    data: Mapping[str, Any] = service.scholar_earnings(session=session, scholar=address)
+    data: Mapping[str, Any] = reports.scholar_earnings(session=session, scholar=address)
     return schemas.ScholarEarningsOut(
         address=data["address"],
         paid=str(data["paid"]),
@@ -237,7 +237,7 @@ def scholar(address: str, session: SessionDep) -> schemas.ScholarEarningsOut:
 @router.get("/wallets/{address}", response_model=schemas.WalletOut, responses=_ERRORS)
 def wallet(address: str, session: SessionDep) -> schemas.WalletOut:
     """Earned, pending and paid DEW of a wallet, in total and per role."""
-    data: Mapping[str, Any] = service.wallet_summary(session=session, address=address)
+    data: Mapping[str, Any] = reports.wallet_summary(session=session, address=address)
     return schemas.WalletOut(
         address=data["address"],
         earned=str(data["earned"]),
@@ -259,7 +259,7 @@ def statement(
     address: str, session: SessionDep, limit: Annotated[int, Query(ge=1, le=1000)] = 200
 ) -> list[schemas.StatementLineOut]:
     """Every ledger line of a wallet: per match, its role, amount, status and tx hash."""
-    rows = service.wallet_statement(session=session, address=address, limit=limit)
+    rows = reports.wallet_statement(session=session, address=address, limit=limit)
     return [schemas.StatementLineOut(**_wei(r, "amount")) for r in rows]
 
 
@@ -267,7 +267,7 @@ def statement(
 def stake(address: str, session: SessionDep) -> schemas.StakeBalanceOut:
     """DEW the wallet deposited into the vault and has not staked (or withdrawn) yet."""
     balance = stakes.stake_balance(session=session, address=address)
-    return schemas.StakeBalanceOut(address=service.checksum(address), balance=str(balance))
+    return schemas.StakeBalanceOut(address=reports.checksum(address), balance=str(balance))
 
 
 @router.get("/matches/{match_id}", response_model=schemas.SettlementOut, responses=_ERRORS)
@@ -294,7 +294,7 @@ def settlement(match_id: str, session: SessionDep) -> schemas.SettlementOut:
 @router.get("/seasons", response_model=list[schemas.SeasonOut])
 def seasons(session: SessionDep) -> list[schemas.SeasonOut]:
     """The season schedule: upcoming, running and finished seasons with their budgets."""
-    rows = service.season_schedule(session=session)
+    rows = reports.season_schedule(session=session)
     return [schemas.SeasonOut(**_wei(r, "emission_budget", "emitted", "remaining")) for r in rows]
 
 
@@ -307,5 +307,5 @@ def leaderboard(
     season_id: SeasonId, session: SessionDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> list[schemas.LeaderboardRowOut]:
     """Players of a season by wins, then game points."""
-    rows = service.season_leaderboard(session=session, season_id=season_id, limit=limit)
+    rows = reports.season_leaderboard(session=session, season_id=season_id, limit=limit)
     return [schemas.LeaderboardRowOut(**_wei(r, "earned")) for r in rows]

@@ -1,0 +1,84 @@
+"""Seasons: schedule slots, each with an emission budget that match rewards draw on.
+
+Services take keyword-only ``session`` and never commit: the caller's transaction decides.
+:func:`season_at` with ``lock=True`` is the row lock that serializes settlement plans
+(``backend.economy.settlement``), so two plans never spend the same budget.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from backend.economy.exceptions import EconomyValueError, SeasonNotFound
+from backend.economy.models import Season
+
+
+def create_season(
+    *, session: Session, name: str, starts_at: datetime, ends_at: datetime, emission_budget: int
+) -> Season:
+    if not name or len(name) > 64:
+        raise EconomyValueError(f"season name must be 1..64 characters, got {name!r}")
+    if starts_at.tzinfo is None or ends_at.tzinfo is None:
+        raise EconomyValueError("season times must be timezone-aware")
+    if ends_at <= starts_at:
+        raise EconomyValueError(f"season ends ({ends_at}) before it starts ({starts_at})")
+    if emission_budget < 0:
+        raise EconomyValueError(f"emission budget must be >= 0, got {emission_budget!r}")
+    overlapping = session.scalars(
+        select(Season).where(Season.starts_at < ends_at, Season.ends_at > starts_at)
+    ).first()
+    if overlapping is not None:
+        raise EconomyValueError(f"season {name!r} overlaps season {overlapping.name!r}")
+    season = Season(
+        name=name,
+        starts_at=starts_at,
+        ends_at=ends_at,
+        emission_budget=str(emission_budget),
+        emitted="0",
+    )
+    session.add(season)
+    session.flush()
+    return season
+
+
+def schedule_seasons(
+    *,
+    session: Session,
+    first_starts_at: datetime,
+    count: int,
+    length: timedelta,
+    emission_budget: int,
+    name_prefix: str = "Season",
+) -> list[Season]:
+    """Back-to-back seasons ``<prefix> 1..count``, each ``length`` long with its own budget."""
+    if not 1 <= count <= 100:
+        raise EconomyValueError(f"count must be 1..100, got {count!r}")
+    if length <= timedelta(0):
+        raise EconomyValueError(f"season length must be positive, got {length!r}")
+    return [
+        create_season(
+            session=session,
+            name=f"{name_prefix} {i + 1}",
+            starts_at=first_starts_at + i * length,
+            ends_at=first_starts_at + (i + 1) * length,
+            emission_budget=emission_budget,
+        )
+        for i in range(count)
+    ]
+
+
+def season_at(*, session: Session, when: datetime, lock: bool = False) -> Season | None:
+    query = select(Season).where(Season.starts_at <= when, Season.ends_at > when)
+    if lock:
+        query = query.with_for_update()
+    return session.scalars(query).first()
+
+
+def get_season(*, session: Session, season_id: int) -> Season:
+    season = session.get(Season, season_id)
+    if season is None:
+        raise SeasonNotFound(f"no season with id {season_id!r}")
+    return season
