@@ -4,8 +4,11 @@ SHELL := /bin/bash
 # uv from PATH, else as the module that `pip install uv` provides (no PATH or shim needed).
 UV ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 CONTRACTS := contracts
+# ESLint for the web client (backend/web), kept apart so that nothing of it is served or packaged.
+ESLINT := tools/eslint
 
-.PHONY: install py-install contracts-install browser-install demo test lint test-py test-contracts bench
+.PHONY: install py-install contracts-install eslint-install browser-install demo test lint lint-web \
+	test-py test-contracts bench
 
 install: py-install contracts-install browser-install
 
@@ -22,6 +25,13 @@ $(CONTRACTS)/node_modules/.package-lock.json: $(CONTRACTS)/package-lock.json
 	cd $(CONTRACTS) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+eslint-install: $(ESLINT)/node_modules/.package-lock.json
+
+$(ESLINT)/node_modules/.package-lock.json: $(ESLINT)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq nodejs npm)
+	cd $(ESLINT) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 # The web client's tests drive Debian's Chromium through Playwright (a Python dev dependency);
 # Playwright never downloads a browser of its own.
 browser-install:
@@ -33,11 +43,16 @@ DEMO_ARGS ?=
 demo: install
 	$(UV) run dew demo $(DEMO_ARGS)
 
-lint: py-install
+lint: py-install lint-web
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
 	$(UV) run mypy backend/game
 	$(UV) run lint-imports
+
+# eslint:recommended, browser globals, ES modules, lines of at most 120 characters;
+# protocol.js is generated (scripts/gen_protocol_js.py) and checked by tests/web/test_protocol.py.
+lint-web: eslint-install
+	cd $(ESLINT) && npm run --silent lint
 
 test-contracts: contracts-install py-install
 	cd $(CONTRACTS) && npm run --silent build && npm run --silent test

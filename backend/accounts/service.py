@@ -15,13 +15,13 @@ import secrets
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import jwt
 import orjson
 import psycopg
-from sqlalchemy import Engine, select, update
+from sqlalchemy import CursorResult, Engine, select, update
 from sqlalchemy.orm import Session
 
 from backend.accounts import exceptions as exc
@@ -375,10 +375,14 @@ def refresh(*, session: Session, settings: Settings, refresh_token: str) -> Toke
         raise exc.SessionRevoked("this session has been logged out")
     if aware(token.expires_at) <= now:
         raise exc.RefreshRefused("the refresh token has expired; sign in again")
-    rotated = session.execute(
-        update(RefreshToken)
-        .where(RefreshToken.token_hash == token.token_hash, RefreshToken.used_at.is_(None))
-        .values(used_at=now)
+    # An UPDATE's result is a CursorResult (SQLAlchemy types Session.execute more loosely).
+    rotated = cast(
+        "CursorResult[Any]",
+        session.execute(
+            update(RefreshToken)
+            .where(RefreshToken.token_hash == token.token_hash, RefreshToken.used_at.is_(None))
+            .values(used_at=now)
+        ),
     ).rowcount
     if rotated != 1:
         # A second use of one refresh token means it leaked: end the whole session.

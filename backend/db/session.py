@@ -11,7 +11,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import ORMExecuteState, Session, sessionmaker
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+# Beside backend/models.py, above every aggregate: the migrations import all their models.
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 
 
 def create_db_engine(url: str, *, echo: bool = False, pool_size: int = 10) -> Engine:

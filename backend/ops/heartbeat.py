@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from eth_utils import keccak
+from eth_utils.crypto import keccak
 from sqlalchemy import Engine, update
 from sqlalchemy.orm import sessionmaker
 
@@ -49,8 +49,9 @@ def read_chain(rpc: Rpc, vault: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(results[0], str):
         out["chain_head"] = int(results[0], 16)
-    if vault and all(isinstance(r, str) and len(r) >= 2 + 64 * 3 for r in results[1:2]):
-        words = results[1][2:]
+    outflow = results[1] if vault else None
+    if isinstance(outflow, str) and len(outflow) >= 2 + 64 * 3:
+        words = outflow[2:]
         out["vault_available"] = str(int(words[128:192], 16))
         limits = results[2]
         if isinstance(limits, str) and len(limits) >= 2 + 64:

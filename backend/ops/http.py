@@ -20,7 +20,8 @@ import hmac
 import ipaddress
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import orjson
 from fastapi import FastAPI, Request, Response
@@ -147,7 +148,11 @@ def registry_for_scrape(state: Any | None) -> CollectorRegistry:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        # Unannotated in prometheus-client: it registers itself on the registry it is given.
+        collect_all = cast(
+            "Callable[[CollectorRegistry], None]", multiprocess.MultiProcessCollector
+        )
+        collect_all(registry)
     else:
         from prometheus_client import REGISTRY
 
@@ -177,7 +182,8 @@ def install(app: FastAPI, settings: Settings) -> None:
     def readiness() -> Readiness:
         if app.state.readiness is None:
             app.state.readiness = Readiness(settings)
-        return app.state.readiness
+        ready: Readiness = app.state.readiness
+        return ready
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics(request: Request) -> Response:

@@ -20,6 +20,7 @@ from typing import Any
 
 import structlog
 from structlog.contextvars import bind_contextvars, bound_contextvars, get_contextvars
+from structlog.typing import EventDict
 
 from backend.api.log_redaction import install_log_redaction, redact
 
@@ -55,12 +56,12 @@ def _redact_value(value: Any) -> Any:
     return value
 
 
-def _drop_color(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+def _drop_color(_logger: Any, _name: str, event: EventDict) -> EventDict:
     event.pop("color_message", None)  # uvicorn's copy of the message with terminal escapes
     return event
 
 
-def _redact_event(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+def _redact_event(_logger: Any, _name: str, event: EventDict) -> EventDict:
     return {k: _redact_value(v) for k, v in event.items()}
 
 

@@ -11,7 +11,9 @@ import contextlib
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 ENV = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -54,7 +56,9 @@ def prepare(configured: Path | None, var_dir: Path, component: str) -> Path:
     os.environ[ENV] = str(path)
     from prometheus_client import values
 
-    values.ValueClass = values.get_value_class()
+    # prometheus-client leaves this function unannotated: it returns the value class to use.
+    get_value_class = cast("Callable[[], type[Any]]", values.get_value_class)
+    values.ValueClass = get_value_class()
     return path
 
 
@@ -68,4 +72,6 @@ def mark_dead(pid: int) -> None:
     if path:
         from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(pid, path)
+        # Unannotated in prometheus-client: it removes the pid's live-gauge files.
+        mark_process_dead = cast("Callable[[int, str], None]", multiprocess.mark_process_dead)
+        mark_process_dead(pid, path)

@@ -82,9 +82,10 @@ class Readiness:
 
     def _manifest(self) -> dict[str, Any] | None:
         try:
-            return json.loads(self.settings.chain.manifest_path.read_text())
+            manifest: dict[str, Any] = json.loads(self.settings.chain.manifest_path.read_text())
         except FileNotFoundError:
             return None
+        return manifest
 
     def _node(self) -> str:
         with Rpc(self.settings.chain.rpc_url, timeout_s=self.timeout_s) as rpc:

@@ -26,7 +26,7 @@ from backend.tables.models import Match, MatchmakingTicket
 log = logging.getLogger(__name__)
 
 # The engine's request states as operators name them (docs/transactions.md).
-STATES = {
+STATES: dict[str, str] = {
     RequestStatus.QUEUED: "queued",
     RequestStatus.SUBMITTED: "sent",
     RequestStatus.WAITING: "waiting",
@@ -75,8 +75,12 @@ def read_state(session: Session) -> dict[str, Any]:
     cursors = {c.name: c.next_block for c in session.scalars(select(IndexerCursor))}
     heads = [b.chain_head for b in beats if b.chain_head is not None]
     head = heads[0] if heads else None
-    vault_rows = [b for b in beats if b.vault_limit is not None and b.chain_read_at is not None]
-    vault = max(vault_rows, key=lambda b: aware(b.chain_read_at)) if vault_rows else None
+    read = [
+        (aware(b.chain_read_at), b)
+        for b in beats
+        if b.vault_limit is not None and b.chain_read_at is not None
+    ]
+    vault = max(read, key=lambda pair: pair[0])[1] if read else None
     return {
         "requests": by_state,
         "oldest": oldest,

@@ -29,7 +29,8 @@ export class DewApi {
     this.address = tokens.address;
     this.token = tokens.access_token;
     this.refreshToken = tokens.refresh_token;
-    sessionStorage.setItem(TOKEN_KEY, JSON.stringify({ address: this.address, token: this.token, refresh: this.refreshToken }));
+    const kept = { address: this.address, token: this.token, refresh: this.refreshToken };
+    sessionStorage.setItem(TOKEN_KEY, JSON.stringify(kept));
   }
 
   /** A new token pair from the refresh token (rotated: the old one is spent). One at a time. */
@@ -162,7 +163,8 @@ export class TableSocket {
       if (message.type === "snapshot") this.refreshed = false; // the token was accepted
       // A refused token is announced just before the 4401 close that rotates it and
       // reconnects: not news for the page unless that rotation cannot happen.
-      if (message.type === "error" && ["token_expired", "token_invalid"].includes(message.error.code) && this.api.refreshToken && !this.refreshed) return;
+      const refused = message.type === "error" && ["token_expired", "token_invalid"].includes(message.error.code);
+      if (refused && this.api.refreshToken && !this.refreshed) return;
       this.onMessage(message);
     };
     this.ws.onclose = async (event) => {

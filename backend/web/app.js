@@ -22,7 +22,8 @@ function h(tag, attrs = {}, ...children) {
     else el.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat()) {
-    if (child !== null && child !== undefined && child !== false) el.append(child instanceof Node ? child : String(child));
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
   }
   return el;
 }
@@ -56,7 +57,8 @@ function field(label, input) {
 }
 
 function select(name, options, value) {
-  return h("select", { name }, options.map(([v, label]) => h("option", { value: v, selected: String(v) === String(value) }, label)));
+  const option = ([v, label]) => h("option", { value: v, selected: String(v) === String(value) }, label);
+  return h("select", { name }, options.map(option));
 }
 
 function table(headers, rows, caption) {
@@ -109,10 +111,17 @@ async function ensureWallet() {
 function renderAccount() {
   const box = document.getElementById("account");
   if (api.address) {
+    const signOut = async () => {
+      await api.signOut();
+      wallet = null;
+      renderAccount();
+      route();
+    };
     box.replaceChildren(
-      h("span", { id: "me", "data-address": api.address, title: api.address }, `${t("signedInAs")} ${short(api.address)}`),
+      h("span", { id: "me", "data-address": api.address, title: api.address },
+        `${t("signedInAs")} ${short(api.address)}`),
       " ",
-      h("button", { type: "button", onclick: async () => { await api.signOut(); wallet = null; renderAccount(); route(); } }, t("signout")),
+      h("button", { type: "button", onclick: signOut }, t("signout")),
     );
   } else {
     box.replaceChildren(h("button", { type: "button", id: "connect", onclick: chooseWallet }, t("connect")));
@@ -158,17 +167,23 @@ async function lobbyView() {
   );
   const seatsText = (tbl) => `${tbl.seats.length}/${tbl.seat_count}`;
   // What a seat costs and how fast one must play, before anyone sits down.
-  const stakeCell = (tbl) => h("span", { class: "stake", "data-wei": tbl.stake }, BigInt(tbl.stake || "0") > 0n ? dew(tbl.stake) : t("noStake"));
-  const earningCell = (tbl) => h("span", { class: "earning-flag", "data-earning": String(tbl.earning) }, tbl.earning ? t("yes") : t("no"));
-  const timerCell = (tbl) => h("span", { class: "turn-timer", "data-seconds": String(tbl.turn_timeout_s) }, `${tbl.turn_timeout_s} s`);
+  const stakeCell = (tbl) => h("span", { class: "stake", "data-wei": tbl.stake },
+    BigInt(tbl.stake || "0") > 0n ? dew(tbl.stake) : t("noStake"));
+  const earningCell = (tbl) => h("span", { class: "earning-flag", "data-earning": String(tbl.earning) },
+    tbl.earning ? t("yes") : t("no"));
+  const timerCell = (tbl) => h("span", { class: "turn-timer", "data-seconds": String(tbl.turn_timeout_s) },
+    `${tbl.turn_timeout_s} s`);
+  const openHeaders = [t("table"), t("preset"), t("seats"), t("stake"), t("earningShort"), t("turnTimer"), ""];
   show(
     h("h2", {}, t("lobby")),
     api.token ? null : h("p", { class: "hint" }, t("noAccount")),
     h("section", { "aria-labelledby": "open-h" }, h("h3", { id: "open-h" }, t("openTables")),
-      table([t("table"), t("preset"), t("seats"), t("stake"), t("earningShort"), t("turnTimer"), ""], open.map((tbl) => [
+      table(openHeaders, open.map((tbl) => [
         h("a", { href: `#/table/${tbl.id}` }, tbl.id.slice(0, 8)), tbl.preset, seatsText(tbl),
         stakeCell(tbl), earningCell(tbl), timerCell(tbl),
-        h("button", { type: "button", class: "join", disabled: !api.token, onclick: () => joinTable(tbl.id, undefined, tbl) }, t("join")),
+        h("button", {
+          type: "button", class: "join", disabled: !api.token, onclick: () => joinTable(tbl.id, undefined, tbl),
+        }, t("join")),
       ]))),
     h("section", { "aria-labelledby": "live-h", id: "live-tables" }, h("h3", { id: "live-h" }, t("liveTables")),
       table([t("table"), t("preset"), t("seats"), ""], live.map((tbl) => [
@@ -226,7 +241,9 @@ async function findMatch(event) {
     const ticket = await api.call("queue", {}, { preset: new FormData(event.target).get("preset") });
     let stop = false;
     const cancel = () => { stop = true; return api.call("cancel_ticket", { ticket_id: ticket.id }); };
-    out.replaceChildren(t("waiting"), " ", h("button", { type: "button", id: "cancel-ticket", onclick: () => cancel().then(() => { out.textContent = ""; }).catch(fail) }, t("cancel")));
+    const cancelClicked = () => cancel().then(() => { out.textContent = ""; }).catch(fail);
+    const cancelButton = h("button", { type: "button", id: "cancel-ticket", onclick: cancelClicked }, t("cancel"));
+    out.replaceChildren(t("waiting"), " ", cancelButton);
     // Only this form shows the ticket: leaving the lobby cancels it, or the player would be
     // seated later at a table the page no longer watches (and refused when queueing again).
     leaveView = () => { if (!stop) cancel().catch(() => {}); };
@@ -252,7 +269,9 @@ function tileEl(name, attrs = {}) {
 }
 
 async function tableView(tableId, query) {
-  const state = { snapshot: null, view: null, ply: 0, final: null, you: null, seats: [], deadline: null, link: "connecting" };
+  const state = {
+    snapshot: null, view: null, ply: 0, final: null, you: null, seats: [], deadline: null, link: "connecting",
+  };
   const root = h("section", { id: "table", "data-table": tableId });
   show(root);
   let info = null;
@@ -270,8 +289,13 @@ async function tableView(tableId, query) {
     },
     onMessage: (message) => {
       if (message.type === "snapshot") {
-        Object.assign(state, { snapshot: message, view: message.view, ply: message.ply, final: message.final, you: message.you, seats: message.seats, deadline: message.deadline_ms });
-        if (message.match_status === "none" && api.token) api.call("table", { table_id: tableId }).then((x) => { info = x; draw(); }).catch(() => {});
+        Object.assign(state, {
+          snapshot: message, view: message.view, ply: message.ply, final: message.final, you: message.you,
+          seats: message.seats, deadline: message.deadline_ms,
+        });
+        if (message.match_status === "none" && api.token) {
+          api.call("table", { table_id: tableId }).then((x) => { info = x; draw(); }).catch(() => {});
+        }
       } else if (message.type === "moved") {
         Object.assign(state, { view: message.view, ply: message.ply, deadline: message.deadline_ms });
         state.snapshot.moves.push([message.seat, message.move, message.actor]);
@@ -311,15 +335,19 @@ async function tableView(tableId, query) {
         "aria-label": `${tile}${moves.length ? " ✓" : ""}`,
         onclick: () => {
           if (moves.length === 1) return play(moves[0]);
-          chooser.replaceChildren(...moves.map((m) => h("button", { type: "button", class: "side", "data-move": m, onclick: () => play(m) }, m.endsWith("L") ? t("left") : t("right"))));
+          const side = (m) => h("button", { type: "button", class: "side", "data-move": m, onclick: () => play(m) },
+            m.endsWith("L") ? t("left") : t("right"));
+          chooser.replaceChildren(...moves.map(side));
         },
       }, tileEl(tile));
     });
-    const actions = h("div", { id: "actions" },
-      legal.includes("draw") ? h("button", { type: "button", class: "legal", "data-move": "draw", onclick: () => play("draw") }, t("draw")) : null,
-      legal.includes("pass") ? h("button", { type: "button", class: "legal", "data-move": "pass", onclick: () => play("pass") }, t("pass")) : null,
-    );
-    return h("section", { "aria-labelledby": "hand-h" }, h("h3", { id: "hand-h" }, t("yourHand")), h("div", { id: "hand" }, buttons), chooser, actions);
+    // "draw" and "pass": the move and the key of its label are the same word.
+    const moveButton = (kind) => (legal.includes(kind)
+      ? h("button", { type: "button", class: "legal", "data-move": kind, onclick: () => play(kind) }, t(kind))
+      : null);
+    const actions = h("div", { id: "actions" }, moveButton("draw"), moveButton("pass"));
+    return h("section", { "aria-labelledby": "hand-h" },
+      h("h3", { id: "hand-h" }, t("yourHand")), h("div", { id: "hand" }, buttons), chooser, actions);
   }
 
   function seatName(seat) {
@@ -332,33 +360,58 @@ async function tableView(tableId, query) {
   function draw() {
     const view = state.view;
     const status = state.snapshot?.match_status ?? "none";
-    const myTurn = !state.final && view && state.you !== null && view.turn === state.you && (view.legal_moves || []).length > 0;
+    const myTurn = !state.final && view && state.you !== null && view.turn === state.you
+      && (view.legal_moves || []).length > 0;
     root.dataset.turn = myTurn ? "mine" : "other";
     root.dataset.ply = String(state.ply);
     root.dataset.status = state.final ? "finished" : status;
     root.dataset.hand = view ? String(view.hand_number) : "";
     root.dataset.link = state.link;
-    const parts = [h("h2", {}, `${t("table")} ${tableId.slice(0, 8)}`), h("p", { class: "link" }, state.link === "open" ? t("connected") : state.link === "reconnecting" ? t("reconnecting") : state.link)];
+    const linkText = state.link === "open" ? t("connected")
+      : state.link === "reconnecting" ? t("reconnecting") : state.link;
+    const parts = [h("h2", {}, `${t("table")} ${tableId.slice(0, 8)}`), h("p", { class: "link" }, linkText)];
     const seated = info?.seats?.some((s) => s.address === api.address);
     if (info && info.status === "open") {
-      parts.push(h("p", {}, `${info.preset} · ${info.seats.length}/${info.seat_count} ${t("seats")} · ${BigInt(info.stake || "0") > 0n ? `${t("stake")} ${dew(info.stake)}` : t("noStake")} · ${info.earning ? t("earning") : ""} · ${t("turnTimer")} ${info.turn_timeout_s} s`));
-      if (!seated) parts.push(h("button", { type: "button", id: "take-seat", onclick: () => joinTable(tableId, query.get("invite"), info) }, t("join")));
+      const stakeText = BigInt(info.stake || "0") > 0n ? `${t("stake")} ${dew(info.stake)}` : t("noStake");
+      parts.push(h("p", {}, `${info.preset} · ${info.seats.length}/${info.seat_count} ${t("seats")} · ${stakeText}`
+        + ` · ${info.earning ? t("earning") : ""} · ${t("turnTimer")} ${info.turn_timeout_s} s`));
+      const takeSeat = () => joinTable(tableId, query.get("invite"), info);
+      if (!seated) parts.push(h("button", { type: "button", id: "take-seat", onclick: takeSeat }, t("join")));
       if (info.creator === api.address) {
-        parts.push(h("button", { type: "button", id: "start-bots", onclick: () => api.call("start", { table_id: tableId }).then((x) => { info = x; draw(); }).catch(fail) }, t("startBots")));
-        if (info.invite_link) parts.push(h("p", {}, `${t("inviteLink")}: `, h("a", { href: `#/table/${tableId}?invite=${info.invite_code}`, id: "invite-link" }, info.invite_link)));
-        const invite = h("form", { id: "invite-form", onsubmit: (e) => { e.preventDefault(); const addresses = e.target.elements.addresses.value.split(",").map((s) => s.trim()).filter(Boolean); api.call("invite", { table_id: tableId }, { addresses }).then((x) => { info = x; say("OK"); }).catch(fail); } },
-          field(t("invite"), h("input", { name: "addresses", type: "text", size: 44 })), h("button", { type: "submit" }, t("invite").split(" ")[0]));
+        const startBots = () => api.call("start", { table_id: tableId }).then((x) => { info = x; draw(); }).catch(fail);
+        parts.push(h("button", { type: "button", id: "start-bots", onclick: startBots }, t("startBots")));
+        if (info.invite_link) {
+          const href = `#/table/${tableId}?invite=${info.invite_code}`;
+          parts.push(h("p", {}, `${t("inviteLink")}: `, h("a", { href, id: "invite-link" }, info.invite_link)));
+        }
+        const sendInvites = (e) => {
+          e.preventDefault();
+          const addresses = e.target.elements.addresses.value.split(",").map((s) => s.trim()).filter(Boolean);
+          api.call("invite", { table_id: tableId }, { addresses }).then((x) => { info = x; say("OK"); }).catch(fail);
+        };
+        const invite = h("form", { id: "invite-form", onsubmit: sendInvites },
+          field(t("invite"), h("input", { name: "addresses", type: "text", size: 44 })),
+          h("button", { type: "submit" }, t("invite").split(" ")[0]));
         parts.push(invite);
       }
-      if (seated) parts.push(h("button", { type: "button", id: "leave", onclick: () => api.call("leave", { table_id: tableId }).then(() => { location.hash = "#/lobby"; }).catch(fail) }, t("leave")));
+      const leave = () => api.call("leave", { table_id: tableId })
+        .then(() => { location.hash = "#/lobby"; }).catch(fail);
+      if (seated) parts.push(h("button", { type: "button", id: "leave", onclick: leave }, t("leave")));
     }
     if (view) {
       const scores = view.scores.map((score, side) => `${side}: ${score}`).join(" · ");
+      const seatItem = (s) => h("li", { class: view.turn === s.seat ? "turn" : "" },
+        seatName(s.seat), ` · ${view.tile_counts[s.seat]} ${t("tiles")}`);
+      const waiting = `${t("waitingTurn")} ${seatName(view.turn)}`;
+      const turnText = state.final ? t("matchOver") : myTurn ? t("yourTurn") : waiting;
       parts.push(
-        h("ul", { id: "seats" }, state.seats.map((s) => h("li", { class: view.turn === s.seat ? "turn" : "" }, seatName(s.seat), ` · ${view.tile_counts[s.seat]} ${t("tiles")}`))),
-        h("p", { id: "scores" }, `${t("scores")}: ${scores} · ${t("boneyard")}: ${view.boneyard} · ${t("hand")} ${view.hand_number + 1} · ${t("ply")} ${state.ply}`),
-        h("p", { id: "turn", "aria-live": "polite" }, state.final ? t("matchOver") : myTurn ? t("yourTurn") : `${t("waitingTurn")} ${seatName(view.turn)}`, " · ", t("timer"), ": ", h("span", { id: "timer" }, "")),
-        h("section", { "aria-labelledby": "line-h" }, h("h3", { id: "line-h" }, t("line")), h("div", { id: "line" }, view.line.map((x) => tileEl(x)))),
+        h("ul", { id: "seats" }, state.seats.map(seatItem)),
+        h("p", { id: "scores" }, `${t("scores")}: ${scores} · ${t("boneyard")}: ${view.boneyard}`
+          + ` · ${t("hand")} ${view.hand_number + 1} · ${t("ply")} ${state.ply}`),
+        h("p", { id: "turn", "aria-live": "polite" },
+          turnText, " · ", t("timer"), ": ", h("span", { id: "timer" }, "")),
+        h("section", { "aria-labelledby": "line-h" },
+          h("h3", { id: "line-h" }, t("line")), h("div", { id: "line" }, view.line.map((x) => tileEl(x)))),
       );
       if (state.you !== null && view.hand) parts.push(handPanel(myTurn ? view : { ...view, legal_moves: [] }));
       else parts.push(h("p", {}, t("spectator")));
@@ -366,7 +419,8 @@ async function tableView(tableId, query) {
     if (state.final) {
       const ranked = [...state.final.result.seats].sort((a, b) => a.placement - b.placement);
       parts.push(h("section", { id: "final", "aria-labelledby": "final-h" }, h("h3", { id: "final-h" }, t("matchOver")),
-        table([t("placement"), t("seat"), t("points")], ranked.map((r) => [String(r.placement), seatName(r.seat), String(r.points)])),
+        table([t("placement"), t("seat"), t("points")],
+          ranked.map((r) => [String(r.placement), seatName(r.seat), String(r.points)])),
         h("a", { href: `#/replay/${state.final.match_id}`, id: "replay-link" }, t("replay"))));
     }
     root.replaceChildren(...parts);
@@ -380,7 +434,8 @@ async function historyView() {
   if (!api.address) return show(h("p", {}, t("signInFirst")));
   const rows = await api.call("results", {}, undefined, { address: api.address });
   show(h("h2", {}, t("history")), table([t("replay"), t("placement"), t("points"), ""], rows.map((r) => [
-    h("a", { href: `#/replay/${r.match_id}` }, r.match_id.slice(0, 8)), String(r.placement), String(r.points), r.won ? "🏆" : "",
+    h("a", { href: `#/replay/${r.match_id}` }, r.match_id.slice(0, 8)),
+    String(r.placement), String(r.points), r.won ? "🏆" : "",
   ])));
 }
 
@@ -398,7 +453,8 @@ async function replayView(matchId) {
     const moves = steps[handIndex] || [];
     const current = moves[step - 1];
     board.replaceChildren(
-      h("p", {}, `${t("hand")} ${handIndex + 1}/${steps.length} · ${t("move")} ${step}/${moves.length}`, current ? ` · ${t("seat")} ${current.seat}: ${current.move}` : ""),
+      h("p", {}, `${t("hand")} ${handIndex + 1}/${steps.length} · ${t("move")} ${step}/${moves.length}`,
+        current ? ` · ${t("seat")} ${current.seat}: ${current.move}` : ""),
       h("div", { id: "line" }, (current?.line ?? []).map((x) => tileEl(x))),
     );
   }
@@ -412,8 +468,10 @@ async function replayView(matchId) {
   };
   show(
     h("h2", {}, `${t("replay")} ${matchId.slice(0, 8)}`),
-    h("p", { id: "verdict", "data-ok": String(allOk), class: allOk ? "ok" : "error" }, allOk ? `✔ ${t("verified")}` : `✘ ${t("notVerified")}`),
-    h("ul", { id: "checks" }, checks.map((c) => h("li", { "data-check": c.name, "data-ok": String(c.ok) }, `${c.ok ? "✔" : "✘"} ${names[c.name] ?? c.name}: `, h("code", {}, c.detail)))),
+    h("p", { id: "verdict", "data-ok": String(allOk), class: allOk ? "ok" : "error" },
+      allOk ? `✔ ${t("verified")}` : `✘ ${t("notVerified")}`),
+    h("ul", { id: "checks" }, checks.map((c) => h("li", { "data-check": c.name, "data-ok": String(c.ok) },
+      `${c.ok ? "✔" : "✘"} ${names[c.name] ?? c.name}: `, h("code", {}, c.detail)))),
     h("div", { role: "group", "aria-label": t("replay") },
       h("button", { type: "button", onclick: () => move(-1) }, t("prev")), " ",
       h("button", { type: "button", id: "replay-next", onclick: () => move(1) }, t("next"))),
@@ -425,7 +483,8 @@ async function replayView(matchId) {
 // --- owner / scholar dashboard ----------------------------------------------------------------
 
 function txPanel(result, done) {
-  const list = h("ol", { class: "txs" }, result.transactions.map((tx) => h("li", {}, `${tx.description} → ${short(tx.to)} (${(tx.data.length - 2) / 2} bytes)`)));
+  const txLine = (tx) => `${tx.description} → ${short(tx.to)} (${(tx.data.length - 2) / 2} bytes)`;
+  const list = h("ol", { class: "txs" }, result.transactions.map((tx) => h("li", {}, txLine(tx))));
   const button = h("button", { type: "button", class: "sign-send", onclick: async () => {
     button.disabled = true;
     try {
@@ -469,7 +528,10 @@ async function dashboardView() {
   const offerForm = h("form", { id: "offer-form", onsubmit: async (event) => {
     event.preventDefault();
     const data = new FormData(event.target);
-    const body = { owner: me, avatar_id: Number(data.get("avatar_id")), terms: data.get("terms"), duration_s: Number(data.get("duration_s")) };
+    const body = {
+      owner: me, avatar_id: Number(data.get("avatar_id")), terms: data.get("terms"),
+      duration_s: Number(data.get("duration_s")),
+    };
     if (data.get("scholar")) body.scholar = String(data.get("scholar")).trim();
     if (body.terms === "fixed_rent") body.rent = String(data.get("rent") || "0");
     else body.owner_bps = Number(data.get("owner_bps"));
@@ -482,7 +544,8 @@ async function dashboardView() {
   h("h3", {}, t("offerAvatar")),
   field(t("avatar"), h("input", { name: "avatar_id", type: "number", min: 1, required: true })),
   field(t("scholar"), h("input", { name: "scholar", type: "text", size: 44 })),
-  field(t("terms"), select("terms", [["rewards_division", t("rewardsDivision")], ["fixed_rent", t("fixedRent")]], "rewards_division")),
+  field(t("terms"),
+    select("terms", [["rewards_division", t("rewardsDivision")], ["fixed_rent", t("fixedRent")]], "rewards_division")),
   field(t("durationS"), h("input", { name: "duration_s", type: "number", min: 1, value: 3600, required: true })),
   field(t("ownerBps"), h("input", { name: "owner_bps", type: "number", min: 0, max: 10000, value: 3000 })),
   field(t("rent"), h("input", { name: "rent", type: "text", value: "0", pattern: "[0-9]+" })),
@@ -490,7 +553,8 @@ async function dashboardView() {
 
   const accept = async (agreement) => {
     try {
-      pendingTx.replaceChildren(txPanel(await api.call("accept", { agreement_id: agreement.id }, { scholar: me }), refresh));
+      const result = await api.call("accept", { agreement_id: agreement.id }, { scholar: me });
+      pendingTx.replaceChildren(txPanel(result, refresh));
     } catch (error) {
       fail(error);
     }
@@ -498,25 +562,42 @@ async function dashboardView() {
   // The owner withdraws an offer nobody accepted; the scholar ends an active agreement early.
   const endAgreement = async (agreement, route, party) => {
     try {
-      pendingTx.replaceChildren(txPanel(await api.call(route, { agreement_id: agreement.id }, { [party]: me }), refresh));
+      const result = await api.call(route, { agreement_id: agreement.id }, { [party]: me });
+      pendingTx.replaceChildren(txPanel(result, refresh));
     } catch (error) {
       fail(error);
     }
   };
   const agreementAction = (a) => {
-    if (a.owner === me && a.status === "offered") return h("button", { type: "button", class: "cancel-offer", "data-agreement": a.id, onclick: () => endAgreement(a, "cancel_offer", "owner") }, t("cancel"));
-    if (a.scholar === me && a.status === "active") return h("button", { type: "button", class: "terminate", "data-agreement": a.id, onclick: () => endAgreement(a, "terminate", "scholar") }, t("terminate"));
+    if (a.owner === me && a.status === "offered") {
+      const cancelOffer = () => endAgreement(a, "cancel_offer", "owner");
+      return h("button",
+        { type: "button", class: "cancel-offer", "data-agreement": a.id, onclick: cancelOffer }, t("cancel"));
+    }
+    if (a.scholar === me && a.status === "active") {
+      const terminate = () => endAgreement(a, "terminate", "scholar");
+      return h("button",
+        { type: "button", class: "terminate", "data-agreement": a.id, onclick: terminate }, t("terminate"));
+    }
     return "";
   };
   const toMe = [...offered, ...openListings.filter((a) => a.owner !== me)].filter((a) => a.status === "offered");
-  const terms = (a) => (a.terms === "fixed_rent" ? `${t("fixedRent")} ${dew(a.rent)}` : `${t("rewardsDivision")} ${a.owner_bps / 100}% / ${(10000 - a.owner_bps - a.manager_bps) / 100}%`);
+  const terms = (a) => (a.terms === "fixed_rent"
+    ? `${t("fixedRent")} ${dew(a.rent)}`
+    : `${t("rewardsDivision")} ${a.owner_bps / 100}% / ${(10000 - a.owner_bps - a.manager_bps) / 100}%`);
   const roles = earnings ? Object.entries(earnings.by_role) : [];
+  const avatarHeaders = [
+    t("avatar"), t("matches"), t("wins"), t("gross"), t("ownerShare"), t("scholarShare"), t("status"),
+    t("scholarShare"),
+  ];
+  const listed = [...agreements, ...offered.filter((a) => a.owner !== me)];
   show(
     h("h2", {}, t("dashboard")),
     h("section", { id: "my-avatars" }, h("h3", {}, t("myAvatars")),
-      table([t("avatar"), t("matches"), t("wins"), t("gross"), t("ownerShare"), t("scholarShare"), t("status"), t("scholarShare")], avatars.map((a) => [
+      table(avatarHeaders, avatars.map((a) => [
         `#${a.avatar_id}`, String(a.matches), String(a.wins), dew(a.gross),
-        h("span", { "data-owner-share": a.owner_share }, dew(a.owner_share)), h("span", { "data-scholar-share": a.scholar_share }, dew(a.scholar_share)),
+        h("span", { "data-owner-share": a.owner_share }, dew(a.owner_share)),
+        h("span", { "data-scholar-share": a.scholar_share }, dew(a.scholar_share)),
         a.agreement_status, a.scholar ? short(a.scholar) : "—",
       ]))),
     h("section", { id: "offers-to-me" }, h("h3", {}, t("offers")),
@@ -525,13 +606,17 @@ async function dashboardView() {
         h("button", { type: "button", class: "accept", "data-agreement": a.id, onclick: () => accept(a) }, t("accept")),
       ]))),
     h("section", { id: "agreements" }, h("h3", {}, t("agreements")),
-      table(["#", t("avatar"), t("owner"), t("scholarShare"), t("terms"), t("status"), ""], [...agreements, ...offered.filter((a) => a.owner !== me)].map((a) => [
-        String(a.id), `#${a.avatar_id}`, short(a.owner), a.scholar ? short(a.scholar) : "—", terms(a), h("span", { "data-agreement-status": a.status }, a.status),
+      table(["#", t("avatar"), t("owner"), t("scholarShare"), t("terms"), t("status"), ""], listed.map((a) => [
+        String(a.id), `#${a.avatar_id}`, short(a.owner), a.scholar ? short(a.scholar) : "—", terms(a),
+        h("span", { "data-agreement-status": a.status }, a.status),
         agreementAction(a),
       ]))),
     h("section", { id: "earnings" }, h("h3", {}, t("earnings")),
-      earnings ? h("p", {}, `${t("earned")} ${dew(earnings.earned)} · ${t("pending")} ${dew(earnings.pending)} · ${t("paid")} `, h("span", { id: "paid", "data-wei": earnings.paid }, dew(earnings.paid))) : null,
-      table([t("role"), t("pending"), t("paid")], roles.map(([role, v]) => [role, dew(v.pending ?? "0"), dew(v.paid ?? "0")]))),
+      earnings ? h("p", {},
+        `${t("earned")} ${dew(earnings.earned)} · ${t("pending")} ${dew(earnings.pending)} · ${t("paid")} `,
+        h("span", { id: "paid", "data-wei": earnings.paid }, dew(earnings.paid))) : null,
+      table([t("role"), t("pending"), t("paid")],
+        roles.map(([role, v]) => [role, dew(v.pending ?? "0"), dew(v.paid ?? "0")]))),
     offerForm,
     pendingTx,
   );

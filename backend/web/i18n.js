@@ -3,7 +3,8 @@
 const STRINGS = {
   es: {
     lobby: "Salón", history: "Historial", dashboard: "Avatares y becas", connect: "Conectar billetera",
-    signin: "Iniciar sesión con Ethereum", signout: "Cerrar sesión", noWallet: "No se encontró ninguna billetera (EIP-1193).",
+    signin: "Iniciar sesión con Ethereum", signout: "Cerrar sesión",
+    noWallet: "No se encontró ninguna billetera (EIP-1193).",
     wallets: "Billeteras disponibles", signedInAs: "Conectado como", signingIn: "Firma el mensaje en tu billetera…",
     openTables: "Mesas abiertas", liveTables: "Partidas en juego", none: "Ninguna.", join: "Sentarse",
     watch: "Mirar", createTable: "Crear mesa", preset: "Modalidad", seats: "Asientos", kind: "Tipo",
@@ -24,14 +25,17 @@ const STRINGS = {
     offerAvatar: "Ofrecer un avatar", scholar: "Becario (vacío: cualquiera)", terms: "Condiciones",
     fixedRent: "Renta fija", rewardsDivision: "División de recompensas", durationS: "Duración (s)",
     rent: "Renta (wei de DEW)", ownerBps: "Parte del dueño (puntos básicos)", offer: "Ofrecer",
-    accept: "Aceptar", terminate: "Terminar", txToSign: "Transacciones que tu billetera debe firmar", signSend: "Firmar y enviar",
+    accept: "Aceptar", terminate: "Terminar", txToSign: "Transacciones que tu billetera debe firmar",
+    signSend: "Firmar y enviar",
     sent: "Enviada", confirmed: "Confirmada", gross: "Bruto", ownerShare: "Dueño", scholarShare: "Becario",
     matches: "Partidas", wins: "Victorias", status: "Estado", earned: "Ganado", pending: "Pendiente",
     paid: "Pagado", owner: "Dueño", role: "Rol", noAccount: "Conecta tu billetera para jugar.",
     error: "Error", signInFirst: "Inicia sesión primero.", ply: "Jugada n.º", tiles: "fichas",
     stake: "Apuesta", noStake: "sin apuesta", earningShort: "Recompensas", turnTimer: "Tiempo por turno",
     yes: "sí", no: "no",
-    confirmStake: "Esta mesa retiene una apuesta de {stake} de tu saldo en la bóveda cuando empieza la partida. Tiempo por turno: {timer} s; cuando se te acaba juega un bot por ti, y si se te acaba varias veces seguidas pierdes la partida y la apuesta. ¿Sentarte?",
+    confirmStake: "Esta mesa retiene una apuesta de {stake} de tu saldo en la bóveda cuando empieza la partida. "
+      + "Tiempo por turno: {timer} s; cuando se te acaba juega un bot por ti, y si se te acaba varias veces "
+      + "seguidas pierdes la partida y la apuesta. ¿Sentarte?",
   },
   en: {
     lobby: "Lobby", history: "History", dashboard: "Avatars & scholarships", connect: "Connect wallet",
@@ -63,7 +67,9 @@ const STRINGS = {
     error: "Error", signInFirst: "Sign in first.", ply: "Ply", tiles: "tiles",
     stake: "Stake", noStake: "no stake", earningShort: "Earning", turnTimer: "Turn timer",
     yes: "yes", no: "no",
-    confirmStake: "This table escrows a stake of {stake} from your vault balance when the match starts. Turn timer: {timer} s; when it runs out a bot plays for you, and after several timeouts in a row you forfeit the match and the stake. Take the seat?",
+    confirmStake: "This table escrows a stake of {stake} from your vault balance when the match starts. "
+      + "Turn timer: {timer} s; when it runs out a bot plays for you, and after several timeouts in a row "
+      + "you forfeit the match and the stake. Take the seat?",
   },
 };
 
@@ -71,11 +77,13 @@ const STRINGS = {
 const WALLET_STRINGS = {
   es: {
     wallet: "Billetera", dewOnChain: "DEW en tu billetera (en cadena)", stakeBalance: "Saldo depositado en la bóveda",
-    escrowed: "Retenido en juego", escrowWhy: "Retenido y por qué", tableMatch: "Partida de la mesa", tournament: "Torneo",
-    deposit: "Depositar", depositHelp: "Transfiere DEW a la bóveda; se acredita cuando la transferencia queda confirmada.",
+    escrowed: "Retenido en juego", escrowWhy: "Retenido y por qué", tableMatch: "Partida de la mesa",
+    tournament: "Torneo", deposit: "Depositar",
+    depositHelp: "Transfiere DEW a la bóveda; se acredita cuando la transferencia queda confirmada.",
     withdraw: "Retirar", withdrawHelp: "Paga parte de tu saldo depositado a tu billetera (nunca lo retenido en juego).",
     amountDew: "Cantidad (DEW)", withdrawals: "Retiros", stakeHistory: "Movimientos del saldo",
-    amount: "Cantidad", since: "Desde", when: "Fecha", txHash: "Transacción", reference: "Referencia", refresh: "Actualizar",
+    amount: "Cantidad", since: "Desde", when: "Fecha", txHash: "Transacción", reference: "Referencia",
+    refresh: "Actualizar",
     badAmount: "Cantidad no válida (p. ej. 2.5)", chainUnavailable: "La cadena no responde",
     state_requested: "solicitado", state_sent: "enviado", state_waiting: "esperando el límite de la bóveda",
     state_paid: "pagado", state_failed: "fallido (devuelto al saldo)", state_done: "hecho",
@@ -86,7 +94,8 @@ const WALLET_STRINGS = {
     wallet: "Wallet", dewOnChain: "DEW in your wallet (on chain)", stakeBalance: "Balance deposited in the vault",
     escrowed: "Held in play", escrowWhy: "Held, and why", tableMatch: "Match at table", tournament: "Tournament",
     deposit: "Deposit", depositHelp: "Transfers DEW into the vault; credited once the transfer is confirmed.",
-    withdraw: "Withdraw", withdrawHelp: "Pays part of your deposited balance to your wallet (never what is held in play).",
+    withdraw: "Withdraw",
+    withdrawHelp: "Pays part of your deposited balance to your wallet (never what is held in play).",
     amountDew: "Amount (DEW)", withdrawals: "Withdrawals", stakeHistory: "Balance history",
     amount: "Amount", since: "Since", when: "Date", txHash: "Transaction", reference: "Reference", refresh: "Refresh",
     badAmount: "Not a valid amount (e.g. 2.5)", chainUnavailable: "The chain does not answer",

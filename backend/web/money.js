@@ -57,7 +57,10 @@ export async function walletView(api, ui) {
   h("h3", {}, label),
   h("p", {}, help),
   h("p", {}, h("label", { for: `${id}-amount` }, t("amountDew")), " ",
-    h("input", { id: `${id}-amount`, name: "amount", type: "text", inputmode: "decimal", size: 12, required: true, pattern: DEW_AMOUNT.source })),
+    h("input", {
+      id: `${id}-amount`, name: "amount", type: "text", inputmode: "decimal", size: 12, required: true,
+      pattern: DEW_AMOUNT.source,
+    })),
   h("button", { type: "submit" }, label));
 
   const depositForm = amountForm("deposit-form", t("deposit"), t("depositHelp"), async (wei) => {
@@ -87,11 +90,14 @@ export async function walletView(api, ui) {
       h("p", {}, `${t("dewOnChain")}: `, money.dew_balance === null
         ? h("span", { id: "dew-balance", class: "error", title: money.chain_error ?? "" }, t("chainUnavailable"))
         : h("strong", { id: "dew-balance", "data-wei": money.dew_balance }, dew(money.dew_balance))),
-      h("p", {}, `${t("stakeBalance")}: `, h("strong", { id: "stake-balance", "data-wei": money.stake_balance }, dew(money.stake_balance))),
-      h("p", {}, `${t("escrowed")}: `, h("strong", { id: "escrowed-total", "data-wei": money.escrowed_total }, dew(money.escrowed_total))),
+      h("p", {}, `${t("stakeBalance")}: `,
+        h("strong", { id: "stake-balance", "data-wei": money.stake_balance }, dew(money.stake_balance))),
+      h("p", {}, `${t("escrowed")}: `,
+        h("strong", { id: "escrowed-total", "data-wei": money.escrowed_total }, dew(money.escrowed_total))),
       h("button", { type: "button", id: "wallet-refresh", onclick: refresh }, t("refresh"))),
     h("section", { id: "escrowed" }, h("h3", {}, t("escrowWhy")),
-      table([t("reference"), t("amount"), t("since")], money.escrowed.map((e) => [why(e), dew(e.amount), when(e.since)]))),
+      table([t("reference"), t("amount"), t("since")],
+        money.escrowed.map((e) => [why(e), dew(e.amount), when(e.since)]))),
     h("div", { class: "columns" }, depositForm, withdrawForm),
     pendingTx,
     h("section", { id: "withdrawals" }, h("h3", {}, t("withdrawals")),
@@ -101,10 +107,13 @@ export async function walletView(api, ui) {
       ]))),
     h("section", { id: "stake-history" }, h("h3", {}, t("stakeHistory")),
       table([t("kind"), t("amount"), t("reference"), t("status"), t("txHash"), t("when")], money.history.map((x) => [
-        h("span", { "data-kind": x.kind }, t(`kind_${x.kind}`)), dew(x.amount), x.ref ? short(x.ref) : "—", state(x.state), hash(x.tx_hash), when(x.at),
+        h("span", { "data-kind": x.kind }, t(`kind_${x.kind}`)), dew(x.amount), x.ref ? short(x.ref) : "—",
+        state(x.state), hash(x.tx_hash), when(x.at),
       ]))),
   );
   // Follow open withdrawals until they are paid (or fail) without a reload.
-  if (awaitingCredit && (money.stake_balance !== awaitingCredit.from || ++awaitingCredit.polls > 60)) awaitingCredit = null;
+  if (awaitingCredit && (money.stake_balance !== awaitingCredit.from || ++awaitingCredit.polls > 60)) {
+    awaitingCredit = null;
+  }
   if (awaitingCredit || money.withdrawals.some((w) => OPEN_STATES.has(w.state))) again(2000);
 }

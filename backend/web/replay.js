@@ -28,7 +28,8 @@ export async function shuffledTiles(seed, label) {
 export function canonicalJson(value) {
   if (value === null || typeof value !== "object") {
     if (typeof value === "number" && !Number.isInteger(value)) throw new Error("records hold integers only");
-    return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+    const unicodeEscape = (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+    return JSON.stringify(value).replace(/[\u007f-\uffff]/g, unicodeEscape);
   }
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   const keys = Object.keys(value).sort();

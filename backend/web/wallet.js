@@ -13,7 +13,8 @@ export async function discoverWallets(waitMs = 150) {
   await new Promise((resolve) => setTimeout(resolve, waitMs));
   const wallets = [...found.values()];
   if (!wallets.length && window.ethereum && typeof window.ethereum.request === "function") {
-    wallets.push({ info: { uuid: "window.ethereum", name: "Browser wallet", icon: "", rdns: "" }, provider: window.ethereum });
+    const info = { uuid: "window.ethereum", name: "Browser wallet", icon: "", rdns: "" };
+    wallets.push({ info, provider: window.ethereum });
   }
   return wallets;
 }

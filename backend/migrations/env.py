@@ -1,4 +1,4 @@
-"""Alembic environment: runs migrations against the URL given by backend.db.migrate."""
+"""Alembic environment: runs migrations against the URL given by backend.db.session.migrate."""
 
 from __future__ import annotations
 
