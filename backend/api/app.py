@@ -23,7 +23,7 @@ from backend.economy.router import install_error_handler as install_economy_erro
 from backend.economy.router import router as economy_router
 from backend.ops.http import install as install_ops
 from backend.tables.gating import ClosedGate, Gate
-from backend.tables.live import MatchHub
+from backend.tables.hub import MatchHub
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from fastapi import Depends, Request
 from backend.accounts.deps import CurrentPlayer, SettingsDep
 from backend.db.deps import SessionDep
 from backend.tables.gating import Gate
-from backend.tables.live import MatchHub
+from backend.tables.hub import MatchHub
 
 # The routers of this package take every dependency from here.
 __all__ = ["CurrentPlayer", "GateDep", "HubDep", "SessionDep", "SettingsDep"]
