@@ -19,7 +19,7 @@ from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.ops.http import install as install_ops
 from backend.tables.gating import ClosedGate, Gate
-from backend.tables.live import MatchHub
+from backend.tables.hub import MatchHub
 
 log = logging.getLogger(__name__)
 

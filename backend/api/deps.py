@@ -19,7 +19,7 @@ from backend.db.session import make_session_factory
 from backend.economy import exceptions as economy_exc
 from backend.economy.transactions import ScholarshipTxBuilder
 from backend.tables.gating import Gate
-from backend.tables.live import MatchHub
+from backend.tables.hub import MatchHub
 
 __all__ = [
     "BuilderDep",

@@ -21,51 +21,28 @@ from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.api.deps import read_sessions
 from backend.ops.metrics import MOVE_SECONDS, WS_MESSAGE_SECONDS, WS_MESSAGE_TYPES, bounded
+from backend.protocol import messages as protocol
+from backend.protocol.messages import (
+    CLOSE_FORBIDDEN,
+    CLOSE_NOT_FOUND,
+    CLOSE_SLOW_CONSUMER,
+    CLOSE_UNAUTHORIZED,
+    PROTOCOL_VERSION,
+)
 from backend.tables import exceptions as tables_exc
-from backend.tables.live import PROTOCOL_VERSION, Conn, MatchHub
+from backend.tables.connections import Conn, TokenBucket, encode
+from backend.tables.hub import MatchHub
 
 log = logging.getLogger(__name__)
 
 router = APIRouter()
 
-# Close codes (4000-4999 are ours): the error message before the close says why.
-CLOSE_UNAUTHORIZED = 4401
-CLOSE_FORBIDDEN = 4403
-CLOSE_NOT_FOUND = 4404
-CLOSE_TOO_LARGE = 1009
-CLOSE_SLOW_CONSUMER = 4408
 # Every table id is a uuid4's hex (backend/tables/service.py).
 TABLE_ID = re.compile(r"[0-9a-f]{32}")
 
 
-class TokenBucket:
-    """Per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.capacity = float(burst)
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
-
-
 def error_message(code: str, message: str, ref: Any = None) -> str:
-    return orjson.dumps(
-        {
-            "v": PROTOCOL_VERSION,
-            "type": "error",
-            "ref": ref,
-            "error": {"code": code, "message": message, "detail": None},
-        }
-    ).decode()
+    return encode(protocol.error(code, message, ref))
 
 
 async def _writer(websocket: WebSocket, conn: Conn) -> None:
@@ -212,7 +189,7 @@ async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
         elif kind == "resync":
             await hub.resync(conn)
         elif kind == "ping":
-            conn.push(orjson.dumps({"v": PROTOCOL_VERSION, "type": "pong", "ref": ref}).decode())
+            conn.push(encode(protocol.pong(ref=ref)))
         else:
             conn.push(error_message("unknown_type", f"unknown message type {kind!r}", ref))
     except tables_exc.TablesError as error:

@@ -2,9 +2,10 @@
 
 The web client's ``backend/web/protocol.js`` is generated from this module
 (``uv run python scripts/gen_protocol_js.py``; a test checks it is fresh), and the Python
-client (``backend.protocol.client.DewClient``) builds and checks its messages with it. The server's
-own encoding lives in ``backend.tables.live`` and ``backend.api.ws``; tests check that what
-it sends satisfies these definitions. Stdlib only, so any client can import it.
+client (``backend.protocol.client.DewClient``) builds and checks its messages with it. The server
+builds every message it sends with the builders at the end (``snapshot``, ``moved``, ...), and
+encodes them itself (``backend.tables.connections.encode``); tests check that what it sends
+satisfies these definitions. Stdlib only, so any client can import it.
 """
 
 from __future__ import annotations
@@ -136,13 +137,21 @@ WS_ERROR_CODES: tuple[str, ...] = (
     "invalid_request",
 )
 
+# Close codes (4000-4999 are ours): the error message sent before the close says why.
+CLOSE_NORMAL = 1000
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_SLOW_CONSUMER = 4408
+CLOSE_TOO_MANY = 4429
+
 CLOSE_CODES: dict[int, str] = {
-    1000: "normal",
-    4401: "bad token",
-    4403: "not allowed",
-    4404: "unknown table",
-    4408: "too slow",
-    4429: "too many sockets",
+    CLOSE_NORMAL: "normal",
+    CLOSE_UNAUTHORIZED: "bad token",
+    CLOSE_FORBIDDEN: "not allowed",
+    CLOSE_NOT_FOUND: "unknown table",
+    CLOSE_SLOW_CONSUMER: "too slow",
+    CLOSE_TOO_MANY: "too many sockets",
 }
 
 # The HTTP routes a client uses (method, path template); docs/protocol.md describes them.
@@ -252,6 +261,104 @@ def parse_server_message(text: str | bytes) -> dict[str, Any]:
     except ValueError as error:
         raise ProtocolError(f"not JSON: {error}") from None
     return check_server_message(message)
+
+
+# --- the server's messages -------------------------------------------------------------------
+# Unchecked (they run several times per move); their keys come in the order they are sent.
+# tests/web/test_protocol.py checks that each satisfies SERVER_MESSAGES.
+
+
+def snapshot(
+    *,
+    table: dict[str, Any],
+    seats: list[dict[str, Any]],
+    you: int | None,
+    match_id: str | None,
+    match_status: str,
+    seed_commitment: str | None,
+    ply: int,
+    moves: list[list[Any]],
+    view: dict[str, Any] | None,
+    deadline_ms: int | None,
+    final: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The full state a socket may see: on connect and on resync."""
+    return {
+        "v": PROTOCOL_VERSION,
+        "type": "snapshot",
+        "table": table,
+        "seats": seats,
+        "you": you,
+        "match_id": match_id,
+        "match_status": match_status,
+        "seed_commitment": seed_commitment,
+        "ply": ply,
+        "moves": moves,
+        "view": view,
+        "deadline_ms": deadline_ms,
+        "final": final,
+    }
+
+
+def moved(
+    *,
+    match_id: str | None,
+    ply: int,
+    seat: int,
+    move: str,
+    actor: str,
+    deadline_ms: int | None,
+    view: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A committed move; ``view`` last, so one message can be re-sent with each seat's view."""
+    return {
+        "v": PROTOCOL_VERSION,
+        "type": "moved",
+        "match_id": match_id,
+        "ply": ply,
+        "seat": seat,
+        "move": move,
+        "actor": actor,
+        "deadline_ms": deadline_ms,
+        "view": view,
+    }
+
+
+def match_over(
+    *,
+    match_id: str | None,
+    ply: int,
+    result: dict[str, Any],
+    server_seed: str,
+    result_hash: str | None,
+) -> dict[str, Any]:
+    return {
+        "v": PROTOCOL_VERSION,
+        "type": "match_over",
+        "match_id": match_id,
+        "ply": ply,
+        "result": result,
+        "server_seed": server_seed,
+        "result_hash": result_hash,
+    }
+
+
+def ack(*, ref: Any, ply: int) -> dict[str, Any]:
+    return {"v": PROTOCOL_VERSION, "type": "ack", "ref": ref, "ply": ply}
+
+
+def pong(*, ref: Any) -> dict[str, Any]:
+    return {"v": PROTOCOL_VERSION, "type": "pong", "ref": ref}
+
+
+def error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
+    """A refused message (``code`` is one of WS_ERROR_CODES or a service error's code)."""
+    return {
+        "v": PROTOCOL_VERSION,
+        "type": "error",
+        "ref": ref,
+        "error": {"code": code, "message": message, "detail": None},
+    }
 
 
 # --- the generated JavaScript module ----------------------------------------------------------

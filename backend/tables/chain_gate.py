@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from web3 import Web3
 from web3.exceptions import ContractLogicError
@@ -30,6 +31,8 @@ from backend.tables import exceptions as exc
 from backend.tables.gating import Admission
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 ZERO = "0x0000000000000000000000000000000000000000"
 
@@ -98,13 +101,13 @@ class ChainGate:
             # Through _call like every read: a node that does not answer is ChainUnavailable
             # (a TablesError), never a raw transport error that fails the caller's commit.
             block = self._call("the latest block", lambda: self.w3.eth.get_block("latest"))
-            chain_time = float(block["timestamp"])  # type: ignore[index]
+            chain_time = float(block["timestamp"])
             self._chain_clock = (wall, chain_time)
             return chain_time
         return chain_time + (wall - read_at)
 
     # -- reads -----------------------------------------------------------------------------
-    def _call(self, what: str, fn: Callable[[], object]) -> object:
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
         try:
             return fn()
         except ContractLogicError:
@@ -126,7 +129,7 @@ class ChainGate:
         except ContractLogicError:
             return None
         user = str(self._call("userOf", nft.userOf(avatar_id).call))
-        expires = int(self._call("userExpires", nft.userExpires(avatar_id).call))  # type: ignore[arg-type]
+        expires = int(self._call("userExpires", nft.userExpires(avatar_id).call))
         active = user != ZERO
         valid_until = now + self.cache_ttl_s
         if active:
@@ -150,7 +153,7 @@ class ChainGate:
                 return cached
         functions = self.contracts.vip.functions
         valid = bool(self._call("VIP pass", functions.isValid(address).call))
-        expires = int(self._call("VIP expiry", functions.expiresAt(address).call))  # type: ignore[arg-type]
+        expires = int(self._call("VIP expiry", functions.expiresAt(address).call))
         valid_until = now + self.cache_ttl_s
         if valid:
             valid_until = min(valid_until, float(expires))

@@ -1,4 +1,7 @@
-"""Tables: creation, invitations, the public lobby, joining, matchmaking, match queries.
+"""Tables: creation, invitations, the public lobby, joining and leaving, match queries.
+
+Matchmaking is ``backend.tables.matchmaking``; taking seats and starting matches, which
+both share, is ``backend.tables.seating``.
 
 Services take a keyword-only ``session`` and commit their own unit of work. Starting a
 match (all seats filled) happens in the same transaction as the join that filled it, and so
@@ -12,37 +15,37 @@ import logging
 import secrets
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backend.config import Settings
 from backend.db import dialect
-from backend.db.base import aware, utcnow
+from backend.db.base import utcnow
 from backend.economy import stakes
-from backend.ops.metrics import MATCHMAKING_WAIT
 from backend.tables import exceptions as exc
-from backend.tables import play
+from backend.tables import play, seating
 from backend.tables.gating import Gate
 from backend.tables.models import (
-    EarningHold,
     Match,
-    MatchmakingTicket,
     MatchResult,
     Table,
     TableInvitation,
     TableSeat,
 )
 
+# Part of this module's API: the routers list a table's seats, and competitions seat their
+# rounds (``create_seated_match``), through here.
+from backend.tables.seating import SeatSpec as SeatSpec
+from backend.tables.seating import seats_of as seats_of
+
 log = logging.getLogger(__name__)
 
 KINDS = ("human", "practice", "ai")
 # Tables that still hold their seats: they count against their creator's cap.
 LIVE_STATUSES = ("open", "playing")
-AVATAR_ADMISSIONS = ("avatar_user", "avatar_owner")
 
 
 @dataclass
@@ -69,14 +72,6 @@ def get_table(*, session: Session, table_id: str, lock: bool = False) -> Table:
     if table is None:
         raise exc.TableNotFound(f"no table {table_id!r}")
     return table
-
-
-def seats_of(*, session: Session, table_id: str) -> list[TableSeat]:
-    return list(
-        session.scalars(
-            select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat)
-        )
-    )
 
 
 def create_table(
@@ -129,11 +124,11 @@ def create_table(
     try:
         if spec.kind in ("practice", "ai"):
             if spec.kind == "practice":
-                _seat(session, table, 0, creator, admission)
-            _fill_with_bots(session, table, spec.bot_level)
-            _start_match(session, table)
+                seating.take_seat(session, table, 0, creator, admission)
+            seating.fill_with_bots(session, table, spec.bot_level)
+            seating.start_match(session, table)
         elif spec.kind == "human":
-            _seat(session, table, 0, creator, admission)
+            seating.take_seat(session, table, 0, creator, admission)
         session.commit()
     except IntegrityError:
         session.rollback()
@@ -162,12 +157,6 @@ def _turn_timeout(settings: Settings, spec: TableSpec) -> float:
     return spec.turn_timeout_s
 
 
-def _matchmade_turn_timeout(settings: Settings, earning: bool) -> float:
-    """A matchmade table's timer: the server's, and never under the earning floor."""
-    timeout = settings.server.turn_timeout_s
-    return max(timeout, settings.tables.min_earning_turn_timeout_s) if earning else timeout
-
-
 def _lock_wallet(session: Session, address: str) -> None:
     """Serialize one wallet's table creations until the transaction ends (PostgreSQL; SQLite
     already runs one writer at a time)."""
@@ -177,180 +166,19 @@ def _lock_wallet(session: Session, address: str) -> None:
 def _check_table_cap(session: Session, settings: Settings, creator: str) -> None:
     cap = settings.tables.max_live_tables_per_wallet
     _lock_wallet(session, creator)
-    live = session.scalar(
-        select(func.count())
-        .select_from(Table)
-        .where(Table.creator == creator, Table.status.in_(LIVE_STATUSES))
+    live = (
+        session.scalar(
+            select(func.count())
+            .select_from(Table)
+            .where(Table.creator == creator, Table.status.in_(LIVE_STATUSES))
+        )
+        or 0
     )
     if live >= cap:
         raise exc.TooManyTables(
             f"you already have {live} open or playing tables (at most {cap}); "
             "finish or leave one first"
         )
-
-
-def _holders(address: str, admission: Any) -> list[str]:
-    """What a seat at an earning table holds: its wallet, and the avatar it plays."""
-    holders = [f"wallet:{address}"]
-    avatar = getattr(admission, "avatar_id", None)
-    if avatar is not None and getattr(admission, "admitted_as", None) in AVATAR_ADMISSIONS:
-        holders.append(f"avatar:{avatar}")
-    return holders
-
-
-def _holding_table(session: Session, holders: list[str]) -> str | None:
-    return session.scalar(select(EarningHold.table_id).where(EarningHold.holder.in_(holders)))
-
-
-def _release_holds(session: Session, table_id: str, address: str | None = None) -> None:
-    """The table's earning holds (all, or one wallet's) end: they may sit elsewhere."""
-    statement = delete(EarningHold).where(EarningHold.table_id == table_id)
-    if address is not None:
-        statement = statement.where(EarningHold.address == address)
-    session.execute(statement)
-
-
-@dataclass(frozen=True)
-class SeatSpec:
-    """Who sits in one seat of a table seated when it is made (matchmaking, matches other
-    packages start): a wallet or a bot."""
-
-    address: str | None = None
-    bot_level: str | None = None
-    avatar_id: int | None = None
-    admitted_as: str | None = None
-
-
-def _seat(
-    session: Session,
-    table: Table,
-    seat: int,
-    address: str | None,
-    admission: Any = None,
-    *,
-    bot_level: str | None = None,
-    joined_at: datetime | None = None,
-) -> None:
-    """Take ``seat`` for a wallet (``admission``: anything with ``avatar_id`` and
-    ``admitted_as``, a gate's Admission or a SeatSpec) or a bot (``bot_level``).
-
-    At an earning table the wallet and its avatar are held there until the seat is left or
-    the match ends: each sits at one earning table at a time (``AlreadyPlaying``)."""
-    if table.earning and address is not None:
-        holders = _holders(address, admission)
-        elsewhere = _holding_table(session, holders)
-        if elsewhere is not None:
-            raise exc.AlreadyPlaying(
-                f"this wallet or its avatar already sits at earning table {elsewhere!r}: "
-                "one earning table at a time"
-            )
-        for holder in holders:
-            session.add(
-                EarningHold(holder=holder, table_id=table.id, address=address, created_at=utcnow())
-            )
-    session.add(
-        TableSeat(
-            table_id=table.id,
-            seat=seat,
-            address=address,
-            bot_level=bot_level,
-            avatar_id=admission.avatar_id if admission else None,
-            admitted_as=admission.admitted_as if admission else None,
-            joined_at=joined_at or utcnow(),
-        )
-    )
-
-
-def _fill_with_bots(session: Session, table: Table, level: str) -> None:
-    session.flush()
-    taken = {s.seat for s in seats_of(session=session, table_id=table.id)}
-    for seat in range(table.seat_count):
-        if seat not in taken:
-            _seat(session, table, seat, None, bot_level=level)
-
-
-def _seated_table(
-    session: Session,
-    *,
-    preset: str,
-    options: dict[str, Any],
-    seat_count: int,
-    seats: list[SeatSpec],
-    earning: bool,
-    kind: str,
-    visibility: str,
-    bot_level: str,
-    turn_timeout_s: float,
-    now: datetime,
-) -> Table:
-    """An open table nobody created, free of stakes, with ``seats`` taken from seat 0 on
-    (matchmaking and matches other packages start; the caller fills or starts it)."""
-    table = Table(
-        id=uuid.uuid4().hex,
-        preset=preset,
-        options=options,
-        seat_count=seat_count,
-        stake="0",
-        earning=earning,
-        kind=kind,
-        visibility=visibility,
-        invite_code=secrets.token_urlsafe(12),
-        creator=None,
-        bot_level=bot_level,
-        turn_timeout_s=turn_timeout_s,
-        spectators_allowed=True,
-        spectator_delay_s=0.0,
-        status="open",
-        created_at=now,
-    )
-    session.add(table)
-    session.flush()
-    for number, spec in enumerate(seats):
-        _seat(session, table, number, spec.address, spec, bot_level=spec.bot_level, joined_at=now)
-    return table
-
-
-def _start_match(session: Session, table: Table) -> Match:
-    session.flush()
-    seats = seats_of(session=session, table_id=table.id)
-    seed, commitment = play.new_seed()
-    match = Match(
-        id=uuid.uuid4().hex,
-        table_id=table.id,
-        preset=table.preset,
-        options=table.options,
-        seats=[
-            {
-                "seat": s.seat,
-                "address": s.address,
-                "bot_level": s.bot_level,
-                "avatar_id": s.avatar_id,
-                "admitted_as": s.admitted_as,
-            }
-            for s in seats
-        ],
-        seed=seed,
-        seed_commitment=commitment,
-        status="live",
-        created_at=utcnow(),
-    )
-    session.add(match)
-    table.status = "playing"
-    table.match_id = match.id
-    stake = int(table.stake)
-    humans = [(s.seat, s.address) for s in seats if s.address is not None]
-    if table.earning and stake > 0 and humans:
-        session.flush()
-        try:
-            stakes.escrow_stakes(session=session, match_id=match.id, seats=humans, stake=stake)
-        except stakes.InsufficientStake as error:
-            # Nothing of the start (nor of the join that triggered it) may remain.
-            session.rollback()
-            raise exc.InsufficientStake(
-                f"the match cannot start: {error}; deposit DEW into the vault first"
-            ) from None
-    log.info("match %s started at table %s", match.id, table.id)
-    return match
 
 
 def lobby(*, session: Session, preset: str | None = None, limit: int = 100) -> list[Table]:
@@ -417,17 +245,20 @@ def join_table(
     elif seat in taken:
         raise exc.SeatTaken(f"seat {seat} is taken")
     try:
-        _seat(session, table, seat, address, admission)
+        seating.take_seat(session, table, seat, address, admission)
         session.flush()
     except IntegrityError:
         session.rollback()
-        if table.earning and _holding_table(session, _holders(address, admission)) is not None:
+        if (
+            table.earning
+            and seating.holding_table(session, seating.holders(address, admission)) is not None
+        ):
             raise exc.AlreadyPlaying(
                 "you were just seated at another earning table: one at a time"
             ) from None
         raise exc.SeatTaken(f"seat {seat} was just taken") from None
     if len(taken) + 1 == table.seat_count:
-        _start_match(session, table)
+        seating.start_match(session, table)
     session.commit()
     return table
 
@@ -453,8 +284,8 @@ def start_with_bots(*, session: Session, table_id: str, by: str) -> Table:
         raise exc.Forbidden("only the table's creator can start it")
     if table.status != "open":
         raise exc.TableNotOpen(f"table {table_id!r} is {table.status}, not open")
-    _fill_with_bots(session, table, table.bot_level)
-    _start_match(session, table)
+    seating.fill_with_bots(session, table, table.bot_level)
+    seating.start_match(session, table)
     session.commit()
     return table
 
@@ -469,12 +300,12 @@ def leave_table(*, session: Session, table_id: str, address: str) -> None:
     if seat is None:
         raise exc.NotFound("you have no seat at this table")
     session.delete(seat)
-    _release_holds(session, table_id, address)
+    seating.release_holds(session, table_id, address)
     session.flush()
     humans = [s for s in seats_of(session=session, table_id=table_id) if s.address is not None]
     if not humans:
         table.status = "cancelled"
-        _release_holds(session, table_id)
+        seating.release_holds(session, table_id)
     elif table.creator == address:
         # The creator's rights (invite, start with bots) end with their seat: the table
         # passes to the player seated longest, who chose its rules by joining it.
@@ -482,159 +313,6 @@ def leave_table(*, session: Session, table_id: str, address: str) -> None:
         table.creator = heir.address
         log.info("table %s passes from %s to %s", table_id, address, heir.address)
     session.commit()
-
-
-# -- matchmaking --------------------------------------------------------------------------
-
-
-def enqueue(
-    *,
-    session: Session,
-    gate: Gate,
-    address: str,
-    preset: str,
-    earning: bool,
-    avatar_id: int | None = None,
-) -> MatchmakingTicket:
-    play.table_rules(preset, {}, _default_seats(preset))
-    # The gate reads the chain: before the transaction, never inside it.
-    admission = gate.admit(address, avatar_id) if earning else None
-    waiting = session.scalar(
-        select(MatchmakingTicket).where(
-            MatchmakingTicket.address == address, MatchmakingTicket.status == "waiting"
-        )
-    )
-    if waiting is not None:
-        raise exc.AlreadyQueued("you are already waiting in a matchmaking queue")
-    if earning:
-        elsewhere = _holding_table(session, _holders(address, admission))
-        if elsewhere is not None:
-            raise exc.AlreadyPlaying(
-                f"you already sit at earning table {elsewhere!r}: one earning table at a time"
-            )
-    ticket = MatchmakingTicket(
-        id=uuid.uuid4().hex,
-        address=address,
-        preset=preset,
-        earning=earning,
-        avatar_id=admission.avatar_id if admission else None,
-        admitted_as=admission.admitted_as if admission else None,
-        status="waiting",
-        created_at=utcnow(),
-    )
-    session.add(ticket)
-    try:
-        session.commit()
-    except IntegrityError:
-        # The partial unique index: a parallel request queued this wallet first.
-        session.rollback()
-        raise exc.AlreadyQueued("you are already waiting in a matchmaking queue") from None
-    return ticket
-
-
-def _default_seats(preset: str) -> int:
-    counts = (
-        next(p["seat_counts"] for p in play.presets() if p["preset"] == preset)
-        if any(p["preset"] == preset for p in play.presets())
-        else [4]
-    )
-    return 4 if 4 in counts else counts[-1]
-
-
-def get_ticket(*, session: Session, ticket_id: str, address: str) -> MatchmakingTicket:
-    ticket = session.get(MatchmakingTicket, ticket_id)
-    if ticket is None or ticket.address != address:
-        raise exc.TicketNotFound(f"no ticket {ticket_id!r}")
-    return ticket
-
-
-def cancel_ticket(*, session: Session, ticket_id: str, address: str) -> MatchmakingTicket:
-    ticket = get_ticket(session=session, ticket_id=ticket_id, address=address)
-    changed = session.execute(
-        update(MatchmakingTicket)
-        .where(MatchmakingTicket.id == ticket_id, MatchmakingTicket.status == "waiting")
-        .values(status="cancelled")
-    ).rowcount
-    session.commit()
-    if not changed:
-        raise exc.Conflict(f"ticket is {ticket.status}, not waiting")
-    session.refresh(ticket)
-    return ticket
-
-
-def run_matchmaking(
-    *, session: Session, settings: Settings, now: datetime | None = None
-) -> list[str]:
-    """Seat waiting tickets at new tables: full tables at once, bots after the wait."""
-    now = now or utcnow()
-    wait = timedelta(seconds=settings.server.matchmaking_wait_s)
-    query = (
-        select(MatchmakingTicket)
-        .where(MatchmakingTicket.status == "waiting")
-        .order_by(MatchmakingTicket.created_at)
-    )
-    query = dialect.for_update(session, query, skip_locked=True)
-    tickets = list(session.scalars(query))
-    queues: dict[tuple[str, bool], list[MatchmakingTicket]] = {}
-    queued: set[str] = set()
-    claimed: set[str] = set()  # the avatars this pass's earning tickets play
-    for ticket in tickets:
-        # One seat per wallet: a second waiting ticket (only possible from before the unique
-        # index) is cancelled, so no group ever holds an address twice.
-        if ticket.address in queued:
-            ticket.status = "cancelled"
-            continue
-        queued.add(ticket.address)
-        if ticket.earning:
-            holders = _holders(ticket.address, ticket)
-            if _holding_table(session, holders):
-                continue  # seated at an earning table since it queued: it waits until that ends
-            # One avatar, one earning seat: a wallet that queued with an avatar it then sold
-            # or rented out, and the new holder who queued with it too, cannot both be
-            # seated. The later ticket is cancelled; seating both would fail the whole pass
-            # (every queue's groups) on the avatar's hold, again on every pass.
-            avatars = {h for h in holders if h.startswith("avatar:")}
-            if avatars & claimed:
-                ticket.status = "cancelled"
-                continue
-            claimed |= avatars
-        queues.setdefault((ticket.preset, ticket.earning), []).append(ticket)
-    formed: list[str] = []
-    for (preset, earning), waiting in queues.items():
-        size = _default_seats(preset)
-        while waiting:
-            group = waiting[:size]
-            oldest = group[0].created_at
-            if oldest.tzinfo is None:
-                oldest = oldest.replace(tzinfo=now.tzinfo)
-            if len(group) < size and now - oldest < wait:
-                break
-            waiting = waiting[size:]
-            table = _seated_table(
-                session,
-                preset=preset,
-                options=play.table_rules(preset, {}, size).options,
-                seat_count=size,
-                seats=[
-                    SeatSpec(address=t.address, avatar_id=t.avatar_id, admitted_as=t.admitted_as)
-                    for t in group
-                ],
-                earning=earning,
-                kind="human",
-                visibility="private",
-                bot_level=settings.server.matchmaking_bot_level,
-                turn_timeout_s=_matchmade_turn_timeout(settings, earning),
-                now=now,
-            )
-            for ticket in group:
-                ticket.status = "matched"
-                ticket.table_id = table.id
-                MATCHMAKING_WAIT.observe(max(0.0, (now - aware(ticket.created_at)).total_seconds()))
-            _fill_with_bots(session, table, settings.server.matchmaking_bot_level)
-            _start_match(session, table)
-            formed.append(table.id)
-    session.commit()
-    return formed
 
 
 # -- matches and results ------------------------------------------------------------------
@@ -677,17 +355,13 @@ def abandon_match(*, session: Session, match_id: str, reason: str) -> int:
     table = session.get(Table, match.table_id, with_for_update=True)
     if table is not None and table.match_id == match_id:
         table.status = "abandoned"
-    _release_holds(session, match.table_id)
+    seating.release_holds(session, match.table_id)
     released = stakes.release_stakes(session=session, match_id=match_id)
     session.commit()
     log.warning(
         "match %s abandoned (%s); %d DEW wei of stakes released", match_id, reason, released
     )
     return released
-
-
-def count_live_matches(*, session: Session) -> int:
-    return session.scalar(select(func.count()).select_from(Match).where(Match.status == "live"))
 
 
 # -- matches started by others (competitions) ---------------------------------------------
@@ -712,7 +386,7 @@ def create_seated_match(
             raise exc.InvalidRequest(f"a seat is a wallet or a bot, not both or neither: {spec}")
         if spec.bot_level is not None and spec.bot_level not in play.BOT_LEVELS:
             raise exc.InvalidRequest(f"bot_level must be one of {list(play.BOT_LEVELS)}")
-    table = _seated_table(
+    table = seating.seated_table(
         session,
         preset=preset,
         options=rules.options,
@@ -725,6 +399,6 @@ def create_seated_match(
         turn_timeout_s=turn_timeout_s,
         now=utcnow(),
     )
-    _start_match(session, table)
+    seating.start_match(session, table)
     session.flush()
     return table

@@ -230,7 +230,7 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
             raise RuntimeError(f"match {finish.match_id} was already finished")
         conn.execute(update(Table).where(Table.id == finish.table_id).values(status="finished"))
         if finish.earning:
-            # Its players may sit at another earning table now (``service._seat``).
+            # Its players may sit at another earning table now (``seating.take_seat``).
             conn.execute(delete(EarningHold).where(EarningHold.table_id == finish.table_id))
         by_seat = {s["seat"]: s for s in finish.seats}
         seat_rows = []

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from backend.config import get_settings
 from backend.db.base import utcnow
-from backend.tables import service
+from backend.tables import matchmaking
 from backend.tables.models import EarningHold, MatchmakingTicket, TableSeat
 
 
@@ -45,7 +45,7 @@ def test_two_tickets_with_one_avatar_seat_one_and_the_other_queues_still_match(
         session.commit()
 
     with session_factory() as session:
-        formed = service.run_matchmaking(session=session, settings=settings)
+        formed = matchmaking.run_matchmaking(session=session, settings=settings)
 
     with session_factory() as session:
         status = dict(

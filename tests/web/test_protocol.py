@@ -3,6 +3,7 @@ refused, and the Python client plays whole matches against a real server with th
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from eth_account import Account
 from backend.game import replay
 from backend.protocol import messages as protocol
 from backend.protocol.client import DewClient, DewClientError
-from backend.tables.live import PROTOCOL_VERSION as SERVER_VERSION
+from backend.protocol.messages import PROTOCOL_VERSION as SERVER_VERSION
 
 pytestmark = pytest.mark.timeout(180)
 REPO = Path(__file__).resolve().parents[2]
@@ -62,6 +63,44 @@ def test_server_messages_are_checked():
             protocol.check_server_message(bad)
     with pytest.raises(protocol.ProtocolError, match="not JSON"):
         protocol.parse_server_message("{")
+
+
+def test_the_server_builders_satisfy_the_definitions():
+    built = [
+        protocol.snapshot(
+            table={"id": "t"},
+            seats=[],
+            you=None,
+            match_id=None,
+            match_status="none",
+            seed_commitment=None,
+            ply=0,
+            moves=[],
+            view=None,
+            deadline_ms=None,
+            final=None,
+        ),
+        protocol.moved(
+            match_id="m", ply=1, seat=0, move="6:6L", actor="player", deadline_ms=None, view={}
+        ),
+        protocol.match_over(
+            match_id="m", ply=9, result={"winner_seats": [0]}, server_seed="s", result_hash=None
+        ),
+        protocol.ack(ref="m1", ply=3),
+        protocol.pong(ref=7),
+        protocol.error("stale_ply", "moved on", "m2"),
+    ]
+    assert {m["type"] for m in built} == {m.type for m in protocol.SERVER_MESSAGES}
+    for message in built:
+        assert protocol.check_server_message(message) is message
+        assert list(message)[:2] == ["v", "type"]
+    # The wire text of the small messages, byte for byte.
+    assert json.dumps(protocol.ack(ref="m1", ply=3), separators=(",", ":")) == (
+        '{"v":1,"type":"ack","ref":"m1","ply":3}'
+    )
+    assert json.dumps(protocol.error("x", "y"), separators=(",", ":")) == (
+        '{"v":1,"type":"error","ref":null,"error":{"code":"x","message":"y","detail":null}}'
+    )
 
 
 def test_dew_client_plays_a_practice_match_and_the_record_replays(server):

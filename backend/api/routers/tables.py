@@ -12,7 +12,7 @@ from web3 import Web3
 from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
 from backend.tables import exceptions as exc
-from backend.tables import schemas
+from backend.tables import matchmaking, schemas
 from backend.tables import service as tables
 from backend.tables.models import Table
 
@@ -198,7 +198,7 @@ def enqueue(
     body: schemas.QueueRequest, player: CurrentPlayer, session: SessionDep, gate: GateDep
 ) -> schemas.TicketOut:
     """Wait for a table of this preset; bots fill the empty seats after the configured wait."""
-    ticket = tables.enqueue(
+    ticket = matchmaking.enqueue(
         session=session,
         gate=gate,
         address=player.address,
@@ -211,13 +211,13 @@ def enqueue(
 
 @router.get("/matchmaking/{ticket_id}", response_model=schemas.TicketOut, responses=_ERRORS)
 def get_ticket(ticket_id: str, player: CurrentPlayer, session: SessionDep) -> schemas.TicketOut:
-    ticket = tables.get_ticket(session=session, ticket_id=ticket_id, address=player.address)
+    ticket = matchmaking.get_ticket(session=session, ticket_id=ticket_id, address=player.address)
     return schemas.TicketOut.model_validate(ticket, from_attributes=True)
 
 
 @router.delete("/matchmaking/{ticket_id}", response_model=schemas.TicketOut, responses=_ERRORS)
 def cancel_ticket(ticket_id: str, player: CurrentPlayer, session: SessionDep) -> schemas.TicketOut:
-    ticket = tables.cancel_ticket(session=session, ticket_id=ticket_id, address=player.address)
+    ticket = matchmaking.cancel_ticket(session=session, ticket_id=ticket_id, address=player.address)
     return schemas.TicketOut.model_validate(ticket, from_attributes=True)
 
 

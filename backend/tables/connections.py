@@ -1,0 +1,198 @@
+"""The sockets of live tables as the hub sees them: outboxes, who watches a table, fan-out,
+and the per-connection limits.
+
+A socket's own reading and writing (Starlette) stays in ``backend.api.ws``: here a
+connection is only a bounded outbox that the socket's writer drains, so nothing in
+``backend.tables`` depends on the web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from typing import Any
+
+import orjson
+
+from backend.protocol.messages import CLOSE_NORMAL
+
+log = logging.getLogger(__name__)
+
+
+def encode(message: dict[str, Any]) -> str:
+    """A protocol message (built by ``backend.protocol.messages``) as compact JSON text
+    (orjson: this runs five times per move)."""
+    try:
+        return orjson.dumps(message).decode()
+    except orjson.JSONEncodeError:  # e.g. an int beyond 64 bits in a record: rare, not hot
+        return json.dumps(message, separators=(",", ":"))
+
+
+class Conn:
+    """One WebSocket as the hub sees it: a bounded outbox that the socket's writer drains.
+
+    Not an ``asyncio.Queue``: pushing is the hot path (five messages per move), so it is a
+    deque plus one future that wakes the writer, which then sends everything queued.
+    """
+
+    __slots__ = (
+        "_pending",
+        "_waiter",
+        "address",
+        "close_code",
+        "closed",
+        "delayed",
+        "max_queue",
+        "overflowed",
+        "seat",
+        "table_id",
+    )
+
+    def __init__(self, address: str | None, max_queue: int = 512) -> None:
+        self.address = address
+        self.seat: int | None = None
+        self.table_id: str | None = None
+        self.max_queue = max_queue
+        self.overflowed = False
+        self.closed = False
+        self.close_code = CLOSE_NORMAL
+        # Messages held back by the spectator delay: cancelled when the socket goes, so a
+        # gone spectator leaves nothing behind.
+        self.delayed: list[asyncio.TimerHandle] = []
+        self._pending: deque[str | None] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def push(self, text: str) -> None:
+        if self.overflowed or self.closed:
+            return
+        if len(self._pending) >= self.max_queue:
+            # A client that does not read is cut off; it can reconnect and resync.
+            self.overflowed = True
+            log.warning("closing slow connection of %s", self.address)
+            self._pending.clear()
+            self._pending.append(None)
+        else:
+            self._pending.append(text)
+        self._wake()
+
+    def push_later(self, delay: float, text: str) -> None:
+        """``push`` after ``delay`` seconds (the spectator delay)."""
+        if self.closed:
+            return
+        now = asyncio.get_running_loop().time()
+        if len(self.delayed) >= 64:
+            self.delayed = [h for h in self.delayed if h.when() > now and not h.cancelled()]
+        self.delayed.append(asyncio.get_running_loop().call_later(delay, self.push, text))
+
+    def close(self, code: int = CLOSE_NORMAL) -> None:
+        """Ask the writer to close the socket after what is already queued."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        for handle in self.delayed:
+            handle.cancel()
+        self.delayed.clear()
+        if len(self._pending) >= self.max_queue:
+            self.overflowed = True
+            self._pending.clear()
+        self._pending.append(None)
+        self._wake()
+
+    async def drain(self) -> list[str | None]:
+        """Everything queued (waiting for at least one message); ``None`` means close."""
+        while not self._pending:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        batch = list(self._pending)
+        self._pending.clear()
+        return batch
+
+
+class Watchers:
+    """The sockets of one hosted table: each seat's (a wallet may have several) and the
+    spectators'. A connection is filed by its ``seat`` (None: a spectator)."""
+
+    __slots__ = ("seats", "spectators")
+
+    def __init__(self) -> None:
+        self.seats: dict[int, set[Conn]] = {}
+        self.spectators: set[Conn] = set()
+
+    def __bool__(self) -> bool:
+        return any(self.seats.values()) or bool(self.spectators)
+
+    def all(self) -> list[Conn]:
+        return [c for conns in self.seats.values() for c in conns] + list(self.spectators)
+
+    def add(self, conn: Conn) -> None:
+        if conn.seat is None:
+            self.spectators.add(conn)
+        else:
+            self.seats.setdefault(conn.seat, set()).add(conn)
+
+    def discard(self, conn: Conn) -> None:
+        self.spectators.discard(conn)
+        if conn.seat is not None:
+            self.seats.get(conn.seat, set()).discard(conn)
+
+    def reseat(self, conn: Conn, seat: int | None) -> None:
+        """File ``conn`` under ``seat`` (a spectator whose wallet was just seated, and back)."""
+        if seat == conn.seat:
+            return
+        self.discard(conn)
+        conn.seat = seat
+        self.add(conn)
+
+    def watched_seats(self) -> list[int]:
+        """The seats with at least one socket."""
+        return [s for s, conns in self.seats.items() if conns]
+
+    def push_seat(self, seat: int, text: str) -> None:
+        for conn in self.seats[seat]:
+            conn.push(text)
+
+    def push_spectators(self, text: str, delay: float) -> None:
+        """``text`` to every spectator, ``delay`` seconds later if there is a delay."""
+        for conn in self.spectators:
+            if delay > 0:
+                conn.push_later(delay, text)
+            else:
+                conn.push(text)
+
+    def push_everyone(self, text: str, spectator_delay: float) -> None:
+        """``text`` to every seat now, and to the spectators after their delay."""
+        for conns in self.seats.values():
+            for conn in conns:
+                conn.push(text)
+        self.push_spectators(text, spectator_delay)
+
+
+class TokenBucket:
+    """Per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.capacity = float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False

@@ -1,0 +1,237 @@
+"""What drives the hosted tables besides their sockets: the turn timers, the background loops
+(matchmaking, adopting orphaned and started matches, heap upkeep) and the Redis bus's events.
+
+The loops act through the hub (``Host``): they decide when, the hub moves and commits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import time
+from collections.abc import Coroutine
+from typing import Any, Protocol
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from backend.config import Settings
+from backend.tables import matchmaking, store
+from backend.tables.cache import LiveTable
+
+log = logging.getLogger(__name__)
+
+_gc_started = 0.0
+
+
+def _gc_pause(phase: str, info: dict[str, Any]) -> None:
+    global _gc_started
+    if phase == "start":
+        _gc_started = time.perf_counter()
+        return
+    pause = time.perf_counter() - _gc_started
+    if pause > 0.02:
+        log.warning(
+            "garbage collection of generation %d stopped the server for %.0f ms",
+            info.get("generation", -1),
+            pause * 1000,
+        )
+
+
+_gc_watchers = 0
+
+
+def _watch_gc() -> None:
+    global _gc_watchers
+    _gc_watchers += 1
+    if _gc_pause not in gc.callbacks:
+        gc.callbacks.append(_gc_pause)
+
+
+def _unwatch_gc() -> None:
+    """Undo ``_watch_gc`` when the last hub in this process stops (tests run several)."""
+    global _gc_watchers
+    _gc_watchers = max(0, _gc_watchers - 1)
+    if _gc_watchers == 0 and _gc_pause in gc.callbacks:
+        gc.callbacks.remove(_gc_pause)
+
+
+class Host(Protocol):
+    """What the loops need of the hub (``backend.tables.hub.MatchHub``)."""
+
+    settings: Settings
+    session_factory: sessionmaker[Session]
+    read_sessions: sessionmaker[Session]
+    tables: dict[str, LiveTable]
+
+    async def get(self, table_id: str) -> LiveTable: ...
+
+    async def table_changed(self, table_id: str, *, publish: bool = True) -> None: ...
+
+    async def catch_up(self, lt: LiveTable) -> None: ...
+
+    async def bot_turn(self, lt: LiveTable, ply: int) -> None: ...
+
+    async def timeout_turn(self, lt: LiveTable, ply: int) -> None: ...
+
+
+class Loops:
+    """The timers and background tasks of one hub."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.settings = host.settings
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._matchmaker: asyncio.Task[None] | None = None
+        self._janitor: asyncio.Task[None] | None = None
+        self._adopter: asyncio.Task[None] | None = None
+        self._heap: asyncio.Task[None] | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def watch_gc(self) -> None:
+        _watch_gc()
+
+    def start(self) -> None:
+        self._matchmaker = asyncio.create_task(self._matchmaking_loop(), name="dew-matchmaker")
+        self._janitor = asyncio.create_task(self._janitor_loop(), name="dew-janitor")
+        self._adopter = asyncio.create_task(self._adopt_started_loop(), name="dew-adopter")
+        if self.settings.server.gc_freeze_every_s > 0:
+            self._heap = asyncio.create_task(self._heap_loop(), name="dew-heap")
+
+    def stop_loops(self) -> None:
+        for loop_task in (self._matchmaker, self._janitor, self._adopter, self._heap):
+            if loop_task:
+                loop_task.cancel()
+
+    def stop_turns(self) -> None:
+        """Cancel the turns under way (bots and timeouts the timers started)."""
+        for task in list(self._tasks):
+            task.cancel()
+
+    def release_heap(self) -> None:
+        """Undo what this hub did to the process's garbage collector."""
+        if self._heap:
+            gc.unfreeze()  # frozen objects would otherwise outlive this hub in the process
+        _unwatch_gc()
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- turn timers -----------------------------------------------------------------------
+    def schedule(self, lt: LiveTable) -> None:
+        """(Re)arm the table's timer: a bot's move after the bot delay, or a human seat's
+        turn timeout at its deadline. Nothing to move: no timer."""
+        if lt.timer:
+            lt.timer.cancel()
+            lt.timer = None
+        seat = lt.to_move()
+        if seat is None:
+            return
+        loop = asyncio.get_running_loop()
+        ply = lt.ply
+        host = self.host
+        if lt.bot_level(seat):
+            delay = self.settings.server.bot_move_delay_s
+            lt.timer = loop.call_later(delay, lambda: self.spawn(host.bot_turn(lt, ply)))
+        else:
+            deadline = lt.deadline() or time.time()
+            delay = max(deadline - time.time(), 0.0)
+            lt.timer = loop.call_later(delay, lambda: self.spawn(host.timeout_turn(lt, ply)))
+
+    # -- other processes -------------------------------------------------------------------
+    async def on_bus(self, table_id: str, kind: str) -> None:
+        """An event of another process (``backend.tables.bus``) about a table we host."""
+        lt = self.host.tables.get(table_id)
+        if lt is None:
+            return
+        if kind == "move":
+            async with lt.lock:
+                await self.host.catch_up(lt)
+        else:
+            await self.host.table_changed(table_id, publish=False)
+
+    # -- background loops ------------------------------------------------------------------
+    async def _janitor_loop(self) -> None:
+        """Adopt live matches whose turn is long overdue: their host process died."""
+        grace = self.settings.server.orphan_grace_s
+        while True:
+            try:
+                await asyncio.sleep(max(grace / 2, 0.5))
+                orphans = await asyncio.to_thread(
+                    store.overdue_tables, self.host.read_sessions, time.time(), grace
+                )
+                for table_id in orphans:
+                    if table_id not in self.host.tables:
+                        log.info("adopting orphaned table %s", table_id)
+                        await self.host.get(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("janitor pass failed")
+
+    async def _adopt_started_loop(self) -> None:
+        """Host the matches other packages start in the database (tournament rounds) within
+        about a second, instead of the orphan grace: nobody connects to start them. Every
+        process may adopt one; the move log's primary key keeps a single line of play."""
+        every = self.settings.server.adopt_started_every_s
+        if every <= 0:
+            return
+        idle = 2 * self.settings.server.bot_move_delay_s + every
+        while True:
+            try:
+                await asyncio.sleep(every)
+                started = await asyncio.to_thread(
+                    store.idle_tables_of_kind,
+                    self.host.read_sessions,
+                    "tournament",
+                    time.time(),
+                    idle,
+                )
+                for table_id in started:
+                    if table_id not in self.host.tables:
+                        await self.host.get(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("adoption pass failed")
+
+    async def _heap_loop(self) -> None:
+        """Keep the garbage collector's pauses short with thousands of sockets open.
+
+        Freeze what is alive: the collector's passes then scan only newer objects (young
+        cycles are still found by the frequent young-generation passes). Frozen objects
+        are still freed by reference counting; only cycles among them wait for the
+        periodic full collection (one longer pause per period)."""
+        every = self.settings.server.gc_freeze_every_s
+        full_every = self.settings.server.gc_full_every_s
+        last_full = time.monotonic()
+        while True:
+            try:
+                await asyncio.sleep(every)
+                if full_every > 0 and time.monotonic() - last_full >= full_every:
+                    gc.unfreeze()
+                    gc.collect()
+                    last_full = time.monotonic()
+                gc.freeze()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("heap pass failed")
+
+    async def _matchmaking_loop(self) -> None:
+        while True:
+            try:
+                await asyncio.sleep(1.0)
+
+                def run() -> list[str]:
+                    with self.host.session_factory() as session:
+                        return matchmaking.run_matchmaking(session=session, settings=self.settings)
+
+                for table_id in await asyncio.to_thread(run):
+                    await self.host.table_changed(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("matchmaking pass failed")
