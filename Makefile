@@ -46,7 +46,7 @@ demo: install
 lint: py-install lint-web
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
-	$(UV) run mypy backend/game
+	$(UV) run mypy --strict backend worker
 	$(UV) run lint-imports
 
 # eslint:recommended, browser globals, ES modules, lines of at most 120 characters;
