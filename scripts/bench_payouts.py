@@ -23,8 +23,6 @@ import argparse
 import json
 import os
 import secrets
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -52,6 +50,7 @@ from backend.chain.outbox import (  # noqa: E402
     request_mint,
     request_settlements,
 )
+from backend.cli import stack  # noqa: E402
 from backend.db import create_db_engine, make_session_factory, migrate  # noqa: E402
 
 DEW = 10**18
@@ -63,34 +62,14 @@ def log(message: str, quiet: bool) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
-def start_worker(env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
+def start_worker(env: dict[str, str], log_path: Path) -> stack.Service:
     queues = f"{env['DEW_BROKER_PAYOUTS_QUEUE']},{env['DEW_BROKER_DEFAULT_QUEUE']}"
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "worker.celery_app",
-            "worker",
-            "--pool",
-            "solo",
-            "-Q",
-            queues,
-            "--loglevel",
-            "INFO",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-n",
-            f"bench-{secrets.token_hex(4)}@%h",
-        ],
-        cwd=REPO,
-        env={**os.environ, **env},
-        stdout=log_path.open("ab"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+    args = stack.celery_command(
+        *("worker", "--pool", "solo", "-Q", queues, "--loglevel", "INFO"),
+        *("--without-gossip", "--without-mingle", "--without-heartbeat"),
+        *("-n", f"bench-{secrets.token_hex(4)}@%h"),
     )
+    return stack.Service("worker", args, {**os.environ, **env}, log_path)
 
 
 def wait_confirmed(sessions, kind: str, total: int, timeout_s: float) -> None:
@@ -236,7 +215,7 @@ def main() -> None:
                 with sessions() as session:
                     if session.scalar(select(func.count()).select_from(ChainWallet)):
                         break
-                if time.monotonic() > deadline or worker.poll() is not None:
+                if time.monotonic() > deadline or worker.exited() is not None:
                     raise SystemExit(f"the worker did not start; see {workdir / 'worker.log'}")
                 time.sleep(0.1)
             total_payouts = args.matches * args.payouts_per_match
@@ -292,11 +271,7 @@ def main() -> None:
             if minted < 1:
                 raise SystemExit("mints missing on chain")
         finally:
-            worker.send_signal(signal.SIGTERM)
-            try:
-                worker.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+            stack.stop_service(worker, timeout_s=15)
         log(f"baseline: {args.baseline} naive transfers", quiet)
         base = baseline(w3, contracts, deployer_key, payer_key, args.baseline)
     db.dispose()

@@ -39,51 +39,28 @@ import os
 import random
 import resource
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
-import coincurve
-import httpx
 import orjson
 from eth_account import Account
-from eth_hash.auto import keccak
 from sqlalchemy import create_engine, text
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from backend.cli import stack  # noqa: E402
 from backend.db import migrate  # noqa: E402
+from backend.protocol import messages as protocol  # noqa: E402
+from backend.protocol.client import SeatState, Wallet, sign_in_with_async  # noqa: E402
+from tests.fixtures.database import create_pg_database, drop_pg_database  # noqa: E402
 
 PG_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def create_database(admin_url: str) -> str:
-    name = f"dew_bench_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return admin_url.rsplit("/", 1)[0] + f"/{name}"
-
-
-def drop_database(admin_url: str, url: str) -> None:
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)'))
-    admin.dispose()
 
 
 def baseline_commit_ms(url: str, rounds: int = 200) -> float:
@@ -128,6 +105,9 @@ def client_address(wallet: int, per_address: int) -> str:
 
 
 class Server:
+    """The match server under test: uvicorn on the app factory, started (and stopped) through
+    the process harness (``backend.cli.stack``)."""
+
     def __init__(
         self,
         db_url: str,
@@ -136,20 +116,17 @@ class Server:
         rate_limits: bool = True,
         metrics: bool | None = None,
     ) -> None:
-        self.port = free_port()
+        self.port = stack.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
-        env.update(
-            {
-                "DEW_DB_URL": db_url,
-                "DEW_CHAIN_MANIFEST_PATH": "/nonexistent/deployment.json",
-                "DEW_SERVER_TURN_TIMEOUT_S": "120",
-                "DEW_SERVER_BOT_MOVE_DELAY_S": "1.0",
-                "DEW_SERVER_DB_POOL_SIZE": "20",
-                "DEW_SERVER_ORPHAN_GRACE_S": "600",
-                "DEW_HTTP_RATE_LIMITS": "true" if rate_limits else "false",
-            }
+        env = stack.clean_env(
+            DEW_DB_URL=db_url,
+            DEW_CHAIN_MANIFEST_PATH="/nonexistent/deployment.json",
+            DEW_SERVER_TURN_TIMEOUT_S="120",
+            DEW_SERVER_BOT_MOVE_DELAY_S="1.0",
+            DEW_SERVER_DB_POOL_SIZE="20",
+            DEW_SERVER_ORPHAN_GRACE_S="600",
+            DEW_HTTP_RATE_LIMITS="true" if rate_limits else "false",
         )
         self.metrics_dir: str | None = None
         if metrics is not None:
@@ -164,59 +141,26 @@ class Server:
         # uvicorn re-raises the signal it stopped on; SIGINT then unwinds as KeyboardInterrupt,
         # which lets cProfile write its stats.
         self.stop_signal = signal.SIGINT if profile else signal.SIGTERM
-        self.log = open(f"/tmp/dew-bench-server-{self.port}.log", "wb")  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                *(["-m", "cProfile", "-o", profile] if profile else []),
-                "-m",
-                "uvicorn",
-                "backend.api.app:create_app",
-                "--factory",
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-                "--no-access-log",
-                "--backlog",
-                "8192",
-                # Moves are ~1 KB of JSON: compressing them costs more CPU than it saves.
-                "--ws-per-message-deflate",
-                "false",
-                "--timeout-graceful-shutdown",
-                "20",
-                *(["--workers", str(workers)] if workers > 1 else []),
-            ],
-            cwd=REPO,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
+        args = stack.uvicorn_command(
+            self.port,
+            *("--log-level", "warning", "--no-access-log", "--backlog", "8192"),
+            # Moves are ~1 KB of JSON: compressing them costs more CPU than it saves.
+            *("--ws-per-message-deflate", "false", "--timeout-graceful-shutdown", "20"),
+            *(["--workers", str(workers)] if workers > 1 else []),
+            python=("-m", "cProfile", "-o", profile) if profile else (),
         )
+        log = Path(f"/tmp/dew-bench-server-{self.port}.log")
         # Generous: on a busy machine importing the app alone can take a minute.
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError("server exited at start")
-            try:
-                if httpx.get(self.url + "/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        self.proc.kill()
-        raise RuntimeError("server did not start")
+        self.service = stack.start_api("server", args, env, log, self.url, timeout_s=180)
 
     def pids(self) -> list[int]:
         children = subprocess.run(
-            ["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True
+            ["pgrep", "-P", str(self.service.pid)], capture_output=True, text=True
         ).stdout.split()
-        return [self.proc.pid, *map(int, children)]
+        return [self.service.pid, *map(int, children)]
 
     def stop(self) -> None:
-        self.proc.send_signal(self.stop_signal)
-        try:
-            self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        stack.stop_service(self.service, self.stop_signal, timeout_s=60)
         if self.metrics_dir:
             import shutil
 
@@ -246,15 +190,6 @@ class Http:
         if response.status >= 300:
             raise RuntimeError(f"POST {path}: {response.status} {data[:200]!r}")
         return json.loads(data)
-
-
-def personal_sign(key: coincurve.PrivateKey, message: str) -> str:
-    """EIP-191 ``personal_sign`` as a wallet does it (libsecp256k1, like eth-account, without
-    eth-account's per-call overhead: the load generator shares the server's CPUs)."""
-    data = message.encode()
-    digest = keccak(b"\x19Ethereum Signed Message:\n" + str(len(data)).encode() + data)
-    signature = key.sign_recoverable(digest, hasher=None)
-    return "0x" + (signature[:64] + bytes((signature[64] + 27,))).hex()
 
 
 def parallel(base_url: str, jobs: list[Any], work: Any, threads: int) -> list[Any]:
@@ -364,12 +299,22 @@ async def _health(http: AsyncHttp, _: int) -> bool:
     return True
 
 
-async def _sign_in(http: AsyncHttp, account: tuple[str, coincurve.PrivateKey]) -> str:
-    address, key = account
-    grant = await http.request(b"POST", b"/auth/nonce", orjson.dumps({"address": address}))
-    message = orjson.loads(grant)["message"]
-    body = orjson.dumps({"message": message, "signature": personal_sign(key, message)})
-    return orjson.loads(await http.request(b"POST", b"/auth/signin", body))["access_token"]
+# The sign-in's routes as this load generator sends them: (method, path) in bytes.
+SIGN_IN_ROUTES = {
+    route: tuple(part.encode() for part in protocol.ROUTES[route]) for route in ("nonce", "signin")
+}
+
+
+async def _sign_in(http: AsyncHttp, wallet: Wallet) -> str:
+    """The client's sign-in (its wallet signs, its steps say what to send) over this load
+    generator's lean connection."""
+
+    async def send(route: str, body: dict[str, Any]) -> dict[str, Any]:
+        method, path = SIGN_IN_ROUTES[route]
+        return orjson.loads(await http.request(method, path, orjson.dumps(body)))
+
+    tokens = await sign_in_with_async(wallet, send)
+    return str(tokens["access_token"])
 
 
 def health_rps(base_url: str, requests: int, connections: int) -> float:
@@ -384,7 +329,7 @@ def sign_in_all(
 ) -> tuple[list[str], float]:
     """Full sign-ins (nonce, EIP-191 signature, verification) over keep-alive connections,
     one per source address."""
-    wallets = [(a.address, coincurve.PrivateKey(bytes(a.key))) for a in accounts]
+    wallets = [Wallet(bytes(a.key), a.address) for a in accounts]
     groups = [
         (client_address(i, per_address), wallets[i : i + per_address])
         for i in range(0, len(wallets), per_address)
@@ -469,7 +414,7 @@ class BotClient(asyncio.Protocol):
         self.fragments = bytearray()
         self.handshaken = False
         self.stopping = False
-        self.seat: int | None = None
+        self.state = SeatState()  # the client's view of this seat
         self.pending: dict[str, float] = {}
         self.turn: asyncio.TimerHandle | None = None
         self.key = base64.b64encode(os.urandom(16))
@@ -597,38 +542,28 @@ class BotClient(asyncio.Protocol):
         if kind == "error":
             stats.error(f"server error: {message['error']}")
             return
+        state = self.state
         if kind == "match_over":
-            stats.finished_matches += 1 if self.seat == 0 else 0
+            stats.finished_matches += 1 if state.you == 0 else 0
             self._close()
             return
-        if kind == "snapshot":
-            if self.seat is None:
-                stats.snapshots += 1
-            self.seat = message["you"]
-        view = message.get("view")
-        if (
-            kind in ("snapshot", "moved")
-            and view
-            and view["turn"] == self.seat
-            and view["legal_moves"]
-            and not view["match_over"]
-        ):
-            if self.turn:
-                self.turn.cancel()
-            delay = self.think_s * self.rng.uniform(0.9, 1.1)
-            self.turn = self.loop.call_later(
-                delay, self._move, message["ply"], view["legal_moves"][0]
-            )
+        if kind == "snapshot" and state.you is None:
+            stats.snapshots += 1
+        if kind in ("snapshot", "moved"):
+            state.apply(message)
+            if state.my_turn():
+                if self.turn:
+                    self.turn.cancel()
+                delay = self.think_s * self.rng.uniform(0.9, 1.1)
+                move = state.move(ref=str(state.ply))
+                self.turn = self.loop.call_later(delay, self._move, move)
 
-    def _move(self, ply: int, move: str) -> None:
+    def _move(self, move: dict[str, Any]) -> None:
         self.turn = None
         if self.stopping:
             return
-        ref = str(ply)
-        self.pending[ref] = time.perf_counter()
-        self._send(
-            0x1, orjson.dumps({"v": 1, "type": "move", "move": move, "ply": ply, "ref": ref})
-        )
+        self.pending[move["ref"]] = time.perf_counter()
+        self._send(0x1, orjson.dumps(move))
 
 
 async def open_client(
@@ -840,7 +775,7 @@ def compare_metrics(args: argparse.Namespace) -> None:
 def measure(args: argparse.Namespace, metrics: bool | None = None) -> dict[str, Any] | None:
     """One whole run (its own database and servers); the figures, or None if it reported
     (``--signins-only``)."""
-    db_url = create_database(args.pg_admin_url)
+    db_url = create_pg_database(args.pg_admin_url, prefix="dew_bench")
     server = None
     try:
         migrate(db_url)
@@ -923,7 +858,7 @@ def measure(args: argparse.Namespace, metrics: bool | None = None) -> dict[str, 
     finally:
         if server:
             server.stop()
-        drop_database(args.pg_admin_url, db_url)
+        drop_pg_database(db_url, args.pg_admin_url)
 
     if args.latency_log and stats.acked_at:
         origin = stats.acked_at[0]

@@ -19,93 +19,67 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-
-import httpx
-from eth_account import Account
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from backend.cli import stack  # noqa: E402
 from backend.db import migrate  # noqa: E402
-from backend.protocol.client import DewClient  # noqa: E402
+from backend.protocol.client import DewClient, Wallet  # noqa: E402
 
 CHROMIUM = os.environ.get("DEW_CHROMIUM", "/usr/bin/chromium")
 BYTES_BUDGET = 200 * 1024
 INTERACTIVE_BUDGET_MS = 1000.0
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(db_url: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
-    env |= {
-        "DEW_DB_URL": db_url,
-        "DEW_CHAIN_MANIFEST_PATH": "/nonexistent/deployment.json",
-        "DEW_SERVER_BOT_MOVE_DELAY_S": "2.0",
-        "DEW_SERVER_TURN_TIMEOUT_S": "600",
-    }
-    proc = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "uvicorn", "backend.api.app:create_app", "--factory"),
-            *("--port", str(port), "--log-level", "warning", "--no-access-log"),
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+def start_server(db_url: str, workdir: Path | None = None) -> tuple[stack.Service, str]:
+    port = stack.free_port()
+    env = stack.clean_env(
+        DEW_DB_URL=db_url,
+        DEW_CHAIN_MANIFEST_PATH="/nonexistent/deployment.json",
+        DEW_SERVER_BOT_MOVE_DELAY_S="2.0",
+        DEW_SERVER_TURN_TIMEOUT_S="600",
     )
+    args = stack.uvicorn_command(port, "--log-level", "warning", "--no-access-log")
+    log = (workdir or Path(tempfile.gettempdir())) / f"dew-bench-web-{port}.log"
+    service = stack.Service("server", args, env, log)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(proc, url, timeout_s=60)
+        wait_healthy(service.process, url, timeout_s=60)
     except BaseException:
-        stop_server(proc)  # no uvicorn left running when the start fails
+        stop_server(service)  # no uvicorn left running when the start fails
         raise
-    return proc, url
+    return service, url
 
 
 def wait_healthy(proc: subprocess.Popen[bytes], url: str, timeout_s: float) -> None:
     """Poll ``url``/health until it answers 200; RuntimeError if the process exits or the
     deadline passes (the caller stops the process)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
+
+    def up() -> bool:
         if proc.poll() is not None:
             raise RuntimeError("the server exited at start")
-        try:
-            if httpx.get(url + "/health", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the server did not start in {timeout_s:g} s")
-        time.sleep(0.1)
+        return stack.healthy(url, timeout_s=1)
+
+    try:
+        stack.wait_for("the server", up, timeout_s=timeout_s, every_s=0.1)
+    except stack.StackFailed:
+        raise RuntimeError(f"the server did not start in {timeout_s:g} s") from None
 
 
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+def stop_server(service: stack.Service) -> None:
+    stack.stop_service(service, timeout_s=10)
 
 
 def seed_lobby(url: str, tables: int) -> None:
     """Open tables to join and AI matches to watch: the lobby renders real rows."""
     with DewClient(url) as client:
-        client.sign_in(Account.create().key.hex())
+        client.sign_in(Wallet.create())
         for i in range(tables):
             client.create_table(preset="dew200", seats=4)
             if i % 2 == 0:
@@ -178,12 +152,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="dew-bench-web-") as workdir:
         db_url = f"sqlite:///{workdir}/dew.sqlite3"
         migrate(db_url)
-        proc, url = start_server(db_url)
+        server, url = start_server(db_url, Path(workdir))
         try:
             seed_lobby(url, args.tables)
             figures = measure(url, args.loads)
         finally:
-            stop_server(proc)
+            stop_server(server)
     figures["interactive_over_health"] = figures["interactive_ms_p50"] / figures["health_ms"]
     figures["load_average_1m"] = os.getloadavg()[0]  # a shared machine slows every figure
     if args.json:

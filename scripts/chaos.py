@@ -49,7 +49,7 @@ import httpx
 from websockets.exceptions import ConnectionClosed
 
 from backend.cli.stack import Stack, StackConfig, StackFailed, dew_command, wait_for
-from backend.protocol.client import DewClient, DewClientError
+from backend.protocol.client import DewClient, DewClientError, Seat
 
 DEW = 10**18
 THINK_S = 0.06  # between a client's moves (the server allows 20 messages/s per socket)
@@ -140,42 +140,44 @@ class Player:
                 time.sleep(0.3)
                 continue
             self.connected = client.base_url
+
+            def seen(message: dict[str, Any]) -> None:
+                nonlocal match_id
+                mtype = message["type"]
+                if mtype == "snapshot" and message["match_id"]:
+                    match_id = message["match_id"]
+                elif mtype == "ack":
+                    sent = pending.pop(str(message.get("ref")), None)
+                    if sent is not None and match_id is not None:
+                        move, sent_at, me = sent
+                        self.record.ack(match_id, message["ply"] - 1, me, move, sent_at)
+                elif mtype == "error":
+                    pending.pop(str(message.get("ref")), None)
+
+            def sending(move: dict[str, Any], seat: Seat = seat) -> None:
+                pending[move["ref"]] = (move["move"], time.monotonic(), int(seat.you or 0))
+
+            def refused(error: dict[str, Any]) -> bool:
+                if error["code"] != "not_your_turn":
+                    self.record.error(f"{self.name}: {error}")
+                return True  # recorded; resync and play on
+
             try:
-                sent_at_ply: int | None = None
-                while True:
-                    message = seat.recv(timeout_s=RECV_TIMEOUT_S)
-                    mtype = message["type"]
-                    if mtype == "snapshot" and message["match_id"]:
-                        match_id = message["match_id"]
-                        sent_at_ply = None  # a resync: look again
-                    elif mtype == "ack":
-                        sent = pending.pop(str(message.get("ref")), None)
-                        if sent is not None and match_id is not None:
-                            move, sent_at, me = sent
-                            self.record.ack(match_id, message["ply"] - 1, me, move, sent_at)
-                    elif mtype == "error":
-                        code = message["error"]["code"]
-                        pending.pop(str(message.get("ref")), None)
-                        if code == "rate_limited":
-                            time.sleep(0.1)
-                        elif code not in ("stale_ply", "not_your_turn"):
-                            self.record.error(f"{self.name}: {message['error']}")
-                        sent_at_ply = None
-                        seat.send("resync")
-                    if seat.final is not None:
-                        if match_id is not None:
-                            with self.record.lock:
-                                row = self.record.matches.setdefault(match_id, {})
-                                row["over"], row["kind"] = True, kind
-                                row["interrupted"] = row.get("interrupted", False) or interrupted
-                        return seat.final
-                    if seat.my_turn() and sent_at_ply != seat.ply and seat.view is not None:
-                        sent_at_ply = seat.ply
-                        time.sleep(THINK_S)
-                        move = str(seat.view["legal_moves"][0])
-                        ref = f"{match_id}:{seat.ply}"
-                        pending[ref] = (move, time.monotonic(), int(seat.you or 0))
-                        seat.send("move", move=move, ply=seat.ply, ref=ref)
+                final = seat.play(
+                    timeout_s=max(deadline - time.monotonic(), 0.1),
+                    recv_timeout_s=RECV_TIMEOUT_S,
+                    think_s=THINK_S,
+                    ref=lambda state: f"{match_id}:{state.ply}",
+                    on_message=seen,
+                    on_send=sending,
+                    on_error=refused,
+                )
+                if match_id is not None:
+                    with self.record.lock:
+                        row = self.record.matches.setdefault(match_id, {})
+                        row["over"], row["kind"] = True, kind
+                        row["interrupted"] = row.get("interrupted", False) or interrupted
+                return final
             except (ConnectionClosed, OSError, TimeoutError):
                 interrupted = True
                 with self.record.lock:
@@ -185,7 +187,7 @@ class Player:
                 time.sleep(0.2)
             finally:
                 self.connected = None
-                seat.socket.close()
+                seat.close()
         if match_id is not None:
             with self.record.lock:
                 self.record.matches.setdefault(match_id, {})["over"] = False

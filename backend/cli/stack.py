@@ -322,3 +322,89 @@ def stack_command(
     finally:
         signal.signal(signal.SIGTERM, previous)
     out("stopped")
+
+
+# --- for tests and benchmarks (h23-harness) ---------------------------------------------------
+# The same processes, one at a time: the tests' servers and workers, the benchmarks' servers.
+
+
+def clean_env(**dew: str) -> dict[str, str]:
+    """This process's environment without any ``DEW_*`` setting, plus ``dew`` (full names):
+    a child configured by what its caller says and nothing the shell happened to export."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
+    env.update(dew)
+    return env
+
+
+def uvicorn_command(port: int, *options: str, python: tuple[str, ...] = ()) -> list[str]:
+    """``uvicorn`` on the app factory, as ``dew serve`` runs it; ``python`` goes between the
+    interpreter and ``-m uvicorn`` (e.g. ``("-m", "cProfile", "-o", path)``)."""
+    app_factory = ["-m", "uvicorn", "backend.api.app:create_app", "--factory"]
+    where = ["--host", "127.0.0.1", "--port", str(port)]
+    return [sys.executable, *python, *app_factory, *where, *options]
+
+
+def serve_command(port: int, *options: str) -> list[str]:
+    """``dew serve`` on ``port`` (``--workers``, ``--log-level``, ``--no-migrate`` as given)."""
+    return [*dew_command(), "serve", "--host", "127.0.0.1", "--port", str(port), *options]
+
+
+def celery_command(*args: str) -> list[str]:
+    """``celery -A worker.celery_app`` with ``args`` (``worker ...`` or ``beat ...``)."""
+    return [sys.executable, "-m", "celery", "-A", "worker.celery_app", *args]
+
+
+def healthy(url: str, timeout_s: float = 2) -> bool:
+    """Whether ``url``/health answers 200 now (plain ``http.client``: a poll costs the caller
+    next to no CPU, which a benchmark sharing the machine would count)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=timeout_s)
+    try:
+        connection.request("GET", f"{where.path.rstrip('/')}/health")
+        return connection.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
+
+
+def start_api(
+    name: str,
+    args: list[str],
+    env: dict[str, str],
+    log: Path,
+    url: str,
+    timeout_s: float = 90,
+    every_s: float = 0.1,
+) -> Service:
+    """Start an API process and wait until ``url``/health answers; if it dies or does not
+    answer in time, it is stopped and StackFailed (with its log's tail) raised."""
+    service = Service(name, args, env, log)
+
+    def up() -> bool:
+        service.check_alive()
+        return healthy(url, timeout_s=1)
+
+    try:
+        wait_for(f"{name} at {url}", up, timeout_s=timeout_s, every_s=every_s)
+    except BaseException:
+        service.stop()
+        raise
+    return service
+
+
+def stop_service(service: Service, sig: int = signal.SIGTERM, timeout_s: float = 15) -> None:
+    """Send ``sig`` to the service's own process (not its group: ``dew serve --workers`` and
+    uvicorn stop their children themselves), give it ``timeout_s``, then SIGKILL the group:
+    whatever is left of it goes too."""
+    if service.exited() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(service.pid, sig)
+        try:
+            service.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            service.kill()
+    service.stop()  # the group's leftovers, and the log file

@@ -9,20 +9,32 @@ a seat over the WebSocket, checking every server message against the protocol.
     client.sign_in(private_key)
     table = client.create_table(preset="draw", seats=2, kind="practice")
     final = client.play(table["id"])          # first legal move each turn, by default
+
+It is the one client of the house: the demo, the benchmarks and the tests sign in and play
+through it. The pieces underneath are open for programs with their own transport (the
+benchmark's lean load generator, tests that send malformed frames): ``Wallet`` signs as a
+wallet does and yields the sign-in as requests (``sign_in_steps``), ``SeatState`` keeps a
+seat's state from the server's messages and builds its ``move``, ``Seat`` and ``AsyncSeat``
+carry it over a blocking or an asyncio WebSocket.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
+import coincurve
 import httpx
 from eth_account import Account
-from eth_account.messages import encode_defunct
+from eth_hash.auto import keccak
+from websockets.asyncio.client import ClientConnection as AsyncClientConnection
+from websockets.asyncio.client import connect as async_connect
 from websockets.sync.client import ClientConnection, connect
 
 from backend.protocol import messages as protocol
@@ -44,32 +56,105 @@ def first_legal(view: dict[str, Any]) -> str:
     return str(view["legal_moves"][0])
 
 
-@dataclass
-class Seat:
-    """One WebSocket connection to a table: the frames received, the latest state."""
+# -- Sign-in: the server grants an EIP-4361 message, the wallet signs it (EIP-191) -------------
 
-    socket: ClientConnection
-    received: list[dict[str, Any]] = field(default_factory=list)
+SignInStep = tuple[str, dict[str, Any]]
+"""One request of the sign-in: the route's name in ``protocol.ROUTES`` and its JSON body."""
+
+
+class Wallet:
+    """A private key that signs as a wallet's ``personal_sign`` does.
+
+    The signature is libsecp256k1's (``coincurve``, which eth-account uses as well), built
+    without eth-account's per-call overhead: load generators sign thousands of messages on the
+    machine the server shares. It equals eth-account's ``sign_message`` (RFC 6979, low s)."""
+
+    __slots__ = ("address", "key", "private_key")
+
+    def __init__(self, private_key: bytes | str, address: str | None = None) -> None:
+        if isinstance(private_key, str):
+            private_key = bytes.fromhex(private_key.removeprefix("0x"))
+        self.private_key = bytes(private_key)
+        self.key = coincurve.PrivateKey(self.private_key)
+        self.address = address or str(Account.from_key(self.private_key).address)
+
+    @classmethod
+    def create(cls) -> Wallet:
+        account = Account.create()
+        return cls(bytes(account.key), account.address)
+
+    def sign(self, message: str) -> str:
+        """EIP-191 ``personal_sign``: ``0x`` + r, s and v (27 or 28) in hex."""
+        data = message.encode()
+        digest = keccak(b"\x19Ethereum Signed Message:\n" + str(len(data)).encode() + data)
+        signature = self.key.sign_recoverable(digest, hasher=None)
+        return "0x" + (signature[:64] + bytes((signature[64] + 27,))).hex()
+
+    def sign_in_steps(self) -> Generator[SignInStep, dict[str, Any], dict[str, Any]]:
+        """The sign-in as requests, whatever carries them: send each step, and send the
+        generator the decoded answer; it returns the token response.
+
+            steps = wallet.sign_in_steps()
+            route, body = next(steps)              # ("nonce", {"address": ...})
+            route, body = steps.send(grant)        # ("signin", {"message": ..., "signature": ...})
+            steps.send(tokens)                     # StopIteration(value=tokens)
+        """
+        grant = yield "nonce", {"address": self.address}
+        message = str(grant["message"])
+        tokens = yield "signin", {"message": message, "signature": self.sign(message)}
+        return tokens
+
+
+def sign_in_with(
+    wallet: Wallet, send: Callable[[str, dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    """Drive ``wallet``'s sign-in over a blocking ``send(route, body) -> answer``."""
+    steps = wallet.sign_in_steps()
+    step = next(steps)
+    while True:
+        try:
+            step = steps.send(send(*step))
+        except StopIteration as done:
+            return dict(done.value)
+
+
+async def sign_in_with_async(
+    wallet: Wallet, send: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+) -> dict[str, Any]:
+    """Drive ``wallet``'s sign-in over an asyncio ``send(route, body) -> answer``."""
+    steps = wallet.sign_in_steps()
+    step = next(steps)
+    while True:
+        answer = await send(*step)
+        try:
+            step = steps.send(answer)
+        except StopIteration as done:
+            return dict(done.value)
+
+
+# -- A seat: the state a player keeps and the move it answers with ----------------------------
+
+
+@dataclass
+class SeatState:
+    """What one seat (or a spectator) knows from the server's messages, whatever carries them:
+    its seat number, the ply, its view and, once over, the ``match_over`` message."""
+
     you: int | None = None
     ply: int = 0
     view: dict[str, Any] | None = None
     final: dict[str, Any] | None = None
 
-    def recv(self, timeout_s: float) -> dict[str, Any]:
-        message = protocol.parse_server_message(self.socket.recv(timeout=timeout_s))
-        self.received.append(message)
+    def apply(self, message: dict[str, Any]) -> None:
         kind = message["type"]
         if kind == "snapshot":
             self.you, self.ply, self.view = message["you"], message["ply"], message["view"]
-            self.final = message["final"]
+            if message.get("final"):
+                self.final = message["final"]
         elif kind == "moved":
             self.ply, self.view = message["ply"], message["view"]
         elif kind == "match_over":
             self.final = message
-        return message
-
-    def send(self, kind: str, **fields: Any) -> None:
-        self.socket.send(json.dumps(protocol.client_message(kind, **fields)))
 
     def my_turn(self) -> bool:
         return (
@@ -78,14 +163,182 @@ class Seat:
             and self.you is not None
             and self.view.get("turn") == self.you
             and bool(self.view.get("legal_moves"))
+            and not self.view.get("match_over")
         )
+
+    def move(self, choose: Chooser = first_legal, ref: str | None = None) -> dict[str, Any]:
+        """The ``move`` message for this turn, carrying the ply it was chosen at (so the
+        server never applies it twice)."""
+        assert self.view is not None, "no view yet"
+        message: dict[str, Any] = {"v": protocol.PROTOCOL_VERSION, "type": "move"}
+        message.update(move=choose(self.view), ply=self.ply)
+        if ref is not None:
+            message["ref"] = ref
+        return message
+
+
+@dataclass
+class Seat(SeatState):
+    """One blocking WebSocket connection to a table: the frames received, the latest state."""
+
+    socket: ClientConnection | None = None
+    received: list[dict[str, Any]] = field(default_factory=list)
+
+    def recv(self, timeout_s: float) -> dict[str, Any]:
+        assert self.socket is not None
+        message = protocol.parse_server_message(self.socket.recv(timeout=timeout_s))
+        self.received.append(message)
+        self.apply(message)
+        return message
+
+    def send(self, kind: str, **fields: Any) -> None:
+        assert self.socket is not None
+        self.socket.send(json.dumps(protocol.client_message(kind, **fields)))
+
+    def close(self) -> None:
+        if self.socket is not None:
+            self.socket.close()
+
+    def play(
+        self,
+        choose: Chooser = first_legal,
+        *,
+        timeout_s: float = 120,
+        recv_timeout_s: float | None = None,
+        think_s: float = 0.0,
+        ref: Callable[[SeatState], str] = lambda seat: f"p{seat.ply}",
+        on_message: Callable[[dict[str, Any]], None] | None = None,
+        on_send: Callable[[dict[str, Any]], None] | None = None,
+        on_error: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> dict[str, Any]:
+        """Play this seat on this connection until the match is over; returns the
+        ``match_over`` message. Every move carries the ply it was chosen at, so none is
+        applied twice, and is sent once per ply (again after a snapshot or an error).
+
+        A ``rate_limited`` move is sent again after a pause; ``stale_ply`` asks for a resync.
+        Any other error is raised as DewClientError, unless ``on_error(error)`` says it is
+        handled (then a resync). ``on_message`` sees every message first, ``on_send`` every
+        move; a silent socket raises TimeoutError after ``recv_timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        sent_at: int | None = None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"match not over in {timeout_s}s")
+            message = self.recv(timeout_s=min(left, recv_timeout_s or left))
+            if on_message is not None:
+                on_message(message)
+            if message["type"] == "snapshot":
+                sent_at = None  # a resync: look again
+            elif message["type"] == "error":
+                error = message["error"]
+                sent_at = None
+                if error["code"] == "rate_limited":
+                    time.sleep(0.1)  # back off, then send the dropped move again
+                elif error["code"] == "stale_ply" or (on_error is not None and on_error(error)):
+                    self.send("resync")
+                else:
+                    raise DewClientError(error["code"], error["message"])
+            if self.final is not None:
+                return self.final
+            if self.my_turn() and sent_at != self.ply:
+                sent_at = self.ply
+                if think_s:
+                    time.sleep(think_s)
+                move = self.move(choose, ref=ref(self))
+                if on_send is not None:
+                    on_send(move)
+                self.send("move", move=move["move"], ply=move["ply"], ref=move["ref"])
+
+
+class AsyncSeat(SeatState):
+    """One asyncio WebSocket connection to a table (or a spectator's), keeping every message
+    as received (``raw``) and decoded (``received``). ``send_raw`` sends anything at all, for
+    tests of what the server does with malformed input."""
+
+    def __init__(self, url: str, *, check: bool = False) -> None:
+        super().__init__()
+        self.url, self.check = url, check
+        self.ws: AsyncClientConnection | None = None
+        self.received: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        self.acked: list[int] = []
+
+    async def open(self, *, max_size: int = 2**22) -> AsyncSeat:
+        """Connect and read the first message, which must be the snapshot."""
+        self.ws = await async_connect(self.url, max_size=max_size)
+        first = await self.recv()
+        if first["type"] != "snapshot":
+            raise DewClientError("no_snapshot", f"first message was {first!r}")
+        return self
+
+    async def recv(self, timeout_s: float = 20.0) -> dict[str, Any]:
+        assert self.ws is not None
+        raw = await asyncio.wait_for(self.ws.recv(), timeout_s)
+        if not isinstance(raw, str):
+            raise DewClientError("binary_frame", f"the server sent {len(raw)} bytes in binary")
+        self.raw.append(raw)
+        message = protocol.parse_server_message(raw) if self.check else json.loads(raw)
+        self.received.append(message)
+        self.apply(message)
+        return cast(dict[str, Any], message)
+
+    async def send_message(self, message: dict[str, Any]) -> None:
+        """Send a message as given (``v`` added when missing); unchecked, on purpose."""
+        await self.send_raw(json.dumps({"v": protocol.PROTOCOL_VERSION, **message}))
+
+    async def send(self, kind: str, **fields: Any) -> None:
+        await self.send_raw(json.dumps(protocol.client_message(kind, **fields)))
+
+    async def send_raw(self, data: str | bytes) -> None:
+        assert self.ws is not None
+        await self.ws.send(data)
+
+    async def play_until_over(
+        self, choose: Chooser = first_legal, *, stop_after_ply: int | None = None
+    ) -> None:
+        """Answer every turn until the match ends (or reaches ``stop_after_ply``), waiting for
+        each move's acknowledgement (kept in ``acked``) and for the view it leads to."""
+        while self.final is None:
+            if stop_after_ply is not None and self.ply >= stop_after_ply:
+                return
+            if not self.my_turn():
+                await self.recv()
+                continue
+            await self.send_message(self.move(choose))
+            reply = await self.recv()
+            while reply["type"] not in ("ack", "error"):
+                reply = await self.recv()
+            if reply["type"] == "ack":
+                self.acked.append(reply["ply"])
+                # Our own move comes back as "moved" with the new view: wait for it.
+                while self.ply < reply["ply"] and self.final is None:
+                    await self.recv()
+            elif reply["error"]["code"] == "stale_ply":
+                await self.send_message({"type": "resync"})
+            else:
+                tail = [
+                    (m["type"], m.get("ply"), (m.get("view") or {}).get("turn"))
+                    for m in self.received[-6:]
+                ]
+                error = reply["error"]
+                raise DewClientError(error["code"], f"move refused: {reply} after {tail}")
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
 
 
 class DewClient:
-    def __init__(self, base_url: str, *, timeout_s: float = 15.0) -> None:
+    def __init__(
+        self, base_url: str, *, timeout_s: float = 15.0, http: httpx.Client | None = None
+    ) -> None:
+        """``http``: an HTTP client of the caller's own (its transport, its source address)
+        to send the requests with, closed with this one; by default a new one."""
         self.base_url = base_url.rstrip("/")
         self.ws_url = "ws" + self.base_url.removeprefix("http")
-        self.http = httpx.Client(base_url=self.base_url, timeout=timeout_s)
+        self.http = http or httpx.Client(base_url=self.base_url, timeout=timeout_s)
         self.address: str | None = None
         self.token: str | None = None
 
@@ -99,11 +352,21 @@ class DewClient:
         self.close()
 
     # -- HTTP ------------------------------------------------------------------------------
-    def request(self, route: str, *, json_body: Any = None, params: Any = None, **path: Any) -> Any:
+    @property
+    def headers(self) -> dict[str, str]:
+        """The ``Authorization`` header of this client's wallet, once signed in."""
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def url_of(self, route: str, **path: Any) -> tuple[str, str]:
+        """``(method, path)`` of a route of ``protocol.ROUTES`` with its path parameters."""
         method, template = protocol.ROUTES[route]
-        url = template.format(**{k: quote(str(v), safe="") for k, v in path.items()})
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        response = self.http.request(method, url, json=json_body, params=params, headers=headers)
+        return method, template.format(**{k: quote(str(v), safe="") for k, v in path.items()})
+
+    def request(self, route: str, *, json_body: Any = None, params: Any = None, **path: Any) -> Any:
+        method, url = self.url_of(route, **path)
+        response = self.http.request(
+            method, url, json=json_body, params=params, headers=self.headers
+        )
         if response.status_code >= 400:
             try:
                 error = response.json()["error"]
@@ -113,17 +376,18 @@ class DewClient:
             raise DewClientError(code, message, response.status_code)
         return response.json() if response.content else None
 
-    def sign_in(self, private_key: str) -> str:
+    def sign_in(self, private_key: bytes | str | Wallet) -> str:
         """Sign-In with Ethereum with this key; returns the address."""
-        account = Account.from_key(private_key)
-        grant = self.request("nonce", json_body={"address": account.address})
-        signed = account.sign_message(encode_defunct(text=grant["message"]))
-        signature = "0x" + signed.signature.hex().removeprefix("0x")
-        tokens = self.request(
-            "signin", json_body={"message": grant["message"], "signature": signature}
-        )
+        tokens = self.sign_in_tokens(private_key)
+        return str(tokens["address"])
+
+    def sign_in_tokens(self, private_key: bytes | str | Wallet) -> dict[str, Any]:
+        """Sign in as ``sign_in`` does; returns the whole token response (access and refresh
+        tokens, expiry, address)."""
+        wallet = private_key if isinstance(private_key, Wallet) else Wallet(private_key)
+        tokens = sign_in_with(wallet, lambda route, body: self.request(route, json_body=body))
         self.address, self.token = tokens["address"], tokens["access_token"]
-        return str(self.address)
+        return tokens
 
     def lobby(self, status: str = "open") -> list[dict[str, Any]]:
         return list(self.request("lobby", params={"status": status}))
@@ -155,11 +419,19 @@ class DewClient:
         return dict(self.request("match", match_id=match_id))
 
     # -- WebSocket -------------------------------------------------------------------------
-    def connect(self, table_id: str) -> Seat:
+    def seat_url(self, table_id: str) -> str:
+        """The table's WebSocket address, with this wallet's token when signed in."""
         url = f"{self.ws_url}/ws/tables/{quote(table_id, safe='')}"
         if self.token:
             url += f"?token={quote(self.token, safe='')}"
-        return Seat(connect(url, open_timeout=10, max_size=2**20))
+        return url
+
+    def connect(self, table_id: str) -> Seat:
+        return Seat(socket=connect(self.seat_url(table_id), open_timeout=10, max_size=2**20))
+
+    async def connect_async(self, table_id: str, *, check: bool = False) -> AsyncSeat:
+        """The seat over an asyncio connection, its first snapshot already read."""
+        return await AsyncSeat(self.seat_url(table_id), check=check).open()
 
     def play(
         self, table_id: str, choose: Chooser = first_legal, *, timeout_s: float = 120
@@ -167,29 +439,10 @@ class DewClient:
         """Play this wallet's seat until the match is over; returns the ``match_over``
         message. Every move carries the ply it was chosen at, so none is applied twice."""
         seat = self.connect(table_id)
-        deadline = time.monotonic() + timeout_s
         try:
-            sent_at: int | None = None
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"table {table_id} not over in {timeout_s}s")
-                message = seat.recv(timeout_s=left)
-                if message["type"] == "error":
-                    error = message["error"]
-                    if error["code"] == "rate_limited":
-                        time.sleep(0.1)  # back off, then send the dropped move again
-                        sent_at = None
-                    elif error["code"] == "stale_ply":
-                        sent_at = None
-                        seat.send("resync")
-                    else:
-                        raise DewClientError(error["code"], error["message"])
-                if seat.final is not None:
-                    return seat.final
-                if seat.my_turn() and sent_at != seat.ply:
-                    assert seat.view is not None
-                    sent_at = seat.ply
-                    seat.send("move", move=choose(seat.view), ply=seat.ply, ref=f"p{seat.ply}")
+            try:
+                return seat.play(choose, timeout_s=timeout_s)
+            except TimeoutError:
+                raise TimeoutError(f"table {table_id} not over in {timeout_s}s") from None
         finally:
-            seat.socket.close()
+            seat.close()

@@ -1,4 +1,10 @@
-"""Real EIP-4361 sign-ins from eth-account keys, shared by the server's tests."""
+"""Real EIP-4361 sign-ins from eth-account keys, shared by the server's tests.
+
+Signing and the sign-in's requests are the shared client's (``backend.protocol.client``):
+``sign`` is its wallet's ``personal_sign``, ``sign_in`` drives its sign-in steps over any
+HTTP client (FastAPI's TestClient or httpx). ``compose`` builds EIP-4361 messages of the
+test's own choosing (the server grants the real ones), to forge and to bend them.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +12,20 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from eth_account import Account
-from eth_account.messages import encode_defunct
 from siwe import SiweMessage
 from siwe.siwe import ISO8601Datetime
 
+from backend.protocol import messages as protocol
+from backend.protocol.client import Wallet, sign_in_with
+
+
+def wallet_of(account: Any) -> Wallet:
+    """The client's wallet for an eth-account account."""
+    return Wallet(bytes(account.key), account.address)
+
 
 def sign(account: Any, message: str) -> str:
-    return "0x" + account.sign_message(encode_defunct(text=message)).signature.hex().removeprefix(
-        "0x"
-    )
+    return wallet_of(account).sign(message)
 
 
 def compose(
@@ -46,11 +57,11 @@ def compose(
 def sign_in(client: Any, account: Any | None = None) -> dict[str, Any]:
     """Sign in over HTTP (TestClient or httpx.Client) and return the token response."""
     account = account or Account.create()
-    grant = client.post("/auth/nonce", json={"address": account.address})
-    assert grant.status_code == 200, grant.text
-    message = grant.json()["message"]
-    response = client.post(
-        "/auth/signin", json={"message": message, "signature": sign(account, message)}
-    )
-    assert response.status_code == 200, response.text
-    return response.json()
+
+    def send(route: str, body: dict[str, Any]) -> dict[str, Any]:
+        method, path = protocol.ROUTES[route]
+        response = client.request(method, path, json=body)
+        assert response.status_code == 200, response.text
+        return dict(response.json())
+
+    return sign_in_with(wallet_of(account), send)

@@ -3,7 +3,6 @@ an in-process engine bound to it, and helpers that read the truth from the chain
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ from backend.chain.calls import MATCH_SETTLED, ContractCalls
 from backend.chain.engine import Engine
 from backend.chain.models import ChainRequest, ChainTx
 from backend.chain.rpc import Rpc
+from backend.cli import stack
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory, migrate
 
@@ -25,14 +25,10 @@ BLOCK_TIME_S = 1
 
 def wait_for(condition: Callable[[], Any], *, timeout_s: float, what: str, every_s: float = 0.1):
     """Poll ``condition`` until it returns something truthy; fail with ``what`` at the deadline."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s}s waiting for {what}")
-        time.sleep(every_s)
+    try:
+        return stack.wait_for(what, condition, timeout_s=timeout_s, every_s=every_s)
+    except stack.StackFailed as error:
+        raise AssertionError(str(error)) from None
 
 
 def engine_settings(**overrides: Any) -> ChainSettings:

@@ -27,7 +27,8 @@ from eth_account import Account
 from websockets.sync.client import connect
 
 from backend.accounts import siwe_message
-from tests.accounts.signing import sign
+from backend.protocol.client import DewClient
+from tests.accounts.signing import sign, wallet_of
 from tests.hostile.conftest import StartServer
 from tests.tables.harness import ServerProcess, api, free_port, sign_in, wait_for
 
@@ -178,12 +179,8 @@ def test_tokens_stay_out_of_the_server_log(db_url: str, launcher: str) -> None:
     server = InfoLogServer(db_url, launcher).start()
     try:
         account = Account.create()
-        with httpx.Client(base_url=server.url, timeout=10) as client:
-            grant = client.post("/auth/nonce", json={"address": account.address}).json()
-            signed = client.post(
-                "/auth/signin",
-                json={"message": grant["message"], "signature": sign(account, grant["message"])},
-            ).json()
+        with DewClient(server.url, timeout_s=10) as client:
+            signed = client.sign_in_tokens(wallet_of(account))
         token, refresh = signed["access_token"], signed["refresh_token"]
         with api(server.url, token) as client:
             assert client.get("/auth/me").status_code == 200

@@ -19,7 +19,8 @@ import httpx
 from eth_account import Account
 
 from backend.config import HttpSettings
-from tests.accounts.signing import sign
+from backend.protocol.client import DewClient
+from tests.accounts.signing import sign, wallet_of
 from tests.hostile.conftest import StartServer
 from tests.tables.harness import ServerProcess, sign_in, wait_for
 
@@ -124,13 +125,9 @@ def test_a_flood_of_bad_sign_ins_is_refused_with_429(start_server: StartServer) 
     assert statuses[refused_by_check:] == [429] * (200 - refused_by_check)
     assert_rate_limited(answers[-1])
     # Nobody was signed in by the flood; an honest caller elsewhere signs in as usual.
-    with client_from(server, "127.0.0.5") as honest:
-        grant = honest.post("/auth/nonce", json={"address": account.address}).json()
-        message = grant["message"]
-        signed = honest.post(
-            "/auth/signin", json={"message": message, "signature": sign(account, message)}
-        )
-        assert signed.status_code == 200, signed.text
+    with DewClient(server.url, http=client_from(server, "127.0.0.5")) as honest:
+        signed = honest.sign_in_tokens(wallet_of(account))
+        assert signed["address"] == account.address and signed["access_token"]
 
 
 def test_table_creation_is_limited_per_wallet_whatever_its_address(

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
-
 import httpx
 
+from backend.cli import stack
 from tests.tables.harness import ServerProcess
 
 
@@ -20,24 +17,17 @@ class DewServe(ServerProcess):
         self.log_level = "info"
 
     def command(self) -> list[str]:
-        command = [sys.executable, "-c", "from backend.cli import app; app()", "serve"]
-        command += ["--port", str(self.port), "--workers", str(self.workers)]
-        return [*command, "--log-level", self.log_level]
+        options = ["--workers", str(self.workers), "--log-level", self.log_level]
+        return stack.serve_command(self.port, *options)
 
     def start(self, log_level: str = "info") -> DewServe:
         self.log_level = log_level
         super().start()
         return self
 
-    def stop(self) -> None:
+    def stop(self, timeout_s: float = 20) -> None:
         """SIGTERM, with time for ``--workers`` to shut down (their metrics files too)."""
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        super().stop(timeout_s)
 
     def __enter__(self) -> DewServe:
         return self.start()

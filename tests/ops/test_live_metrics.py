@@ -13,7 +13,8 @@ import httpx
 import pytest
 from eth_account import Account
 
-from tests.accounts.signing import sign
+from backend.protocol.client import DewClient
+from tests.accounts.signing import sign, wallet_of
 from tests.ops.serve import DewServe, scrape
 from tests.tables.harness import Player, api
 
@@ -54,12 +55,8 @@ def _play_one_match(server: DewServe) -> tuple[list[str], list[str]]:
     accounts = [Account.create() for _ in range(2)]
     access, refresh = [], []
     for account in accounts:
-        with httpx.Client(base_url=server.url, timeout=10) as client:
-            grant = client.post("/auth/nonce", json={"address": account.address}).json()
-            tokens = client.post(
-                "/auth/signin",
-                json={"message": grant["message"], "signature": sign(account, grant["message"])},
-            ).json()
+        with DewClient(server.url, timeout_s=10) as client:
+            tokens = client.sign_in_tokens(wallet_of(account))
             access.append(tokens["access_token"])
             refresh.append(tokens["refresh_token"])
     with api(server.url, access[0]) as host:

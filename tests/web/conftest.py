@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 from eth_account import Account
-from eth_account.messages import encode_defunct
 
 from backend.db import migrate
+from backend.protocol.client import Wallet
 from tests.fixtures.database import create_pg_database, drop_pg_database
 from tests.tables.harness import ServerProcess
 
@@ -65,6 +65,7 @@ class InjectedWallet:
 
     def __init__(self, key: str, w3: Any = None, chain_id: int = 31337) -> None:
         self.account = Account.from_key(key)
+        self.wallet = Wallet(key, self.account.address)
         self.w3, self.chain_id = w3, chain_id
         self.requests: list[str] = []
 
@@ -84,8 +85,7 @@ class InjectedWallet:
         if method == "personal_sign":
             text = bytes.fromhex(params[0].removeprefix("0x")).decode()
             assert params[1].lower() == self.account.address.lower()
-            signed = self.account.sign_message(encode_defunct(text=text))
-            return "0x" + signed.signature.hex().removeprefix("0x")
+            return self.wallet.sign(text)
         if method == "eth_sendTransaction":
             return self._send(params[0])
         if method == "eth_getTransactionReceipt":

@@ -3,29 +3,33 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
 from backend.chain.models import ChainRequest
+from backend.cli import stack
 from tests.chain.conftest import interval_mining  # noqa: F401  (fixture)
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = stack.REPO_ROOT
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 class WorkerProcess:
-    """``celery worker`` (solo pool: the crash hook kills the whole worker) or ``celery beat``."""
+    """``celery worker`` (solo pool: the crash hook kills the whole worker) or ``celery beat``,
+    started through the process harness (``backend.cli.stack``)."""
 
     def __init__(self, env: dict[str, str], log_path: Path, *, beat: bool = False):
         self.env = env
         self.log_path = log_path
         self.beat = beat
-        self.process: subprocess.Popen[bytes] | None = None
+        self.service: stack.Service | None = None
+
+    @property
+    def process(self) -> subprocess.Popen[bytes] | None:
+        return self.service.process if self.service else None
 
     def start(self) -> WorkerProcess:
         queues = f"{self.env['DEW_BROKER_PAYOUTS_QUEUE']},{self.env['DEW_BROKER_DEFAULT_QUEUE']}"
@@ -36,31 +40,20 @@ class WorkerProcess:
             name = f"test-{uuid.uuid4().hex[:8]}@%h"
             command = ["worker", "--pool", "solo", "-Q", queues, "--loglevel", "INFO"]
             command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-n", name]
-        log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "worker.celery_app", *command],
-            cwd=REPO,
-            env={**os.environ, **self.env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        role = "beat" if self.beat else "worker"
+        self.service = stack.Service(
+            role, stack.celery_command(*command), {**os.environ, **self.env}, self.log_path
         )
         return self
 
     def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
+        return self.service is not None and self.service.exited() is None
 
     def stop(self) -> None:
         """SIGTERM, and SIGKILL after 3 s: a warm shutdown would wait for a running pump, and
         the engine is built to be killed anywhere."""
-        if self.alive():
-            assert self.process is not None
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        if self.service is not None:
+            stack.stop_service(self.service, timeout_s=3)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
