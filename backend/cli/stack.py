@@ -20,6 +20,7 @@ import contextlib
 import os
 import secrets
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
