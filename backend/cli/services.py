@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Self, TypeVar
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -254,7 +254,8 @@ class LocalRedis:
 class RpcGate:
     """A JSON-RPC forwarder in front of the node. ``cut()`` drops every request (the
     connection is closed without an answer, as a network partition looks to the client)
-    until ``restore()``."""
+    until ``restore()``. Subclasses change what happens to a request by overriding
+    ``answer`` (the tests' flaky proxy fails or delays a share of them)."""
 
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
@@ -263,12 +264,35 @@ class RpcGate:
         self.dropped = 0
         self.forwarded = 0
         self._server: ThreadingHTTPServer | None = None
+        self._client: Any = None
 
-    def start(self) -> RpcGate:
+    def forward(self, body: bytes) -> tuple[int, bytes]:
+        """Send ``body`` to the node; its status and answer."""
+        answer = self._client.post(
+            self.upstream, content=body, headers={"Content-Type": "application/json"}
+        )
+        return answer.status_code, answer.content
+
+    def answer(self, body: bytes) -> tuple[int, bytes] | None:
+        """The status and body to answer ``body`` with, or None to close the connection
+        unanswered."""
+        import httpx
+
+        if not self._open.is_set():
+            self.dropped += 1
+            return None
+        try:
+            status, content = self.forward(body)
+        except httpx.HTTPError:
+            return 502, b"gate: the node did not answer"
+        self.forwarded += 1
+        return status, content
+
+    def start(self) -> Self:
         import httpx
 
         gate = self
-        client = httpx.Client(timeout=30)
+        self._client = httpx.Client(timeout=30)
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
@@ -276,28 +300,28 @@ class RpcGate:
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                if not gate._open.is_set():
-                    gate.dropped += 1
+                reply = gate.answer(body)
+                if reply is None:
                     self.close_connection = True
                     return
-                try:
-                    answer = client.post(
-                        gate.upstream, content=body, headers={"Content-Type": "application/json"}
-                    )
-                except httpx.HTTPError:
-                    self.send_error(502, "gate: the node did not answer")
-                    return
-                gate.forwarded += 1
-                self.send_response(answer.status_code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer.content)))
+                status, content = reply
+                self.send_response(status)
+                kind = "application/json" if status == 200 else "text/plain"
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(content)))
                 self.end_headers()
-                self.wfile.write(answer.content)
+                self.wfile.write(content)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, name="rpc-gate", daemon=True).start()
         return self
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     @property
     def url(self) -> str:

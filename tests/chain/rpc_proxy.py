@@ -2,7 +2,8 @@
 
 Failures come in two kinds: the request never reaches the node, or it does and the
 answer is lost (the worst case for ``eth_sendRawTransaction``: sent, but the sender
-cannot know). A seeded RNG makes a run reproducible.
+cannot know). A seeded RNG makes a run reproducible. The forwarding itself is the stack's
+``RpcGate``; this proxy only decides what becomes of each request.
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ import json
 import random
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import httpx
+from backend.cli.services import RpcGate
 
 
-class FlakyRpcProxy:
+class FlakyRpcProxy(RpcGate):
     def __init__(
         self,
         upstream: str,
@@ -28,7 +28,7 @@ class FlakyRpcProxy:
         seed: int = 7,
         refuse_sends: int = 0,
     ):
-        self.upstream = upstream
+        super().__init__(upstream)
         self.fail_before = fail_before
         self.fail_after = fail_after
         self.delay_share = delay_share
@@ -44,7 +44,6 @@ class FlakyRpcProxy:
             "delayed": 0,
             "refused": 0,
         }
-        self._server: ThreadingHTTPServer | None = None
 
     def _roll(self) -> float:
         with self.lock:
@@ -68,62 +67,19 @@ class FlakyRpcProxy:
         error = {"code": -32003, "message": "transaction rejected: sender policy"}
         return json.dumps({"jsonrpc": "2.0", "id": request.get("id"), "error": error}).encode()
 
-    def start(self) -> FlakyRpcProxy:
-        proxy = self
-        client = httpx.Client(timeout=30)
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                refusal = proxy._refusal(body)
-                if refusal is not None:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(refusal)))
-                    self.end_headers()
-                    self.wfile.write(refusal)
-                    return
-                if proxy._roll() < proxy.fail_before:
-                    proxy._count("failed_before")
-                    self.send_error(502, "proxy: dropped before the node")
-                    return
-                if proxy._roll() < proxy.delay_share:
-                    proxy._count("delayed")
-                    time.sleep(proxy.delay_s)
-                answer = client.post(
-                    proxy.upstream, content=body, headers={"Content-Type": "application/json"}
-                )
-                proxy._count("forwarded")
-                if proxy._roll() < proxy.fail_after:
-                    proxy._count("failed_after")
-                    self.send_error(502, "proxy: the node's answer was lost")
-                    return
-                self.send_response(answer.status_code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer.content)))
-                self.end_headers()
-                self.wfile.write(answer.content)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    def __enter__(self) -> FlakyRpcProxy:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def answer(self, body: bytes) -> tuple[int, bytes] | None:
+        refusal = self._refusal(body)
+        if refusal is not None:
+            return 200, refusal
+        if self._roll() < self.fail_before:
+            self._count("failed_before")
+            return 502, b"proxy: dropped before the node"
+        if self._roll() < self.delay_share:
+            self._count("delayed")
+            time.sleep(self.delay_s)  # the injected latency itself, not a wait for a condition
+        status, content = self.forward(body)
+        self._count("forwarded")
+        if self._roll() < self.fail_after:
+            self._count("failed_after")
+            return 502, b"proxy: the node's answer was lost"
+        return status, content
