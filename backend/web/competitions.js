@@ -32,6 +32,7 @@ addStrings({
     o_won: "ganada", o_draw: "empate", o_abandoned: "abandonada", o_bye: "pasa sin jugar",
     socketLive: "Actualización en directo", socketClosed: "Actualización detenida", backToList: "Todos los torneos",
     notSignedIn: "Inicia sesión para inscribirte.", closedForEntry: "La inscripción está cerrada.",
+    yourStake: "Tu saldo depositado en la bóveda", depositMore: "Depositar DEW",
   },
   en: {
     tournaments: "Tournaments", tier: "Tier", format: "Format", startsAt: "Starts", entryFee: "Entry fee",
@@ -53,6 +54,7 @@ addStrings({
     o_won: "won", o_draw: "draw", o_abandoned: "abandoned", o_bye: "bye",
     socketLive: "Live updates", socketClosed: "Live updates stopped", backToList: "All tournaments",
     notSignedIn: "Sign in to register.", closedForEntry: "Registration is closed.",
+    yourStake: "Your balance deposited in the vault", depositMore: "Deposit DEW",
   },
 });
 
@@ -196,6 +198,11 @@ export async function competitionView(api, ui, id) {
     request(api, "GET", `/competitions/${id}/bracket`),
     request(api, "GET", `/competitions/${id}/standings`),
   ]);
+  // The stake balance the entry fee comes from (the wallet page's route).
+  const loadMoney = async () => {
+    state.money = api.token && state.tournament.entry_fee ? await api.call("money").catch(() => null) : null;
+  };
+  await loadMoney();
   const root = h("section", { id: "competition", "data-tournament": id });
   show(root);
 
@@ -209,11 +216,20 @@ export async function competitionView(api, ui, id) {
         avatar ? { avatar_id: Number(avatar) } : {});
       if (!state.registration.some((e) => e.number === entry.number)) state.registration.push(entry);
       say(`${t("registered")}: #${entry.number}`);
+      await loadMoney();
       draw();
     } catch (error) {
       button.disabled = false;
       fail(error);
     }
+  }
+
+  function stakeLine() {
+    if (!state.money) return null;
+    const { dew } = ui;
+    return h("p", {}, `${t("yourStake")}: `,
+      h("span", { id: "my-stake", "data-wei": state.money.stake_balance }, dew(state.money.stake_balance)),
+      " · ", h("a", { href: "#/wallet" }, t("depositMore")));
   }
 
   function registerSection(c) {
@@ -244,6 +260,7 @@ export async function competitionView(api, ui, id) {
         " · ", h("small", { id: "live-link" }, state.link === "open" ? t("socketLive") : t("socketClosed"))),
       rulesSection(ui, c),
       registerSection(c),
+      stakeLine(),
       h("section", { id: "entrants", "aria-labelledby": "entrants-h", "data-count": String(state.registration.length) },
         h("h3", { id: "entrants-h" }, `${t("entrants")} (${state.registration.length}/${c.max_entrants})`),
         h("ol", {}, state.registration.map((e) => h("li", { "data-number": e.number },

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -24,9 +25,10 @@ from backend.competitions import jobs, service
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.db.base import utcnow
+from backend.economy import stakes
 from backend.tables import play
 from tests.fixtures.database import create_pg_database, drop_pg_database
-from tests.tables.harness import Player, ServerProcess
+from tests.tables.harness import Player, ServerProcess, api
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
 from tests.web.phone import phone_fits
 
@@ -58,7 +60,7 @@ def _open(sessions: sessionmaker[Session], **fields: Any) -> int:
     spec = service.TournamentSpec(
         name=fields.pop("name"),
         preset="draw",
-        format="elimination",
+        format=fields.pop("format", "elimination"),
         min_entrants=2,
         max_entrants=2,
         starts_at=utcnow() + timedelta(hours=1),
@@ -70,6 +72,57 @@ def _open(sessions: sessionmaker[Session], **fields: Any) -> int:
         t = service.create_tournament(session=session, spec=spec, created_by="operator")
         session.commit()
         return t.id
+
+
+def page_token(page: Any) -> str:
+    return str(page.evaluate("JSON.parse(sessionStorage.getItem('dew.session')).token"))
+
+
+@contextmanager
+def advancing(sessions: sessionmaker[Session]) -> Iterator[None]:
+    """Advance tournaments in the background, as the worker's beat task does."""
+    stop = threading.Event()
+
+    def advance() -> None:
+        while not stop.is_set():
+            jobs.advance_tournaments(session_factory=sessions, settings=Settings())
+            stop.wait(0.2)
+
+    runner = threading.Thread(target=advance, daemon=True)
+    runner.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        runner.join(timeout=10)
+
+
+def play_game(server: ServerProcess, table_id: str, token: str) -> None:
+    """Play the wallet's seat at ``table_id`` to the end over the table socket. Playwright's
+    sync API holds the test thread's event loop, so the game plays in a thread of its own."""
+    failures: list[BaseException] = []
+
+    async def play_it() -> None:
+        player = await Player(server.ws_url, table_id, token).connect()
+        await player.play_until_over()
+        await player.close()
+
+    def in_thread() -> None:
+        try:
+            asyncio.run(play_it())
+        except BaseException as error:  # reported below, in the test's thread
+            failures.append(error)
+
+    thread = threading.Thread(target=in_thread)
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive() and not failures, failures
+
+
+def shown_wei(page: Any, selector: str) -> list[str]:
+    return [
+        str(x) for x in page.locator(selector).evaluate_all("els => els.map((e) => e.dataset.wei)")
+    ]
 
 
 def test_register_and_follow_the_live_bracket_to_the_prizes(browser, stack, artifacts):
@@ -103,16 +156,7 @@ def test_register_and_follow_the_live_bracket_to_the_prizes(browser, stack, arti
         session.commit()
     page.wait_for_selector("#entrants[data-count='2']")
 
-    stop = threading.Event()
-
-    def advance() -> None:
-        while not stop.is_set():
-            jobs.advance_tournaments(session_factory=sessions, settings=Settings())
-            stop.wait(0.2)
-
-    runner = threading.Thread(target=advance, daemon=True)
-    runner.start()
-    try:
+    with advancing(sessions):
         # The tournament starts: the bracket's first round appears live, the wallet's game in it.
         page.wait_for_selector("#bracket [data-round='1'] .game[data-status=live]")
         assert page.inner_text("#t-status") == "en juego"
@@ -120,41 +164,14 @@ def test_register_and_follow_the_live_bracket_to_the_prizes(browser, stack, arti
         assert "(tú)" in game and "bot (easy)" in game
         page.screenshot(path=str(artifacts / "competition-live.png"), full_page=True)
         table_id = str(page.get_attribute("#bracket a.watch-game", "href")).rsplit("/", 1)[1]
-        token = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session')).token")
-
-        async def play_my_game() -> None:
-            player = await Player(server.ws_url, table_id, token).connect()
-            await player.play_until_over()
-            await player.close()
-
-        # Playwright's sync API holds this thread's event loop: the game plays in its own.
-        failures: list[BaseException] = []
-
-        def in_thread() -> None:
-            try:
-                asyncio.run(play_my_game())
-            except BaseException as error:  # reported below, in the test's thread
-                failures.append(error)
-
-        player_thread = threading.Thread(target=in_thread)
-        player_thread.start()
-        player_thread.join(timeout=120)
-        assert not player_thread.is_alive() and not failures, failures
+        play_game(server, table_id, page_token(page))
         # Finished: results and prizes, as the standings route gives them.
         page.wait_for_selector("#competition[data-status=finished] #results .place")
-    finally:
-        stop.set()
-        runner.join(timeout=10)
     assert page.evaluate("window.__samePage === true")  # every change came through the socket
     standings = service_standings(sessions, tid)
     shown = page.locator("#results .place").all_inner_texts()
     assert shown == [str(s["place"]) for s in standings] == ["1", "2"]
-    prizes = [
-        str(x)
-        for x in page.locator("#results .prize").evaluate_all(
-            "els => els.map((e) => e.dataset.wei)"
-        )
-    ]
+    prizes = shown_wei(page, "#results .prize")
     assert prizes == [str(s["prize"]) for s in standings]
     assert page.locator("#bracket .game[data-status=finished]").count() == 1
     winner = page.get_attribute("#bracket .game", "data-winner")
@@ -200,6 +217,56 @@ def test_entry_rules_show_fee_eligibility_and_a_refusal(browser, stack):
     with sessions() as session:
         assert service.entrants_of(session=session, tournament_id=tid) == []
     assert not page.js_errors
+
+
+def test_swiss_with_an_entry_fee_from_the_stake_balance(browser, stack):
+    """The fee comes from the vault balance the page shows (credited as the indexer credits a
+    deposit); a Swiss tournament shows live standings, then the results with the prize."""
+    server, sessions = stack
+    tid = _open(sessions, name="Suizo web", format="swiss", entry_fee=2 * DEW, prize_bps=[10_000])
+    account = Account.create()
+    with sessions() as session:
+        stakes.credit_deposit(
+            session=session,
+            address=account.address,
+            amount=5 * DEW,
+            tx_hash="0x" + "ab" * 32,
+            log_index=0,
+        )
+        session.commit()
+    page = open_wallet_page(browser, server.url, InjectedWallet(account.key.hex()))
+    sign_in_page(page)
+    page.goto(f"{server.url}/#/competitions/{tid}")
+    page.wait_for_selector("#competition[data-link=open] #my-stake")
+    assert page.get_attribute("#my-stake", "data-wei") == str(5 * DEW)
+    assert page.locator("#bracket").count() == 0  # Swiss: standings, not a bracket
+    page.click("#register-form button[type=submit]")
+    page.wait_for_selector(f"#my-stake[data-wei='{3 * DEW}']")
+    with sessions() as session:
+        assert stakes.stake_balance(session=session, address=account.address) == 3 * DEW
+        service.add_bots(session=session, tournament_id=tid, count=1, level="easy")
+        session.commit()
+    with advancing(sessions):
+        page.wait_for_selector("#competition[data-status=running] #standings .place")
+        table_id = next(
+            g["table_id"]
+            for r in ok_json(server, f"/competitions/{tid}/bracket")
+            for g in r["games"]
+            if g["status"] == "live"
+        )
+        play_game(server, table_id, page_token(page))
+        page.wait_for_selector("#competition[data-status=finished] #results .place")
+    standings = service_standings(sessions, tid)
+    assert shown_wei(page, "#results .prize") == [str(s["prize"]) for s in standings]
+    assert sum(int(s["prize"]) for s in standings) == 2 * DEW  # the pool: one paid entry
+    assert not page.js_errors
+
+
+def ok_json(server: ServerProcess, path: str) -> Any:
+    with api(server.url) as client:
+        response = client.get(path)
+        assert response.status_code == 200, response.text
+        return response.json()
 
 
 @pytest.mark.parametrize(
