@@ -58,6 +58,10 @@ addStrings({
   },
 });
 
+// The competitions routes give amounts as JSON integers: above 2**53 a browser reads them as
+// the nearest double, so an amount is shown to the cent, never more exactly than that.
+const wei = (value) => (typeof value === "number" ? BigInt(Math.round(value)).toString() : String(value ?? "0"));
+
 const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
 const tr = (prefix, value) => {
   const text = t(`${prefix}${value}`);
@@ -108,7 +112,7 @@ export async function competitionsView(api, ui) {
         String(c.id),
         h("a", { href: `#/competitions/${c.id}`, class: "tournament", "data-tournament": c.id }, c.name),
         tr("tier_", c.tier), tr("format_", c.format), c.preset,
-        c.entry_fee ? dew(c.entry_fee) : t("free"), when(c.starts_at),
+        c.entry_fee ? dew(wei(c.entry_fee)) : t("free"), when(c.starts_at),
         h("span", { "data-status": c.status }, tr("t_", c.status)),
       ]),
     )),
@@ -128,15 +132,15 @@ function rulesSection(ui, c) {
   const shares = c.prize_bps.map((bps, i) => fill(t("placeShare"), { place: i + 1, pct: bps / 100 }));
   return h("section", { id: "entry-rules", "aria-labelledby": "rules-h" },
     h("h3", { id: "rules-h" }, t("entryRules")),
-    h("p", { id: "entry-fee", "data-wei": String(c.entry_fee) },
-      `${t("entryFee")}: `, c.entry_fee ? `${dew(c.entry_fee)} (${t("feeFrom")})` : t("free")),
+    h("p", { id: "entry-fee", "data-wei": wei(c.entry_fee) },
+      `${t("entryFee")}: `, c.entry_fee ? `${dew(wei(c.entry_fee))} (${t("feeFrom")})` : t("free")),
     h("p", {}, `${t("eligibility")}:`),
     h("ul", { id: "eligibility" }, eligibility.map((x) => h("li", {}, x))),
     h("p", { id: "format" }, `${t("format")}: ${tr("format_", c.format)} · ${t("preset")}: `,
       h("a", { href: `#/help/${c.preset}` }, c.preset),
       ` · ${fill(t("entrantsRange"), { min: c.min_entrants, max: c.max_entrants })}`,
       ` · ${fill(t("turnTimerS"), { s: c.turn_timeout_s })} · ${t("startsAt")}: ${when(c.starts_at)}`),
-    h("p", {}, `${t("prizePool")}: ${t("addedPrize")} ${dew(c.added_prize)}`,
+    h("p", {}, `${t("prizePool")}: ${t("addedPrize")} ${dew(wei(c.added_prize))}`,
       ` · ${t("platformFee")} ${c.fee_bps / 100} %`),
     h("ul", { id: "prize-shares" }, shares.map((x) => h("li", {}, x))),
     c.qualify_top ? h("p", {}, fill(t("qualifyTop"), { n: c.qualify_top })) : null,
@@ -183,7 +187,7 @@ function standingsSection(ui, state, me, finished) {
         h("span", { class: "place", "data-entrant": s.entrant }, String(s.place)),
         entrantName(ui, state.registration || [], s.entrant, me),
         String(s.score), String(s.wins), String(s.tiebreak),
-        h("span", { class: "prize", "data-wei": String(s.prize) }, dew(s.prize)),
+        h("span", { class: "prize", "data-wei": wei(s.prize) }, dew(wei(s.prize))),
         s.qualified ? t("yes") : "",
       ]),
     )));
