@@ -195,7 +195,14 @@ function standingsSection(ui, state, me, finished) {
 
 export async function competitionView(api, ui, id) {
   const { h, show, say, fail, onLeave, field } = ui;
-  const detail = await request(api, "GET", `/competitions/${id}`);
+  let detail;
+  try {
+    detail = await request(api, "GET", `/competitions/${id}`);
+  } catch (error) {
+    // Nothing of the page before stays on screen; the status line says why (app.js's fail).
+    show(h("p", {}, h("a", { href: "#/competitions" }, t("backToList"))));
+    throw error;
+  }
   const { entrants, ...summary } = detail;
   const state = { tournament: summary, registration: entrants, bracket: [], standings: [], link: "connecting" };
   [state.bracket, state.standings] = await Promise.all([

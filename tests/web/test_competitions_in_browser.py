@@ -216,6 +216,11 @@ def test_entry_rules_show_fee_eligibility_and_a_refusal(browser, stack):
     assert page.locator("#my-entry").count() == 0
     with sessions() as session:
         assert service.entrants_of(session=session, tournament_id=tid) == []
+    # A tournament that does not exist: the API's error, nothing else.
+    page.goto(f"{server.url}/#/competitions/{2**31 - 1}")
+    page.wait_for_selector("main[data-ready=true][data-view=competitions]")
+    assert "tournament_not_found" in page.inner_text("#status")
+    assert page.locator("#competition").count() == 0
     assert not page.js_errors
 
 
@@ -303,6 +308,10 @@ def test_help_pages_in_both_languages(
     spec = next(p for p in presets if p["preset"] == "partnership")
     premium = sum(len(o["premium"]) for o in spec["option_specs"])
     assert page.locator("#rules [data-premium=true]").count() == premium > 0
+    # An unknown preset in the address: said, and the glossary still shown.
+    page.goto(f"{server.url}/#/help/no_such_game")
+    page.wait_for_selector("main[data-ready=true][data-view=help] p.error")
+    assert page.locator("#glossary").count() == 1
     assert not page.js_errors
     if lang == "es":
         assert phone_fits(browser, f"{server.url}/#/help", "#glossary")
