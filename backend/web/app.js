@@ -131,6 +131,9 @@ function renderAccount() {
     h("a", { href: "#/history" }, t("history")),
     h("a", { href: "#/dashboard" }, t("dashboard")),
     h("a", { href: "#/wallet", id: "nav-wallet" }, t("wallet")),
+    h("a", { href: "#/seasons", id: "nav-seasons" }, t("seasons")),
+    h("a", { href: "#/competitions", id: "nav-competitions" }, t("competitions")),
+    h("a", { href: "#/help", id: "nav-help" }, t("help")),
   );
   document.getElementById("lang").textContent = currentLang() === "es" ? "EN" : "ES";
 }
@@ -630,6 +633,14 @@ async function walletView() {
   return view(api, { h, show, table, txPanel, dew, short, say, fail, onLeave });
 }
 
+// --- seasons, competitions and help (seasons.js, competitions.js, help.js) ----------------
+
+async function screen(load, ...args) {
+  const view = await load();
+  const onLeave = (fn) => { leaveView = fn; };
+  return view(api, { h, show, table, field, dew, short, say, fail, onLeave }, ...args);
+}
+
 // --- routing ----------------------------------------------------------------------------------
 
 const ROUTES = [
@@ -638,6 +649,11 @@ const ROUTES = [
   [/^#\/replay\/([0-9a-f]+)$/, (m) => replayView(m[1])],
   [/^#\/dashboard$/, () => dashboardView()],
   [/^#\/wallet$/, () => walletView()],
+  [/^#\/seasons(?:\/([0-9]+))?$/, (m) => screen(() => import("./seasons.js").then((x) => x.seasonsView), m[1])],
+  [/^#\/competitions$/, () => screen(() => import("./competitions.js").then((x) => x.competitionsView))],
+  [/^#\/competitions\/([0-9]+)$/,
+    (m) => screen(() => import("./competitions.js").then((x) => x.competitionView), m[1])],
+  [/^#\/help(?:\/([a-z0-9_]+))?$/, (m) => screen(() => import("./help.js").then((x) => x.helpView), m[1])],
   [/^.*$/, () => lobbyView()],
 ];
 

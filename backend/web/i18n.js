@@ -108,6 +108,16 @@ const WALLET_STRINGS = {
 Object.assign(STRINGS.es, WALLET_STRINGS.es);
 Object.assign(STRINGS.en, WALLET_STRINGS.en);
 
+// Navigation to the seasons, competitions and help pages; their own strings live in their
+// modules (seasons.js, competitions.js, help.js), which add them with addStrings().
+Object.assign(STRINGS.es, { seasons: "Temporadas", competitions: "Competiciones", help: "Ayuda" });
+Object.assign(STRINGS.en, { seasons: "Seasons", competitions: "Competitions", help: "Help" });
+
+/** Add a screen's strings: `{es: {...}, en: {...}}`. */
+export function addStrings(tables) {
+  for (const [code, strings] of Object.entries(tables)) Object.assign(STRINGS[code], strings);
+}
+
 let lang = localStorage.getItem("dew.lang") || (navigator.language || "es").slice(0, 2);
 if (!STRINGS[lang]) lang = "es";
 

@@ -1,0 +1,321 @@
+// Competitions: the list of tournaments, one tournament's entry rules, registration (the fee
+// comes from the wallet's vault stake balance, as POST /competitions/{id}/register takes it),
+// its live bracket (elimination) or Swiss standings, and its results and prizes. The page
+// follows the tournament socket /competitions/{id}/ws (docs/competitions.md, section 8): every
+// `tournament`, `registration`, `bracket` and `standings` event replaces that part and redraws.
+// Loaded on demand by app.js, which passes its helpers in `ui`.
+
+import { ApiError } from "./api.js";
+import { addStrings, t } from "./i18n.js";
+
+addStrings({
+  es: {
+    tournaments: "Torneos", tier: "Categoría", format: "Formato", startsAt: "Empieza", entryFee: "Inscripción",
+    tier_campeonato: "Campeonato", tier_campeonisimo: "Campeonísimo", tier_supercampeones: "Supercampeones",
+    format_swiss: "Suizo", format_elimination: "Eliminación directa",
+    t_registering: "inscripción abierta", t_running: "en juego", t_finished: "terminado", t_cancelled: "cancelado",
+    entryRules: "Reglas de entrada", free: "gratis", feeFrom: "se descuenta de tu saldo depositado en la bóveda",
+    prizePool: "Premios", addedPrize: "Premio añadido por la temporada", platformFee: "Comisión sobre inscripciones",
+    placeShare: "Puesto {place}: {pct} % del bote", eligibility: "Quién puede entrar", anyone: "Cualquier billetera",
+    needsVip: "Hace falta el pase VIP", needsAvatar: "Se juega con un avatar NFT (propio o alquilado)",
+    maxRank: "Hace falta estar entre los {rank} primeros de la clasificación de la temporada",
+    qualifierOf: "Solo los clasificados del torneo #{id}",
+     qualifyTop: "Los {n} primeros se clasifican a la categoría siguiente",
+    entrantsRange: "Participantes: de {min} a {max}", rounds: "Rondas", round: "Ronda",
+     turnTimerS: "Tiempo por turno: {s} s",
+    register: "Inscribirme", registered: "Inscrito", entrants: "Participantes", bracket: "Cuadro",
+     standings: "Clasificación",
+    board: "Mesa", score: "Puntos", tiebreak: "Desempate", prize: "Premio", qualified: "Clasificado",
+    live: "en directo", waitingStart: "El cuadro aparece cuando empieza el torneo.", versus: "contra",
+    resultsPrizes: "Resultados y premios", watchGame: "Ver / jugar", cancelReason: "Motivo",
+    g_live: "en juego", g_finished: "terminada", g_bye: "pasa sin jugar",
+    o_won: "ganada", o_draw: "empate", o_abandoned: "abandonada", o_bye: "pasa sin jugar",
+    socketLive: "Actualización en directo", socketClosed: "Actualización detenida", backToList: "Todos los torneos",
+    notSignedIn: "Inicia sesión para inscribirte.", closedForEntry: "La inscripción está cerrada.",
+    yourStake: "Tu saldo depositado en la bóveda", depositMore: "Depositar DEW",
+  },
+  en: {
+    tournaments: "Tournaments", tier: "Tier", format: "Format", startsAt: "Starts", entryFee: "Entry fee",
+    tier_campeonato: "Campeonato", tier_campeonisimo: "Campeonísimo", tier_supercampeones: "Supercampeones",
+    format_swiss: "Swiss", format_elimination: "Single elimination",
+    t_registering: "open for entry", t_running: "running", t_finished: "finished", t_cancelled: "cancelled",
+    entryRules: "Entry rules", free: "free", feeFrom: "taken from your balance deposited in the vault",
+    prizePool: "Prizes", addedPrize: "Prize added by the season", platformFee: "Fee on entry fees",
+    placeShare: "Place {place}: {pct} % of the pool", eligibility: "Who may enter", anyone: "Any wallet",
+    needsVip: "A VIP pass is needed", needsAvatar: "Played with an NFT avatar (owned or rented)",
+    maxRank: "Only the top {rank} of the season's leaderboard", qualifierOf: "Only the qualifiers of tournament #{id}",
+    qualifyTop: "The top {n} qualify for the next tier",
+    entrantsRange: "Entrants: {min} to {max}", rounds: "Rounds", round: "Round", turnTimerS: "Turn timer: {s} s",
+    register: "Register", registered: "Registered", entrants: "Entrants", bracket: "Bracket", standings: "Standings",
+    board: "Board", score: "Score", tiebreak: "Tiebreak", prize: "Prize", qualified: "Qualified",
+    live: "live", waitingStart: "The bracket appears when the tournament starts.", versus: "vs",
+    resultsPrizes: "Results and prizes", watchGame: "Watch / play", cancelReason: "Reason",
+    g_live: "live", g_finished: "finished", g_bye: "bye",
+    o_won: "won", o_draw: "draw", o_abandoned: "abandoned", o_bye: "bye",
+    socketLive: "Live updates", socketClosed: "Live updates stopped", backToList: "All tournaments",
+    notSignedIn: "Sign in to register.", closedForEntry: "Registration is closed.",
+    yourStake: "Your balance deposited in the vault", depositMore: "Deposit DEW",
+  },
+});
+
+// The competitions routes give amounts as JSON integers: above 2**53 a browser reads them as
+// the nearest double, so an amount is shown to the cent, never more exactly than that.
+const wei = (value) => (typeof value === "number" ? BigInt(Math.round(value)).toString() : String(value ?? "0"));
+
+const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
+const tr = (prefix, value) => {
+  const text = t(`${prefix}${value}`);
+  return text === `${prefix}${value}` ? String(value) : text;
+};
+
+/** GET or POST a JSON route with the session's token (one refresh on 401), as api.call does
+ * for the routes of protocol.js. */
+export async function request(api, method, path, body = undefined, retried = false) {
+  const headers = {};
+  if (api.token) headers.Authorization = `Bearer ${api.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(api.baseUrl + path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    if (response.status === 401 && api.token && !retried && (await api.refresh())) {
+      return request(api, method, path, body, true);
+    }
+    const error = data?.error ?? { code: "http_error", message: text.slice(0, 200) };
+    throw new ApiError(error.code, error.message, response.status);
+  }
+  return data;
+}
+
+function when(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleString();
+}
+
+// --- the list --------------------------------------------------------------------------------
+
+export async function competitionsView(api, ui) {
+  const { h, show, table, dew } = ui;
+  const rows = await request(api, "GET", "/competitions");
+  show(
+    h("h2", {}, t("tournaments")),
+    h("div", { class: "wide", id: "tournaments" }, table(
+      ["#", t("tournaments"), t("tier"), t("format"), t("preset"), t("entryFee"), t("startsAt"), t("status")],
+      rows.map((c) => [
+        String(c.id),
+        h("a", { href: `#/competitions/${c.id}`, class: "tournament", "data-tournament": c.id }, c.name),
+        tr("tier_", c.tier), tr("format_", c.format), c.preset,
+        c.entry_fee ? dew(wei(c.entry_fee)) : t("free"), when(c.starts_at),
+        h("span", { "data-status": c.status }, tr("t_", c.status)),
+      ]),
+    )),
+  );
+}
+
+// --- one tournament --------------------------------------------------------------------------
+
+function rulesSection(ui, c) {
+  const { h, dew } = ui;
+  const eligibility = [];
+  if (c.requires_vip) eligibility.push(t("needsVip"));
+  if (c.requires_avatar) eligibility.push(t("needsAvatar"));
+  if (c.max_rank) eligibility.push(fill(t("maxRank"), { rank: c.max_rank }));
+  if (c.qualifier_of) eligibility.push(fill(t("qualifierOf"), { id: c.qualifier_of }));
+  if (!eligibility.length) eligibility.push(t("anyone"));
+  const shares = c.prize_bps.map((bps, i) => fill(t("placeShare"), { place: i + 1, pct: bps / 100 }));
+  return h("section", { id: "entry-rules", "aria-labelledby": "rules-h" },
+    h("h3", { id: "rules-h" }, t("entryRules")),
+    h("p", { id: "entry-fee", "data-wei": wei(c.entry_fee) },
+      `${t("entryFee")}: `, c.entry_fee ? `${dew(wei(c.entry_fee))} (${t("feeFrom")})` : t("free")),
+    h("p", {}, `${t("eligibility")}:`),
+    h("ul", { id: "eligibility" }, eligibility.map((x) => h("li", {}, x))),
+    h("p", { id: "format" }, `${t("format")}: ${tr("format_", c.format)} · ${t("preset")}: `,
+      h("a", { href: `#/help/${c.preset}` }, c.preset),
+      ` · ${fill(t("entrantsRange"), { min: c.min_entrants, max: c.max_entrants })}`,
+      ` · ${fill(t("turnTimerS"), { s: c.turn_timeout_s })} · ${t("startsAt")}: ${when(c.starts_at)}`),
+    h("p", {}, `${t("prizePool")}: ${t("addedPrize")} ${dew(wei(c.added_prize))}`,
+      ` · ${t("platformFee")} ${c.fee_bps / 100} %`),
+    h("ul", { id: "prize-shares" }, shares.map((x) => h("li", {}, x))),
+    c.qualify_top ? h("p", {}, fill(t("qualifyTop"), { n: c.qualify_top })) : null,
+  );
+}
+
+function entrantName(ui, entrants, number, me) {
+  const e = entrants.find((x) => x.number === number);
+  if (!e) return number === null || number === undefined ? "—" : `#${number}`;
+  const who = e.address ? ui.short(e.address) : `${t("bot")} (${e.bot_level})`;
+  return `#${number} ${who}${e.address && e.address === me ? ` (${t("you")})` : ""}`;
+}
+
+function bracketSection(ui, state, me) {
+  const { h } = ui;
+  const rounds = state.bracket || [];
+  const name = (n) => entrantName(ui, state.registration || [], n, me);
+  const game = (g) => h("div", {
+    class: "game", "data-board": g.board, "data-status": g.status, "data-winner": g.winner ?? "",
+  },
+  h("span", { class: g.winner === g.a && g.winner !== null ? "winner" : "" }, name(g.a)),
+  g.b === null || g.b === undefined ? "" : ` ${t("versus")} `,
+  g.b === null || g.b === undefined ? "" : h("span", { class: g.winner === g.b ? "winner" : "" }, name(g.b)),
+  h("br"),
+  h("small", {}, tr("g_", g.status), g.outcome && g.outcome !== g.status ? ` · ${tr("o_", g.outcome)}` : ""),
+  g.table_id && g.status === "live"
+    ? [" · ", h("a", { href: `#/table/${g.table_id}`, class: "watch-game" }, t("watchGame"))] : "");
+  return h("section", { id: "bracket", "aria-labelledby": "bracket-h", "data-rounds": String(rounds.length) },
+    h("h3", { id: "bracket-h" }, t("bracket")),
+    rounds.length ? h("div", { class: "bracket" }, rounds.map((r) => h("section", { "data-round": r.round },
+      h("h4", {}, `${t("round")} ${r.round}`), r.games.map(game))))
+      : h("p", {}, t("waitingStart")));
+}
+
+function standingsSection(ui, state, me, finished) {
+  const { h, table, dew } = ui;
+  const rows = state.standings || [];
+  const title = finished ? t("resultsPrizes") : t("standings");
+  return h("section", { id: finished ? "results" : "standings", "aria-labelledby": "standings-h" },
+    h("h3", { id: "standings-h" }, title),
+    h("div", { class: "wide" }, table(
+      [t("placement"), t("entrants"), t("score"), t("wins"), t("tiebreak"), t("prize"), t("qualified")],
+      rows.map((s) => [
+        h("span", { class: "place", "data-entrant": s.entrant }, String(s.place)),
+        entrantName(ui, state.registration || [], s.entrant, me),
+        String(s.score), String(s.wins), String(s.tiebreak),
+        h("span", { class: "prize", "data-wei": wei(s.prize) }, dew(wei(s.prize))),
+        s.qualified ? t("yes") : "",
+      ]),
+    )));
+}
+
+export async function competitionView(api, ui, id) {
+  const { h, show, say, fail, onLeave, field } = ui;
+  let detail;
+  try {
+    detail = await request(api, "GET", `/competitions/${id}`);
+  } catch (error) {
+    // Nothing of the page before stays on screen; the status line says why (app.js's fail).
+    show(h("p", {}, h("a", { href: "#/competitions" }, t("backToList"))));
+    throw error;
+  }
+  const { entrants, ...summary } = detail;
+  const state = { tournament: summary, registration: entrants, bracket: [], standings: [], link: "connecting" };
+  [state.bracket, state.standings] = await Promise.all([
+    request(api, "GET", `/competitions/${id}/bracket`),
+    request(api, "GET", `/competitions/${id}/standings`),
+  ]);
+  // The stake balance the entry fee comes from (the wallet page's route).
+  const loadMoney = async () => {
+    state.money = api.token && state.tournament.entry_fee ? await api.call("money").catch(() => null) : null;
+  };
+  await loadMoney();
+  const root = h("section", { id: "competition", "data-tournament": id });
+  show(root);
+
+  async function register(event) {
+    event.preventDefault();
+    const avatar = new FormData(event.target).get("avatar_id");
+    const button = event.target.querySelector("button");
+    button.disabled = true;
+    try {
+      const entry = await request(api, "POST", `/competitions/${id}/register`,
+        avatar ? { avatar_id: Number(avatar) } : {});
+      if (!state.registration.some((e) => e.number === entry.number)) state.registration.push(entry);
+      say(`${t("registered")}: #${entry.number}`);
+      await loadMoney();
+      draw();
+    } catch (error) {
+      button.disabled = false;
+      fail(error);
+    }
+  }
+
+  function stakeLine() {
+    if (!state.money) return null;
+    const { dew } = ui;
+    return h("p", {}, `${t("yourStake")}: `,
+      h("span", { id: "my-stake", "data-wei": state.money.stake_balance }, dew(state.money.stake_balance)),
+      " · ", h("a", { href: "#/wallet" }, t("depositMore")));
+  }
+
+  function registerSection(c) {
+    const mine = state.registration.find((e) => e.address && e.address === api.address);
+    if (mine) {
+      return h("p", { id: "my-entry", "data-number": mine.number, class: "ok" }, `${t("registered")}: #${mine.number}`);
+    }
+    if (c.status !== "registering") return h("p", {}, t("closedForEntry"));
+    if (!api.token) return h("p", { class: "hint" }, t("notSignedIn"));
+    return h("form", { id: "register-form", onsubmit: register },
+      c.requires_avatar ? field(t("avatar"), h("input", { name: "avatar_id", type: "number", min: 1, required: true }))
+        : null,
+      h("button", { type: "submit" }, t("register")));
+  }
+
+  function draw() {
+    const c = state.tournament;
+    const finished = c.status === "finished";
+    root.dataset.status = c.status;
+    root.dataset.version = String(c.version);
+    root.dataset.link = state.link;
+    root.replaceChildren(
+      h("p", {}, h("a", { href: "#/competitions" }, t("backToList"))),
+      h("h2", {}, `${c.name} · ${tr("tier_", c.tier)}`),
+      h("p", {}, h("span", { id: "t-status", "data-status": c.status }, tr("t_", c.status)),
+        c.status === "running" ? ` · ${t("round")} ${c.current_round}/${c.rounds_total ?? "?"}` : "",
+        c.cancel_reason ? ` · ${t("cancelReason")}: ${c.cancel_reason}` : "",
+        " · ", h("small", { id: "live-link" }, state.link === "open" ? t("socketLive") : t("socketClosed"))),
+      rulesSection(ui, c),
+      registerSection(c),
+      stakeLine(),
+      h("section", { id: "entrants", "aria-labelledby": "entrants-h", "data-count": String(state.registration.length) },
+        h("h3", { id: "entrants-h" }, `${t("entrants")} (${state.registration.length}/${c.max_entrants})`),
+        h("ol", {}, state.registration.map((e) => h("li", { "data-number": e.number },
+          entrantName(ui, state.registration, e.number, api.address))))),
+      c.format === "elimination" ? bracketSection(ui, state, api.address) : null,
+      c.format !== "elimination" || finished ? standingsSection(ui, state, api.address, finished) : null,
+    );
+  }
+
+  // The socket: one per page, reconnected after a drop while the tournament is not over.
+  let socket = null;
+  let closed = false;
+  let retries = 0;
+  let timer = null;
+  const over = () => ["finished", "cancelled"].includes(state.tournament.status);
+  function open() {
+    const url = `${api.baseUrl.replace(/^http/, "ws")}/competitions/${id}/ws`;
+    socket = new WebSocket(url);
+    socket.onopen = () => { retries = 0; state.link = "open"; draw(); };
+    socket.onmessage = (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (message.type === "error") return say(`${t("error")}: ${message.error?.message}`, true);
+      if (!["tournament", "registration", "bracket", "standings"].includes(message.type)) return;
+      if (String(message.tournament_id) !== String(id)) return;
+      state[message.type] = message.data;
+      draw();
+    };
+    socket.onclose = (event) => {
+      state.link = "closed";
+      draw();
+      if (closed || over() || [1003, 1008, 4404, 4429].includes(event.code)) return;
+      timer = setTimeout(open, Math.min(5000, 250 * 2 ** retries++));
+    };
+  }
+  onLeave(() => {
+    closed = true;
+    clearTimeout(timer);
+    socket?.close(1000);
+  });
+  draw();
+  if (!over()) open();
+}

@@ -1,0 +1,112 @@
+// Seasons: the schedule (GET /economy/seasons), the leaderboard of the running season, or of the
+// one chosen (#/seasons/{id}, GET /economy/seasons/{id}/leaderboard), and its rewards per place
+// when the API gives them (a season's `rewards` list, a row's `reward`), and the season's
+// tournaments. Loaded on demand by app.js, which passes its helpers in `ui`.
+
+import { request } from "./competitions.js";
+import { addStrings, t } from "./i18n.js";
+
+addStrings({
+  es: {
+    schedule: "Calendario", season: "Temporada", starts: "Empieza", ends: "Termina", budget: "Presupuesto de emisión",
+    emitted: "Emitido", remaining: "Queda", leaderboard: "Clasificación", rank: "Puesto", player: "Jugador",
+    s_upcoming: "próxima", s_running: "en curso", s_finished: "terminada", noSeason: "No hay ninguna temporada.",
+    seasonRewards: "Premios de la temporada por puesto", reward: "Premio", share: "Parte",
+    leaderboardHelp: "Ordenada por victorias, luego por puntos de juego; solo jugadores humanos.",
+    seasonTournaments: "Torneos de la temporada", show: "Ver",
+     noRewards: "Esta temporada no anuncia premios por puesto.",
+  },
+  en: {
+    schedule: "Schedule", season: "Season", starts: "Starts", ends: "Ends", budget: "Emission budget",
+    emitted: "Emitted", remaining: "Left", leaderboard: "Leaderboard", rank: "Rank", player: "Player",
+    s_upcoming: "upcoming", s_running: "running", s_finished: "finished", noSeason: "There is no season.",
+    seasonRewards: "Season rewards per place", reward: "Reward", share: "Share",
+    leaderboardHelp: "By wins, then game points; human players only.",
+    seasonTournaments: "The season's tournaments", show: "Show",
+     noRewards: "This season announces no rewards per place.",
+  },
+});
+
+const day = (iso) => {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleDateString();
+};
+
+/** The season the page shows: the one asked for, else the running one, else the latest started. */
+export function chooseSeason(seasons, wanted) {
+  if (wanted) return seasons.find((s) => String(s.id) === String(wanted)) ?? null;
+  return seasons.find((s) => s.status === "running")
+    ?? [...seasons].reverse().find((s) => s.status === "finished")
+    ?? seasons[0] ?? null;
+}
+
+function rewardsSection(ui, season) {
+  const { h, table, dew, short } = ui;
+  const rewards = Array.isArray(season.rewards) ? season.rewards : [];
+  if (!rewards.length) {
+    return h("section", { id: "season-rewards" }, h("h3", {}, t("seasonRewards")), h("p", {}, t("noRewards")));
+  }
+  const amount = (r) => {
+    if (r.amount !== undefined && r.amount !== null) return h("span", { "data-wei": String(r.amount) }, dew(r.amount));
+    if (r.bps !== undefined && r.bps !== null) return `${r.bps / 100} %`;
+    return "—";
+  };
+  const extra = rewards.some((r) => r.address);
+  const headers = [t("rank"), t("reward"), ...(extra ? [t("player"), t("status")] : [])];
+  return h("section", { id: "season-rewards" }, h("h3", {}, t("seasonRewards")),
+    h("div", { class: "wide" }, table(headers, rewards.map((r) => [
+      String(r.place ?? r.rank ?? ""), amount(r),
+      ...(extra ? [r.address ? short(r.address) : "—", r.status ?? ""] : []),
+    ]))));
+}
+
+export async function seasonsView(api, ui, wanted) {
+  const { h, show, table, dew, short } = ui;
+  const seasons = await request(api, "GET", "/economy/seasons");
+  const season = chooseSeason(seasons, wanted);
+  const schedule = h("section", { id: "season-schedule", "aria-labelledby": "schedule-h" },
+    h("h3", { id: "schedule-h" }, t("schedule")),
+    h("div", { class: "wide" }, table(
+      [t("season"), t("starts"), t("ends"), t("status"), t("budget"), t("emitted"), t("remaining")],
+      seasons.map((s) => [
+        h("a", { href: `#/seasons/${s.id}`, "data-season": s.id }, s.name),
+        day(s.starts_at), day(s.ends_at), h("span", { "data-status": s.status }, t(`s_${s.status}`)),
+        dew(s.emission_budget), dew(s.emitted), dew(s.remaining),
+      ]),
+    )));
+  if (!season) return show(h("h2", {}, t("seasons")), h("p", {}, t("noSeason")), schedule);
+  const [rows, tournaments] = await Promise.all([
+    request(api, "GET", `/economy/seasons/${season.id}/leaderboard?limit=100`),
+    request(api, "GET", "/competitions").catch(() => []),
+  ]);
+  const withReward = rows.some((r) => r.reward !== undefined);
+  const headers = [t("rank"), t("player"), t("matches"), t("wins"), t("points"), t("earned"),
+    ...(withReward ? [t("reward")] : [])];
+  const rewardCell = (r) => (r.reward === null ? "—"
+    : h("span", { class: "reward", "data-wei": String(r.reward) }, dew(r.reward)));
+  const board = h("div", { class: "wide" }, table(headers, rows.map((r) => [
+    String(r.rank),
+    h("span", { class: "player", "data-address": r.address, title: r.address },
+      short(r.address), r.address === api.address ? ` (${t("you")})` : ""),
+    String(r.matches), String(r.wins), String(r.points),
+    h("span", { "data-wei": String(r.earned) }, dew(r.earned)),
+    ...(withReward ? [rewardCell(r)] : []),
+  ])));
+  // The player's own row stands out.
+  board.querySelectorAll("tbody tr").forEach((tr, i) => { if (rows[i].address === api.address) tr.className = "me"; });
+  const mine = tournaments.filter((c) => c.season_id === season.id);
+  show(
+    h("h2", {}, t("seasons")),
+    h("section",
+      { id: "season", "data-season": season.id, "data-status": season.status, "aria-labelledby": "season-h" },
+      h("h3", { id: "season-h" }, `${season.name} (${t(`s_${season.status}`)})`),
+      h("p", {}, `${day(season.starts_at)} – ${day(season.ends_at)} · ${t("budget")} ${dew(season.emission_budget)}`
+        + ` · ${t("remaining")} ${dew(season.remaining)}`),
+      h("section", { id: "leaderboard", "aria-labelledby": "leaderboard-h", "data-rows": String(rows.length) },
+        h("h4", { id: "leaderboard-h" }, t("leaderboard")), h("p", { class: "hint" }, t("leaderboardHelp")), board),
+      rewardsSection(ui, season),
+      mine.length ? h("section", { id: "season-tournaments" }, h("h4", {}, t("seasonTournaments")),
+        h("ul", {}, mine.map((c) => h("li", {}, h("a", { href: `#/competitions/${c.id}` }, c.name))))) : null),
+    schedule,
+  );
+}
