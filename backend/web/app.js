@@ -131,6 +131,7 @@ function renderAccount() {
     h("a", { href: "#/history" }, t("history")),
     h("a", { href: "#/dashboard" }, t("dashboard")),
     h("a", { href: "#/wallet", id: "nav-wallet" }, t("wallet")),
+    h("a", { href: "#/screening", id: "nav-screening" }, t("screening")),
   );
   document.getElementById("lang").textContent = currentLang() === "es" ? "EN" : "ES";
 }
@@ -630,6 +631,13 @@ async function walletView() {
   return view(api, { h, show, table, txPanel, dew, short, say, fail, onLeave });
 }
 
+// --- screening of owners (screening.js) ------------------------------------------------------
+
+async function screeningView() {
+  const { screeningView: view } = await import("./screening.js");
+  return view(api, { h, show, table, short, say, fail, ensureWallet });
+}
+
 // --- routing ----------------------------------------------------------------------------------
 
 const ROUTES = [
@@ -638,6 +646,7 @@ const ROUTES = [
   [/^#\/replay\/([0-9a-f]+)$/, (m) => replayView(m[1])],
   [/^#\/dashboard$/, () => dashboardView()],
   [/^#\/wallet$/, () => walletView()],
+  [/^#\/screening$/, () => screeningView()],
   [/^.*$/, () => lobbyView()],
 ];
 
