@@ -44,10 +44,13 @@ export async function screeningView(api, ui) {
   }
 
   const status = mine
-    ? h("section", { id: "my-application", "data-status": mine.status },
+    ? h("section", { id: "my-application", "data-status": mine.status, "data-decided-by": mine.decided_by },
       h("h3", {}, t("myApplication")),
       h("p", {}, `${t("status")}: `, h("strong", { class: "screening-status" }, t(`screening_${mine.status}`))),
       mine.reason ? h("p", { class: "screening-reason" }, `${t("reason")}: ${mine.reason}`) : null,
+      mine.tx_hash
+        ? h("p", { class: "screening-tx", "data-tx": mine.tx_hash }, `${t("txHash")}: `, h("code", {}, mine.tx_hash))
+        : null,
       h("blockquote", { class: "statement" }, mine.statement))
     : h("section", { id: "my-application", "data-status": "none" }, h("p", {}, t("noApplication")));
 
