@@ -10,8 +10,9 @@ import { t } from "./i18n.js";
 const STATEMENT_MAX = 2000;
 const REASON_MAX = 500;
 
-/** Reports the approval's transaction until the server sees it at the confirmation depth. */
-async function reportApproval(api, applicationId, txHash, { tries = 60, everyMs = 1000 } = {}) {
+/** Reports the approval's transaction until the server sees it at the confirmation depth
+ * (every few seconds: each report draws on the per-address budget of `POST /economy/*`). */
+async function reportApproval(api, applicationId, txHash, { tries = 40, everyMs = 3000 } = {}) {
   for (let i = 0; ; i++) {
     try {
       return await api.call("screening_receipt", { application_id: applicationId }, { tx_hash: txHash });
