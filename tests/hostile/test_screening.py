@@ -192,3 +192,16 @@ def test_approval_follows_the_chain_and_replays_are_refused(
     assert (replay.status_code, _code(replay)) == (409, "approval_not_on_chain")
     assert [s for s, _, _ in _apps(books, owner)] == ["withdrawn", "pending"]
     assert not deployment.contracts.registry.functions.isScreened(owner).call()
+
+
+def test_a_wallet_flooding_applications_is_capped_per_day(server, books, deployment):
+    owner, owner_client = _client(server)
+    _screener, screener = _client(server, Account.from_key(deployment.operator_key))
+    for n in range(3):  # DEW_ECONOMY_SCREENING_APPLICATIONS_PER_WALLET_PER_DAY
+        app = owner_client.post(APPS, json={"statement": f"try {n}"})
+        assert app.status_code == 201
+        rejected = screener.post(f"{APPS}/{app.json()['id']}/reject", json={"reason": "no"})
+        assert rejected.status_code == 200
+    flood = owner_client.post(APPS, json={"statement": "once more"})
+    assert (flood.status_code, _code(flood)) == (429, "too_many_applications")
+    assert [s for s, _, _ in _apps(books, owner)] == ["rejected"] * 3
