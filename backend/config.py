@@ -228,6 +228,13 @@ class EconomySettings(BaseSettings):
     withdrawal_max: int = 10_000 * 10**18
     withdrawals_open_per_wallet: int = 3
     withdrawals_per_wallet_per_day: int = 10
+    # Screening of owners (docs/economy.md, "Screening"): the statement and the reason are
+    # bounded, a wallet applies a few times a day at most, and a screener's role read from
+    # the chain is believed this long.
+    screening_statement_max_chars: int = 2_000
+    screening_reason_max_chars: int = 500
+    screening_applications_per_wallet_per_day: int = 3
+    screening_role_cache_s: float = 30.0
 
 
 class TablesSettings(BaseSettings):

@@ -17,6 +17,7 @@ from backend.accounts.service import Principal
 from backend.config import Settings
 from backend.db.session import make_session_factory
 from backend.economy import exceptions as economy_exc
+from backend.economy.screening import ScreenerRoles
 from backend.economy.transactions import ScholarshipTxBuilder
 from backend.tables.gating import Gate
 from backend.tables.hub import MatchHub
@@ -26,6 +27,7 @@ __all__ = [
     "CurrentPlayer",
     "GateDep",
     "HubDep",
+    "ScreenersDep",
     "SessionDep",
     "SettingsDep",
     "get_current_player",
@@ -137,3 +139,17 @@ def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
 
 
 BuilderDep = Annotated[ScholarshipTxBuilder, Depends(get_tx_builder)]
+
+
+def get_screeners(request: Request, builder: BuilderDep, settings: SettingsDep) -> ScreenerRoles:
+    """Who holds SCREENER_ROLE: one cache per app, read through the deployment's builder."""
+    roles = getattr(request.app.state, "screener_roles", None)
+    if roles is None:
+        roles = ScreenerRoles(
+            builder.has_screener_role, ttl_s=settings.economy.screening_role_cache_s
+        )
+        request.app.state.screener_roles = roles
+    return cast(ScreenerRoles, roles)
+
+
+ScreenersDep = Annotated[ScreenerRoles, Depends(get_screeners)]

@@ -60,6 +60,8 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (tables_exc.InvalidRequest, 422),
     (tables_exc.Unavailable, 503),
     (tables_exc.TablesError, 400),
+    (economy_exc.NotScreener, 403),
+    (economy_exc.TooManyApplications, 429),
     (economy_exc.NotFound, 404),
     (economy_exc.Refused, 409),
     (economy_exc.Conflict, 409),

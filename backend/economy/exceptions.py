@@ -45,3 +45,37 @@ class Unavailable(EconomyError):
     """The chain node or the deployment manifest cannot be reached; try again later."""
 
     code = "chain_unavailable"
+
+
+class ApplicationNotFound(NotFound):
+    code = "application_not_found"
+
+
+class NotScreener(EconomyError):
+    """The wallet does not hold the registry's SCREENER_ROLE."""
+
+    code = "not_screener"
+
+
+class ApplicationOpen(Conflict):
+    code = "application_open"
+
+
+class ApplicationClosed(Conflict):
+    """The application was already decided."""
+
+    code = "application_closed"
+
+
+class AlreadyScreened(Conflict):
+    code = "already_screened"
+
+
+class TooManyApplications(EconomyError):
+    code = "too_many_applications"
+
+
+class NotOnChain(Conflict):
+    """The transaction given does not (yet) show the approval the chain must record."""
+
+    code = "approval_not_on_chain"

@@ -17,6 +17,7 @@ from eth_utils.address import to_checksum_address
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from backend.economy import screening
 from backend.economy.chain_reader import ZERO_ADDRESS, ChainReader
 from backend.economy.cursor import claim_block_range
 from backend.economy.models import (
@@ -77,6 +78,14 @@ def _apply(session: Session, event: Any) -> None:
         screened.approved = bool(args["approved"])
         screened.screener = to_checksum_address(args["screener"])
         screened.block_number = block
+        screening.on_owner_screened(
+            session,
+            owner=owner,
+            approved=screened.approved,
+            screener=screened.screener,
+            tx_hash="0x" + bytes(event["transactionHash"]).hex(),
+            block=block,
+        )
         return
     if name == "OffersCancelled":
         # Every offer this owner made for the avatar before this event had an older nonce.

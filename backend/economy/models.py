@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -275,3 +276,41 @@ class SettlementRequest(TimestampMixin, Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ScreeningStatus:
+    PENDING = "pending"  # waiting on a screener
+    APPROVED = "approved"  # the chain's OwnerScreened(owner, true) was seen for it
+    REJECTED = "rejected"  # a screener refused it, off chain, with a reason
+    WITHDRAWN = "withdrawn"  # approved, then a screener withdrew the owner on chain
+
+
+class ScreeningApplication(Base):
+    """An owner's request to be screened, and how it was decided.
+
+    One open (``pending``) application per wallet is held by a partial unique index, so two
+    racing requests cannot both insert one."""
+
+    __tablename__ = "economy_screening_applications"
+    __table_args__ = (
+        Index(
+            "uq_economy_screening_applications_open",
+            "applicant",
+            unique=True,
+            sqlite_where=text("status = 'pending'"),
+            postgresql_where=text("status = 'pending'"),
+        ),
+        UniqueConstraint("tx_hash", "applicant"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    applicant: Mapped[str] = mapped_column(String(42), index=True)
+    statement: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    reason: Mapped[str | None] = mapped_column(Text)
+    decided_by: Mapped[str | None] = mapped_column(String(42))
+    # The approval's transaction and block, as the chain reported them.
+    tx_hash: Mapped[str | None] = mapped_column(String(66))
+    block_number: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

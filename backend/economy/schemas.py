@@ -192,3 +192,36 @@ class StatementLineOut(BaseModel):
     status: str
     tx_hash: str | None
     finished_at: datetime
+
+
+class ApplicationIn(BaseModel):
+    """Why this owner should rent out avatars (the server's limit is in the settings)."""
+
+    statement: str = Field(min_length=1, max_length=20_000)
+
+    model_config = {"extra": "forbid"}
+
+
+class RejectionIn(BaseModel):
+    reason: str = Field(min_length=1, max_length=20_000)
+
+    model_config = {"extra": "forbid"}
+
+
+class ApprovalReceiptIn(BaseModel):
+    tx_hash: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$")
+
+    model_config = {"extra": "forbid"}
+
+
+class ApplicationOut(BaseModel):
+    id: int
+    applicant: Address
+    statement: str
+    status: Literal["pending", "approved", "rejected", "withdrawn"]
+    reason: str | None
+    decided_by: Address | None
+    tx_hash: str | None
+    block_number: int | None
+    created_at: datetime
+    decided_at: datetime | None

@@ -160,6 +160,11 @@ class ScholarshipTxBuilder:
             raise Unavailable(f"{description}: the chain node did not answer: {exc}") from exc
         return UnsignedTx(**{**tx.__dict__, "gas": gas})
 
+    def has_screener_role(self, address: str) -> bool:
+        """Does ``address`` hold the registry's SCREENER_ROLE (a live read)?"""
+        address = _address(address, "screener")
+        return bool(self._read(self.contracts.registry.functions.hasRole(SCREENER_ROLE, address)))
+
     def screen_owner(self, *, screener: str, owner: str, approved: bool = True) -> UnsignedTx:
         screener, owner = _address(screener, "screener"), _address(owner, "owner")
         registry = self.contracts.registry

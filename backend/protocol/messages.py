@@ -187,6 +187,12 @@ ROUTES: dict[str, tuple[str, str]] = {
     "withdraw": ("POST", "/wallet/withdrawals"),
     "withdrawals": ("GET", "/wallet/withdrawals"),
     "withdrawal": ("GET", "/wallet/withdrawals/{withdrawal_id}"),
+    "screening_apply": ("POST", "/economy/screening/applications"),
+    "screening_mine": ("GET", "/economy/screening/applications/mine"),
+    "screening_queue": ("GET", "/economy/screening/queue"),
+    "screening_approve": ("POST", "/economy/screening/applications/{application_id}/approve"),
+    "screening_reject": ("POST", "/economy/screening/applications/{application_id}/reject"),
+    "screening_receipt": ("POST", "/economy/screening/applications/{application_id}/receipt"),
     "table_socket": ("WS", "/ws/tables/{table_id}"),
 }
 

@@ -134,6 +134,7 @@ function renderAccount() {
     h("a", { href: "#/seasons", id: "nav-seasons" }, t("seasons")),
     h("a", { href: "#/competitions", id: "nav-competitions" }, t("competitions")),
     h("a", { href: "#/help", id: "nav-help" }, t("help")),
+    h("a", { href: "#/screening", id: "nav-screening" }, t("screening")),
   );
   document.getElementById("lang").textContent = currentLang() === "es" ? "EN" : "ES";
 }
@@ -641,6 +642,13 @@ async function screen(load, ...args) {
   return view(api, { h, show, table, field, dew, short, say, fail, onLeave }, ...args);
 }
 
+// --- screening of owners (screening.js) ------------------------------------------------------
+
+async function screeningView() {
+  const { screeningView: view } = await import("./screening.js");
+  return view(api, { h, show, table, short, say, fail, ensureWallet });
+}
+
 // --- routing ----------------------------------------------------------------------------------
 
 const ROUTES = [
@@ -654,6 +662,7 @@ const ROUTES = [
   [/^#\/competitions\/([0-9]+)$/,
     (m) => screen(() => import("./competitions.js").then((x) => x.competitionView), m[1])],
   [/^#\/help(?:\/([a-z0-9_]+))?$/, (m) => screen(() => import("./help.js").then((x) => x.helpView), m[1])],
+  [/^#\/screening$/, () => screeningView()],
   [/^.*$/, () => lobbyView()],
 ];
 

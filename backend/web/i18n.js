@@ -117,6 +117,37 @@ Object.assign(STRINGS.en, { seasons: "Seasons", competitions: "Competitions", he
 export function addStrings(tables) {
   for (const [code, strings] of Object.entries(tables)) Object.assign(STRINGS[code], strings);
 }
+// Screening of owners (screening.js).
+const SCREENING_STRINGS = {
+  es: {
+    screening: "Evaluación de dueños", myApplication: "Mi solicitud",
+    noApplication: "Aún no has solicitado la evaluación.",
+    applyScreening: "Solicitar la evaluación",
+    applyScreeningHelp:
+      "Para alquilar avatares, un evaluador debe aprobarte. Cuéntale quién eres y qué avatares ofrecerás.",
+    statement: "Declaración", apply: "Solicitar", applicationSent: "Solicitud enviada.",
+    statementEmpty: "Escribe una declaración.", reason: "Motivo", reasonEmpty: "Escribe el motivo del rechazo.",
+    screeningQueue: "Solicitudes por evaluar", approve: "Aprobar (en cadena)", reject: "Rechazar",
+    signingApproval: "Firma la aprobación en tu billetera…",
+    waitingChain: "Esperando la confirmación en cadena…",
+    screening_pending: "pendiente", screening_approved: "aprobada (en cadena)", screening_rejected: "rechazada",
+    screening_withdrawn: "aprobación retirada",
+  },
+  en: {
+    screening: "Owner screening", myApplication: "My application", noApplication: "You have not applied yet.",
+    applyScreening: "Apply to be screened",
+    applyScreeningHelp:
+      "To rent out avatars a screener must approve you. Tell them who you are and what you will offer.",
+    statement: "Statement", apply: "Apply", applicationSent: "Application sent.",
+    statementEmpty: "Write a statement.", reason: "Reason", reasonEmpty: "Write the reason for the rejection.",
+    screeningQueue: "Applications to review", approve: "Approve (on chain)", reject: "Reject",
+    signingApproval: "Sign the approval in your wallet…", waitingChain: "Waiting for the chain to confirm it…",
+    screening_pending: "pending", screening_approved: "approved (on chain)", screening_rejected: "rejected",
+    screening_withdrawn: "approval withdrawn",
+  },
+};
+Object.assign(STRINGS.es, SCREENING_STRINGS.es);
+Object.assign(STRINGS.en, SCREENING_STRINGS.en);
 
 let lang = localStorage.getItem("dew.lang") || (navigator.language || "es").slice(0, 2);
 if (!STRINGS[lang]) lang = "es";

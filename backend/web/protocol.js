@@ -387,6 +387,30 @@ export const ROUTES = {
     "GET",
     "/economy/scholars/{address}/earnings"
   ],
+  "screening_apply": [
+    "POST",
+    "/economy/screening/applications"
+  ],
+  "screening_approve": [
+    "POST",
+    "/economy/screening/applications/{application_id}/approve"
+  ],
+  "screening_mine": [
+    "GET",
+    "/economy/screening/applications/mine"
+  ],
+  "screening_queue": [
+    "GET",
+    "/economy/screening/queue"
+  ],
+  "screening_receipt": [
+    "POST",
+    "/economy/screening/applications/{application_id}/receipt"
+  ],
+  "screening_reject": [
+    "POST",
+    "/economy/screening/applications/{application_id}/reject"
+  ],
   "signin": [
     "POST",
     "/auth/signin"

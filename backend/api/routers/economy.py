@@ -13,9 +13,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 from sqlalchemy import select
 
-from backend.api.deps import BuilderDep, SessionDep
+from backend.api.deps import BuilderDep, CurrentPlayer, ScreenersDep, SessionDep, SettingsDep
 from backend.economy import exceptions as exc
-from backend.economy import reports, schemas, stakes
+from backend.economy import reports, schemas, screening, stakes
 from backend.economy.models import AgreementMirror, PlannedSettlement
 from backend.economy.policy import Party, Terms
 from backend.economy.transactions import OfferTerms, UnsignedTx
@@ -129,6 +129,137 @@ def close(
 ) -> schemas.TransactionsOut:
     """Anyone closes an agreement whose term ended (pays the owner the remaining rent)."""
     return _txs(builder.close(sender=body.sender, agreement_id=agreement_id))
+
+
+# --- screening of owners (backend/economy/screening.py) -----------------------------------
+
+ApplicationId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+_SCREENING_ERRORS: dict[int | str, dict[str, Any]] = {
+    s: {"description": "error: {error: {code, message, detail}}"}
+    for s in (401, 403, 404, 409, 422, 429, 503)
+}
+
+
+def _limits(settings: Any) -> screening.Limits:
+    e = settings.economy
+    return screening.Limits(
+        statement_max_chars=e.screening_statement_max_chars,
+        reason_max_chars=e.screening_reason_max_chars,
+        per_wallet_per_day=e.screening_applications_per_wallet_per_day,
+    )
+
+
+@router.post(
+    "/screening/applications",
+    status_code=201,
+    response_model=schemas.ApplicationOut,
+    responses=_SCREENING_ERRORS,
+)
+def apply_for_screening(
+    body: schemas.ApplicationIn, player: CurrentPlayer, session: SessionDep, settings: SettingsDep
+) -> schemas.ApplicationOut:
+    """The signed-in owner asks to be screened, with a statement a screener reads."""
+    app = screening.apply(
+        session=session,
+        applicant=player.address,
+        statement=body.statement,
+        limits=_limits(settings),
+    )
+    return schemas.ApplicationOut(**app)
+
+
+@router.get(
+    "/screening/applications/mine",
+    response_model=schemas.ApplicationOut,
+    responses=_SCREENING_ERRORS,
+)
+def my_application(player: CurrentPlayer, session: SessionDep) -> schemas.ApplicationOut:
+    """The signed-in wallet's latest application: its state, and a rejection's reason."""
+    return schemas.ApplicationOut(**screening.mine(session=session, applicant=player.address))
+
+
+@router.get(
+    "/screening/queue",
+    response_model=list[schemas.ApplicationOut],
+    responses=_SCREENING_ERRORS,
+)
+def screening_queue(
+    player: CurrentPlayer,
+    screeners: ScreenersDep,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=screening.MAX_QUEUE)] = 100,
+) -> list[schemas.ApplicationOut]:
+    """Open applications, oldest first: only for a wallet holding SCREENER_ROLE on chain."""
+    screeners.require(player.address)
+    return [schemas.ApplicationOut(**a) for a in screening.queue(session=session, limit=limit)]
+
+
+@router.post(
+    "/screening/applications/{application_id}/approve",
+    response_model=schemas.TransactionsOut,
+    responses=_SCREENING_ERRORS,
+)
+def approve_application(
+    application_id: ApplicationId,
+    player: CurrentPlayer,
+    screeners: ScreenersDep,
+    session: SessionDep,
+    builder: BuilderDep,
+) -> schemas.TransactionsOut:
+    """The screener's ``setScreened(owner, true)`` for their own wallet to sign; the
+    application turns approved when the chain shows it (``/receipt`` or the indexer)."""
+    screener = screeners.require(player.address)
+    owner = screening.pending_applicant(session=session, application_id=application_id)
+    return _txs(builder.screen_owner(screener=screener, owner=owner, approved=True))
+
+
+@router.post(
+    "/screening/applications/{application_id}/reject",
+    response_model=schemas.ApplicationOut,
+    responses=_SCREENING_ERRORS,
+)
+def reject_application(
+    application_id: ApplicationId,
+    body: schemas.RejectionIn,
+    player: CurrentPlayer,
+    screeners: ScreenersDep,
+    session: SessionDep,
+    settings: SettingsDep,
+) -> schemas.ApplicationOut:
+    """The screener refuses an open application, off chain, with the reason the owner sees."""
+    screener = screeners.require(player.address)
+    app = screening.reject(
+        session=session,
+        application_id=application_id,
+        screener=screener,
+        reason=body.reason,
+        limits=_limits(settings),
+    )
+    return schemas.ApplicationOut(**app)
+
+
+@router.post(
+    "/screening/applications/{application_id}/receipt",
+    response_model=schemas.ApplicationOut,
+    responses=_SCREENING_ERRORS,
+)
+def approval_receipt(
+    application_id: ApplicationId,
+    body: schemas.ApprovalReceiptIn,
+    _player: CurrentPlayer,
+    session: SessionDep,
+    builder: BuilderDep,
+    settings: SettingsDep,
+) -> schemas.ApplicationOut:
+    """Anyone signed in reports the approval's transaction; the chain's receipt decides."""
+    app = screening.confirm_approval(
+        session=session,
+        contracts=builder.contracts,
+        application_id=application_id,
+        tx_hash=body.tx_hash,
+        confirmations=settings.economy.confirmations,
+    )
+    return schemas.ApplicationOut(**app)
 
 
 # --- the mirror ---------------------------------------------------------------------------
