@@ -407,6 +407,10 @@ export const ROUTES = {
     "POST",
     "/economy/agreements/{agreement_id}/terminate"
   ],
+  "terms": [
+    "GET",
+    "/auth/terms"
+  ],
   "ticket": [
     "GET",
     "/matchmaking/{ticket_id}"
