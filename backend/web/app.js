@@ -4,6 +4,7 @@
 import { ApiError, DewApi } from "./api.js";
 import { currentLang, t, toggleLang } from "./i18n.js";
 import { Wallet, discoverWallets } from "./wallet.js";
+import { termsGate } from "./terms.js";
 
 const api = new DewApi();
 const main = document.getElementById("main");
@@ -207,6 +208,7 @@ async function createTable(event) {
   };
   if (data.get("avatar_id")) body.avatar_id = Number(data.get("avatar_id"));
   try {
+    if (!(await termsGate(api, { h, say, ensureWallet }, body))) return;
     const created = await api.call("create_table", {}, body);
     location.hash = `#/table/${created.id}`;
   } catch (error) {
@@ -226,6 +228,7 @@ function confirmJoin(tbl) {
 async function joinTable(tableId, inviteCode, tbl) {
   if (!confirmJoin(tbl)) return;
   try {
+    if (tbl && !(await termsGate(api, { h, say, ensureWallet }, tbl))) return;
     await api.call("join", { table_id: tableId }, inviteCode ? { invite_code: inviteCode } : {});
     if (location.hash.split("?")[0] === `#/table/${tableId}`) route();
     else location.hash = `#/table/${tableId}`;
