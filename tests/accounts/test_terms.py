@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -247,28 +246,40 @@ def test_staked_play_turned_off_refuses_staked_tables_only(db_url: str) -> None:
         _refused(earning, 503, "chain_unavailable")
 
 
-def test_a_tournament_with_a_fee_needs_the_terms(app: Any, client: TestClient) -> None:
+def _tournament(app: Any, name: str, fee: int) -> int:
     with app.state.session_factory() as session:
         spec = competitions.TournamentSpec(
-            name="terms-fee",
+            name=name,
             preset="draw",
             format="swiss",
             min_entrants=2,
             max_entrants=4,
             starts_at=utcnow() + timedelta(hours=1),
             turn_timeout_s=20,
-            entry_fee=10**18,
+            entry_fee=fee,
         )
-        paid = competitions.create_tournament(session=session, spec=spec).id
-        free = competitions.create_tournament(
-            session=session, spec=replace(spec, name="terms-free", entry_fee=0)
-        ).id
+        found = competitions.create_tournament(session=session, spec=spec).id
         session.commit()
+        return int(found)
+
+
+def test_a_tournament_with_a_fee_needs_the_terms(app: Any, client: TestClient) -> None:
+    paid, free = _tournament(app, "terms-fee", 10**18), _tournament(app, "terms-free", 0)
     tokens = sign_in(client, Account.create())
     refused = client.post(f"/competitions/{paid}/register", headers=_auth(tokens))
     _refused(refused, 403, "terms_required")
     assert _count(app, Entrant, tournament_id=paid) == 0
     assert client.post(f"/competitions/{free}/register", headers=_auth(tokens)).status_code == 200
+
+
+def test_a_fee_is_a_stake_where_staked_play_is_off(db_url: str) -> None:
+    with TestClient(create_app(_settings(db_url, staked_play=False))) as client:
+        app: Any = client.app
+        paid = _tournament(app, "terms-fee-off", 10**18)
+        tokens = _accept(client, Account.create())
+        refused = client.post(f"/competitions/{paid}/register", headers=_auth(tokens))
+        _refused(refused, 403, "staked_play_disabled")
+        assert _count(app, Entrant, tournament_id=paid) == 0
 
 
 def test_without_configured_terms_nothing_is_gated_and_no_resource_is_accepted(
