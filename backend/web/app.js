@@ -4,7 +4,7 @@
 import { ApiError, DewApi } from "./api.js";
 import { currentLang, t, toggleLang } from "./i18n.js";
 import { Wallet, discoverWallets } from "./wallet.js";
-import { termsGate } from "./terms.js";
+import { preloadTerms, termsGate } from "./terms.js";
 
 const api = new DewApi();
 const main = document.getElementById("main");
@@ -139,6 +139,7 @@ function renderAccount() {
 // --- lobby -----------------------------------------------------------------------------------
 
 async function lobbyView() {
+  preloadTerms(api); // terms.js: a seat at an earning or staked table checks it
   const [presets, open, live] = await Promise.all([
     api.call("presets"),
     api.call("lobby", {}, undefined, { status: "open" }),

@@ -6,6 +6,28 @@
 
 import { t } from "./i18n.js";
 
+// The signed-in wallet's terms status (GET /auth/terms), fetched when the lobby is shown so a
+// click on a table asks nothing of the network unless the terms must be accepted.
+let cached = null; // {address, promise}
+
+/** Fetch (again) the terms status of the signed-in wallet; app.js calls it as the lobby opens. */
+export function preloadTerms(api) {
+  if (!api.address) return;
+  const promise = api.call("terms");
+  promise.catch(() => {}); // a failure is reported when the gate reads it
+  cached = { address: api.address, promise };
+}
+
+async function termsStatus(api) {
+  if (!cached || cached.address !== api.address) preloadTerms(api);
+  try {
+    return await cached.promise;
+  } catch (error) {
+    cached = null;
+    throw error;
+  }
+}
+
 /** Sign in again with the terms resources: the same wallet, a message that accepts them. */
 async function signInAccepting(api, wallet) {
   const address = wallet.address ?? (await wallet.connect());
@@ -62,11 +84,14 @@ function askToAccept(status, { h, say }, accept) {
 export async function termsGate(api, ui, { stake = "0", earning = false } = {}) {
   const staked = BigInt(stake || "0") > 0n;
   if (!staked && !earning) return true;
-  const status = await api.call("terms");
+  const status = await termsStatus(api);
   if (staked && !status.staked_play) {
     ui.say(t("stakedOff"), true);
     return false;
   }
   if (!status.required || status.accepted) return true;
-  return askToAccept(status, ui, async () => signInAccepting(api, await ui.ensureWallet()));
+  return askToAccept(status, ui, async () => {
+    await signInAccepting(api, await ui.ensureWallet());
+    cached = { address: api.address, promise: Promise.resolve({ ...status, accepted: true }) };
+  });
 }
