@@ -251,6 +251,29 @@ class TablesSettings(BaseSettings):
     # None: the origin wallets sign in at (DEW_AUTH_URI: the embedded server's own base,
     # http://localhost:8000, or the proxy's in docker-compose), never the request's Host.
     public_url: str | None = None
+    # False turns staked tables off for this deployment (where wagers are forbidden):
+    # creating, joining or queueing for one is refused with staked_play_disabled
+    # (docs/economy.md, "Terms, legal age and staked play").
+    staked_play: bool = True
+
+
+class TermsSettings(BaseSettings):
+    """The terms of service wallets accept in their sign-in message (docs/economy.md, "Terms,
+    legal age and staked play"). Unset (development): no terms, nothing gated; set both to
+    require accepted current terms and a confirmed legal age for earning and staked play."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_TERMS_")
+
+    version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,32}$")
+    # The terms document (http or https, no fragment): the resource signed is
+    # "<uri>#version=<version>".
+    uri: str | None = Field(None, max_length=200, pattern=r"^https?://[^\s#]+$")
+
+    @model_validator(mode="after")
+    def _both_or_neither(self) -> TermsSettings:
+        if (self.version is None) != (self.uri is None):
+            raise ValueError("set both DEW_TERMS_VERSION and DEW_TERMS_URI, or neither")
+        return self
 
 
 class CompetitionsSettings(BaseSettings):
@@ -400,6 +423,7 @@ class Settings(BaseSettings):
     log: LogSettings = LogSettings()
     metrics: MetricsSettings = MetricsSettings()
     ready: ReadinessSettings = ReadinessSettings()
+    terms: TermsSettings = TermsSettings()
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:
@@ -439,4 +463,5 @@ def get_settings() -> Settings:
         log=LogSettings(),
         metrics=MetricsSettings(),
         ready=ReadinessSettings(),
+        terms=TermsSettings(),
     )

@@ -101,3 +101,40 @@ class RefreshTokenReused(RefreshRefused):
     """A refresh token was presented twice: treated as theft, the whole session is revoked."""
 
     code = "refresh_token_reused"
+
+
+class TermsResourceInvalid(MalformedSignIn):
+    """A resource in the sign-in message is not one this server's terms name."""
+
+    code = "signin_bad_resource"
+
+
+class TermsIncomplete(MalformedSignIn):
+    """The message accepts the terms without all three parts: the terms resource, the
+    legal-age resource and the terms statement."""
+
+    code = "signin_terms_incomplete"
+
+
+class TermsOutdated(SignInRefused):
+    """The message accepts a version of the terms that is no longer the current one."""
+
+    code = "signin_terms_outdated"
+
+
+class PlayRefused(AccountsError):
+    """This wallet may not take part in this kind of play (HTTP 403)."""
+
+    code = "play_refused"
+
+
+class TermsRequired(PlayRefused):
+    """Earning and staked play need the current terms accepted and legal age confirmed."""
+
+    code = "terms_required"
+
+
+class StakedPlayDisabled(PlayRefused):
+    """This deployment does not offer staked tables (DEW_TABLES_STAKED_PLAY=false)."""
+
+    code = "staked_play_disabled"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, String
+from sqlalchemy import Boolean, DateTime, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.db.base import Base, TimestampMixin
@@ -48,3 +48,17 @@ class RefreshToken(TimestampMixin, Base):
     session_id: Mapped[str] = mapped_column(ForeignKey("auth_sessions.id"), index=True)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class TermsAcceptance(TimestampMixin, Base):
+    """A wallet's signed acceptance of one version of the terms, with its confirmation that
+    it is of legal age: both stated in the sign-in message whose SHA-256 is kept here (the
+    message's nonce is single use, so one message records at most one acceptance)."""
+
+    __tablename__ = "terms_acceptances"
+
+    message_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    address: Mapped[str] = mapped_column(ForeignKey("accounts.address"), index=True)
+    terms_version: Mapped[str] = mapped_column(String(32))
+    legal_age_confirmed: Mapped[bool] = mapped_column(Boolean)
+    accepted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -13,6 +13,11 @@ class NonceRequest(BaseModel):
         description="If given (EIP-55), the response includes the exact message to sign.",
         max_length=42,
     )
+    accept_terms: bool = Field(
+        default=False,
+        description="The message also accepts the current terms and confirms legal age "
+        "(its statement and resources; needed for earning and staked play).",
+    )
 
 
 class NonceOut(BaseModel):
@@ -25,6 +30,7 @@ class NonceOut(BaseModel):
     issued_at: datetime
     expiration_time: datetime
     message: str | None = Field(default=None, description="EIP-4361 text, when address was given")
+    resources: list[str] = Field(default=[], description="EIP-4361 resources to sign, if any")
 
 
 class SignInRequest(BaseModel):
@@ -43,8 +49,24 @@ class TokensOut(BaseModel):
     access_expires_at: datetime
     refresh_token: str
     refresh_expires_at: datetime
+    terms_version: str | None = Field(
+        default=None, description="The terms version this sign-in accepted, if any"
+    )
 
 
 class MeOut(BaseModel):
     address: str
     session_id: str
+
+
+class TermsOut(BaseModel):
+    """This deployment's terms and what the signed-in wallet has accepted."""
+
+    required: bool = Field(description="Earning and staked play need the terms accepted")
+    version: str | None
+    uri: str | None
+    resources: list[str] = Field(description="The resources a sign-in accepting them carries")
+    statement: str | None = Field(description="The statement a sign-in accepting them carries")
+    staked_play: bool = Field(description="False: this deployment offers no staked tables")
+    accepted: bool = Field(description="This wallet accepted the current terms (legal age too)")
+    accepted_at: datetime | None

@@ -13,7 +13,7 @@ import logging
 import re
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -25,9 +25,9 @@ from sqlalchemy import CursorResult, Engine, select, update
 from sqlalchemy.orm import Session
 
 from backend.accounts import exceptions as exc
-from backend.accounts import siwe_message
+from backend.accounts import siwe_message, terms
 from backend.accounts.models import Account as WalletAccount
-from backend.accounts.models import AuthSession, RefreshToken, SignInNonce
+from backend.accounts.models import AuthSession, RefreshToken, SignInNonce, TermsAcceptance
 from backend.config import Settings
 from backend.db import dialect
 from backend.db.base import aware, utcnow
@@ -48,6 +48,8 @@ class NonceGrant:
     statement: str
     issued_at: datetime
     expires_at: datetime
+    # Set when the grant is for accepting the terms (statement and resources to sign).
+    resources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class TokenPair:
     access_expires_at: datetime
     refresh_token: str
     refresh_expires_at: datetime
+    # The terms version this sign-in accepted (backend/accounts/terms.py), if any.
+    terms_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,13 +81,24 @@ def _nonce_mac(settings: Settings, body: str) -> str:
     return hmac.new(key, body.encode(), hashlib.sha256).hexdigest()[:20]
 
 
-def issue_nonce(*, settings: Settings, now: datetime | None = None) -> NonceGrant:
+def issue_nonce(
+    *, settings: Settings, now: datetime | None = None, accept_terms: bool = False
+) -> NonceGrant:
     """A fresh nonce and the fields of the message to sign.
 
     The nonce carries its own expiry and a MAC under the server's secret (16 random hex,
     8 hex of expiry, 20 hex of MAC: alphanumeric, as EIP-4361 requires), so issuing one
     writes nothing; single use is enforced when it is consumed (``signin_nonces``).
+    With ``accept_terms`` the message to sign also accepts the current terms and confirms
+    legal age (backend/accounts/terms.py).
     """
+    statement = settings.auth.statement
+    resources: tuple[str, ...] = ()
+    if accept_terms:
+        current = terms.current(settings)
+        if current is None:
+            raise exc.TermsResourceInvalid("this server has no terms to accept")
+        statement, resources = current.statement, current.resources
     now = now or utcnow()
     expires_at = now + timedelta(seconds=settings.auth.nonce_ttl_s)
     body = secrets.token_hex(8) + f"{int(expires_at.timestamp()):08x}"
@@ -93,9 +108,10 @@ def issue_nonce(*, settings: Settings, now: datetime | None = None) -> NonceGran
         domain=settings.auth.domain,
         uri=settings.auth.uri,
         chain_id=settings.chain.chain_id,
-        statement=settings.auth.statement,
+        statement=statement,
         issued_at=now,
         expires_at=expires_at,
+        resources=resources,
     )
 
 
@@ -110,6 +126,7 @@ def compose_message(grant: NonceGrant, address: str) -> str:
         nonce=grant.nonce,
         issued_at=grant.issued_at,
         expiration_time=grant.expires_at,
+        resources=grant.resources,
     )
 
 
@@ -186,6 +203,7 @@ def sign_in(
         raise exc.SignInNotYetValid(
             f"the message is not valid before {siwe_message.format_time(parsed.not_before)}"
         )
+    terms_version = terms.accepted_version(settings, parsed)
     # EIP-191 recovery over the exact text the wallet signed.
     try:
         signer = siwe_message.recover_signer_bytes(message, signature)
@@ -217,6 +235,8 @@ def sign_in(
         "session_id": session_id,
         "token_hash": _hash_token(pair.refresh_token),
         "refresh_expires": pair.refresh_expires_at,
+        "terms_version": terms_version,
+        "message_hash": terms.message_hash(message),
     }
     if dialect.is_postgresql(engine):
         consumed = _consume_pg(engine, row)
@@ -227,8 +247,11 @@ def sign_in(
                 session.commit()
     if not consumed:
         raise exc.NonceReplayed(f"nonce {nonce!r} has already been used")
-    log.info("signed in %s (session %s)", address, session_id)
-    return pair
+    if terms_version is None:
+        log.info("signed in %s (session %s)", address, session_id)
+        return pair
+    log.info("signed in %s (session %s), accepting terms %s", address, session_id, terms_version)
+    return replace(pair, terms_version=terms_version)
 
 
 # Every insert is conditional on the nonce insert succeeding, so the one statement is the
@@ -257,6 +280,19 @@ _SIGNIN_PG = """
     SELECT (SELECT count(*) FROM used) + (SELECT count(*) FROM token) - 1
 """
 
+# The same, also recording the terms the message accepts (fed by the account CTE's RETURNING,
+# so the acceptance row is written after the account row its foreign key names).
+_SIGNIN_TERMS_PG = _SIGNIN_PG.replace(
+    "    SELECT (SELECT count(*) FROM used)",
+    """    , accepted AS (
+        INSERT INTO terms_acceptances
+            (message_hash, address, terms_version, legal_age_confirmed, accepted_at, created_at)
+        SELECT %(message_hash)s, address, %(terms_version)s, TRUE, %(now)s, %(now)s FROM account
+        RETURNING message_hash
+    )
+    SELECT (SELECT count(*) FROM accepted) - 1 + (SELECT count(*) FROM used)""",
+)
+
 
 def _consume_pg(engine: Engine, row: dict[str, Any]) -> bool:
     """Run ``_SIGNIN_PG`` on a pooled connection through psycopg itself: SQLAlchemy's
@@ -268,7 +304,8 @@ def _consume_pg(engine: Engine, row: dict[str, Any]) -> bool:
         assert isinstance(driver, psycopg.Connection)
         driver.autocommit = True
         try:
-            found = driver.execute(_SIGNIN_PG, row).fetchone()
+            sql = _SIGNIN_PG if row["terms_version"] is None else _SIGNIN_TERMS_PG
+            found = driver.execute(sql, row).fetchone()
         finally:
             # Never hand the pool a connection left in autocommit (or a dead one).
             try:
@@ -309,6 +346,17 @@ def _sign_in_rows(session: Session, row: dict[str, Any]) -> bool:
             expires_at=row["refresh_expires"],
         )
     )
+    if row["terms_version"] is not None:
+        session.add(
+            TermsAcceptance(
+                message_hash=row["message_hash"],
+                address=row["address"],
+                terms_version=row["terms_version"],
+                legal_age_confirmed=True,
+                accepted_at=row["now"],
+                created_at=row["now"],
+            )
+        )
     return True
 
 

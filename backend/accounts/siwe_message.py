@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -209,8 +210,10 @@ def compose_message(
     nonce: str,
     issued_at: datetime,
     expiration_time: datetime | None = None,
+    resources: Sequence[str] = (),
 ) -> str:
-    """The EIP-4361 text of these fields (the same text ``siwe`` prepares)."""
+    """The EIP-4361 text of these fields (the same text ``siwe`` prepares); MessageError if
+    a resource is not a URI (a newline in one would forge the lines after it)."""
     lines = [f"{domain}{HEADER}", address, ""]
     if statement:
         lines += [statement, ""]
@@ -225,6 +228,11 @@ def compose_message(
     ]
     if expiration_time is not None:
         lines.append(f"Expiration Time: {format_time(expiration_time)}")
+    if resources:
+        for resource in resources:
+            if not _URI.fullmatch(resource):
+                raise MessageError(f"bad resource URI {resource!r}")
+        lines += ["Resources:", *(f"- {resource}" for resource in resources)]
     return "\n".join(lines)
 
 

@@ -49,6 +49,7 @@ DOMAIN_ERRORS: tuple[type[Exception], ...] = (
 # Most specific first: the first matching class decides the status. Each service's root
 # comes last in its group: what its subclasses do not name more narrowly.
 STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
+    (accounts_exc.PlayRefused, 403),
     (accounts_exc.MalformedSignIn, 400),
     (accounts_exc.SignInRefused, 401),
     (accounts_exc.NotAuthenticated, 401),

@@ -161,6 +161,7 @@ ROUTES: dict[str, tuple[str, str]] = {
     "refresh": ("POST", "/auth/refresh"),
     "logout": ("POST", "/auth/logout"),
     "me": ("GET", "/auth/me"),
+    "terms": ("GET", "/auth/terms"),
     "presets": ("GET", "/presets"),
     "lobby": ("GET", "/tables"),
     "create_table": ("POST", "/tables"),

@@ -4,6 +4,7 @@
 import { ApiError, DewApi } from "./api.js";
 import { currentLang, t, toggleLang } from "./i18n.js";
 import { Wallet, discoverWallets } from "./wallet.js";
+import { preloadTerms, termsGate } from "./terms.js";
 
 const api = new DewApi();
 const main = document.getElementById("main");
@@ -142,6 +143,7 @@ function renderAccount() {
 // --- lobby -----------------------------------------------------------------------------------
 
 async function lobbyView() {
+  preloadTerms(api); // terms.js: a seat at an earning or staked table checks it
   const [presets, open, live] = await Promise.all([
     api.call("presets"),
     api.call("lobby", {}, undefined, { status: "open" }),
@@ -211,6 +213,7 @@ async function createTable(event) {
   };
   if (data.get("avatar_id")) body.avatar_id = Number(data.get("avatar_id"));
   try {
+    if (!(await termsGate(api, { h, say, ensureWallet }, body))) return;
     const created = await api.call("create_table", {}, body);
     location.hash = `#/table/${created.id}`;
   } catch (error) {
@@ -230,6 +233,7 @@ function confirmJoin(tbl) {
 async function joinTable(tableId, inviteCode, tbl) {
   if (!confirmJoin(tbl)) return;
   try {
+    if (tbl && !(await termsGate(api, { h, say, ensureWallet }, tbl))) return;
     await api.call("join", { table_id: tableId }, inviteCode ? { invite_code: inviteCode } : {});
     if (location.hash.split("?")[0] === `#/table/${tableId}`) route();
     else location.hash = `#/table/${tableId}`;

@@ -148,6 +148,29 @@ const SCREENING_STRINGS = {
 };
 Object.assign(STRINGS.es, SCREENING_STRINGS.es);
 Object.assign(STRINGS.en, SCREENING_STRINGS.en);
+// The terms gate (terms.js): terms of service and legal age before earning or staked play.
+const TERMS_STRINGS = {
+  es: {
+    termsTitle: "Condiciones de servicio y mayoría de edad",
+    termsWhy: "Las mesas con ganancias o con apuesta exigen aceptar las condiciones vigentes y confirmar "
+      + "que eres mayor de edad. Tu billetera firma ambas cosas en un nuevo mensaje de inicio de sesión.",
+    termsRead: "Leer las condiciones (versión {version})",
+    termsLegalAge: "Confirmo que soy mayor de edad donde vivo.",
+    termsAccept: "Aceptar y firmar", termsAccepted: "Condiciones aceptadas.",
+    stakedOff: "Este servidor no ofrece mesas con apuesta.",
+  },
+  en: {
+    termsTitle: "Terms of service and legal age",
+    termsWhy: "Earning and staked tables need the current terms accepted and your legal age confirmed. "
+      + "Your wallet signs both in a new sign-in message.",
+    termsRead: "Read the terms (version {version})",
+    termsLegalAge: "I confirm that I am of legal age where I live.",
+    termsAccept: "Accept and sign", termsAccepted: "Terms accepted.",
+    stakedOff: "This server offers no staked tables.",
+  },
+};
+Object.assign(STRINGS.es, TERMS_STRINGS.es);
+Object.assign(STRINGS.en, TERMS_STRINGS.en);
 
 let lang = localStorage.getItem("dew.lang") || (navigator.language || "es").slice(0, 2);
 if (!STRINGS[lang]) lang = "es";

@@ -431,6 +431,10 @@ export const ROUTES = {
     "POST",
     "/economy/agreements/{agreement_id}/terminate"
   ],
+  "terms": [
+    "GET",
+    "/auth/terms"
+  ],
   "ticket": [
     "GET",
     "/matchmaking/{ticket_id}"

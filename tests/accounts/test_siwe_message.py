@@ -129,6 +129,63 @@ def test_malformed_messages_are_refused_by_both_parsers() -> None:
             SiweMessage.from_message(text, abnf=True)
 
 
+TERMS_RESOURCES = ("https://dew.example/terms#version=2026-11", "urn:dew:legal-age:confirmed")
+
+
+@pytest.mark.parametrize(
+    "resources", [TERMS_RESOURCES, TERMS_RESOURCES[:1], ("ipfs://bafy/x", "https://a.example/?q=1")]
+)
+def test_composed_resources_are_what_siwe_prepares_and_parses(resources: tuple[str, ...]) -> None:
+    address = Account.create().address
+    ours = siwe_message.compose_message(
+        domain="localhost:8000",
+        address=address,
+        statement="Sign in to Domino Earning World. I accept the terms of service version "
+        "2026-11 and confirm that I am of legal age.",
+        uri="http://localhost:8000",
+        chain_id=31337,
+        nonce="f1e2b78f488035526b01f7669c77059012dbab4f449d",
+        issued_at=ISSUED,
+        expiration_time=ISSUED + timedelta(minutes=5),
+        resources=resources,
+    )
+    theirs = SiweMessage.from_message(ours, abnf=True)
+    assert ours == theirs.prepare_message()
+    assert list(theirs.resources or []) == list(resources)
+    assert siwe_message.parse_message(ours).resources == resources
+
+
+def test_composing_refuses_a_resource_that_is_not_a_uri() -> None:
+    # A newline in a resource would forge the lines after it; a space is no URI.
+    for bad in ("https://dew.example/terms\nNonce: 00000000", "not a uri", "", "- x"):
+        with pytest.raises(MessageError):
+            siwe_message.compose_message(
+                domain="localhost:8000",
+                address=Account.create().address,
+                statement=None,
+                uri="http://localhost:8000",
+                chain_id=1,
+                nonce="f1e2b78f488035526b01f7669c77059012dbab4f449d",
+                issued_at=ISSUED,
+                resources=[bad],
+            )
+
+
+def test_malformed_resources_are_refused_by_both_parsers() -> None:
+    valid = _siwe(resources=list(TERMS_RESOURCES)).prepare_message()
+    assert siwe_message.parse_message(valid).resources == TERMS_RESOURCES
+    for text in (
+        valid.replace("- urn:dew", "-urn:dew"),
+        valid.replace("- urn:dew:legal-age:confirmed", "- urn dew"),
+        valid.replace("Resources:", "Resources: "),
+        valid + "\n- ",
+    ):
+        with pytest.raises(MessageError):
+            siwe_message.parse_message(text)
+        with pytest.raises(Exception):  # noqa: B017 - siwe raises several kinds
+            SiweMessage.from_message(text, abnf=True)
+
+
 def _recover_signer(message: str, signature: str) -> str:
     """The EIP-55 signer, as eth-account's ``recover_message`` gives it."""
     return siwe_message.checksum_address(siwe_message.recover_signer_bytes(message, signature))

@@ -1,4 +1,4 @@
-"""Sign-In with Ethereum: nonce, sign-in, refresh, logout."""
+"""Sign-In with Ethereum: nonce, sign-in, refresh, logout; the terms a wallet accepts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request, Response, status
 from fastapi.concurrency import run_in_threadpool
 
 from backend.accounts import exceptions as accounts_exc
-from backend.accounts import schemas, siwe_message
+from backend.accounts import schemas, siwe_message, terms
 from backend.accounts import service as accounts
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
@@ -52,7 +52,9 @@ async def create_nonce(request: Request, body: schemas.NonceRequest | None = Non
     address = body.address if body else None
     if address is not None and not siwe_message.is_checksum_address(address):
         raise accounts_exc.MalformedSignIn(f"address {address!r} is not an EIP-55 address")
-    grant = accounts.issue_nonce(settings=request.app.state.settings)
+    grant = accounts.issue_nonce(
+        settings=request.app.state.settings, accept_terms=body.accept_terms if body else False
+    )
     return _json(
         {
             "nonce": grant.nonce,
@@ -64,6 +66,7 @@ async def create_nonce(request: Request, body: schemas.NonceRequest | None = Non
             "issued_at": _time(grant.issued_at),
             "expiration_time": _time(grant.expires_at),
             "message": accounts.compose_message(grant, address) if address else None,
+            "resources": list(grant.resources),
         }
     )
 
@@ -95,6 +98,7 @@ async def sign_in(body: schemas.SignInRequest, request: Request) -> Response:
             "access_expires_at": _time(pair.access_expires_at),
             "refresh_token": pair.refresh_token,
             "refresh_expires_at": _time(pair.refresh_expires_at),
+            "terms_version": pair.terms_version,
         }
     )
 
@@ -118,3 +122,22 @@ def logout(player: CurrentPlayer, session: SessionDep) -> None:
 @router.get("/me", response_model=schemas.MeOut, responses=_ERRORS)
 def me(player: CurrentPlayer) -> schemas.MeOut:
     return schemas.MeOut(address=player.address, session_id=player.session_id)
+
+
+@router.get("/terms", response_model=schemas.TermsOut, responses=_ERRORS)
+def terms_status(
+    player: CurrentPlayer, session: SessionDep, settings: SettingsDep
+) -> schemas.TermsOut:
+    """The current terms, how to accept them, and whether this wallet has (legal age too)."""
+    current = terms.current(settings)
+    found = terms.acceptance(session=session, settings=settings, address=player.address)
+    return schemas.TermsOut(
+        required=current is not None,
+        version=current.version if current else None,
+        uri=current.uri if current else None,
+        resources=list(current.resources) if current else [],
+        statement=current.statement if current else None,
+        staked_play=settings.tables.staked_play,
+        accepted=found is not None,
+        accepted_at=found.accepted_at if found else None,
+    )

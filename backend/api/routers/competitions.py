@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 from starlette.websockets import WebSocketDisconnect
 
-from backend.api.deps import CurrentPlayer, GateDep, SessionDep
+from backend.accounts import terms
+from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep
 from backend.competitions import service
 from backend.competitions.watch import (
     CLOSE_TOO_MANY,
@@ -62,10 +63,15 @@ def get_tournament(session: SessionDep, tournament_id: TournamentId) -> dict[str
 def register(
     session: SessionDep,
     gate: GateDep,
+    settings: SettingsDep,
     tournament_id: TournamentId,
     player: CurrentPlayer,
     body: RegisterIn | None = None,
 ) -> dict[str, Any]:
+    fee = service.get_tournament(session=session, tournament_id=tournament_id).entry_fee
+    terms.require_for_play(  # a fee is a stake: terms & legal age (h25-terms)
+        session=session, settings=settings, address=player.address, stake=fee, earning=False
+    )
     entrant = service.register(
         session=session,
         gate=gate,

@@ -9,6 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 from web3 import Web3
 
+from backend.accounts import terms
 from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
 from backend.tables import exceptions as exc
@@ -91,6 +92,15 @@ async def create_table(
 ) -> schemas.TableOut:
     """Create a table. Practice and AI tables are filled with bots and start at once."""
     spec = tables.TableSpec(**{**body.model_dump(), "invite": [_address(a) for a in body.invite]})
+    await run_in_threadpool(  # terms & legal age (h25-terms)
+        lambda: terms.require_for_play(
+            session=session,
+            settings=settings,
+            address=player.address,
+            stake=spec.stake,
+            earning=spec.earning,
+        )
+    )
     table = await run_in_threadpool(
         lambda: tables.create_table(
             session=session, settings=settings, gate=gate, creator=player.address, spec=spec
@@ -133,11 +143,24 @@ async def join_table(
     session: SessionDep,
     gate: GateDep,
     hub: HubDep,
+    settings: SettingsDep,
     body: schemas.JoinRequest | None = None,
 ) -> schemas.TableOut:
     """Take a seat (private tables: by invitation address or the invite code of the link).
     The join that fills the last seat starts the match."""
     body = body or schemas.JoinRequest()
+    wanted = await run_in_threadpool(  # terms & legal age (h25-terms)
+        lambda: tables.get_table(session=session, table_id=table_id)
+    )
+    await run_in_threadpool(
+        lambda: terms.require_for_play(
+            session=session,
+            settings=settings,
+            address=player.address,
+            stake=wanted.stake,
+            earning=wanted.earning,
+        )
+    )
     table = await run_in_threadpool(
         lambda: tables.join_table(
             session=session,
@@ -195,9 +218,20 @@ async def start_with_bots(
 
 @router.post("/matchmaking", response_model=schemas.TicketOut, status_code=201, responses=_ERRORS)
 def enqueue(
-    body: schemas.QueueRequest, player: CurrentPlayer, session: SessionDep, gate: GateDep
+    body: schemas.QueueRequest,
+    player: CurrentPlayer,
+    session: SessionDep,
+    gate: GateDep,
+    settings: SettingsDep,
 ) -> schemas.TicketOut:
     """Wait for a table of this preset; bots fill the empty seats after the configured wait."""
+    terms.require_for_play(  # terms & legal age (h25-terms)
+        session=session,
+        settings=settings,
+        address=player.address,
+        stake=getattr(body, "stake", 0),
+        earning=body.earning,
+    )
     ticket = matchmaking.enqueue(
         session=session,
         gate=gate,
