@@ -403,6 +403,21 @@ class ReadinessSettings(BaseSettings):
     require_worker: bool = True
 
 
+class TalkSettings(BaseSettings):
+    """Table talk and reports of players (docs/security.md, "Table talk")."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_TALK_")
+
+    # Quick-chat phrases and emotes only, unless a deployment allows short free text.
+    free_text: bool = False
+    free_text_max_chars: int = Field(80, ge=1, le=280)
+    # Per socket, on top of the socket's own message limit: a token bucket like the moves'.
+    rate_per_s: float = Field(0.5, gt=0.0, le=10.0)
+    rate_burst: int = Field(4, ge=1, le=50)
+    # Reports one wallet may file in 24 hours (one per player and table in any case).
+    reports_per_day: int = Field(10, ge=1, le=1000)
+
+
 class Settings(BaseSettings):
     """All settings; ``environment`` decides whether development defaults are allowed."""
 
@@ -424,6 +439,7 @@ class Settings(BaseSettings):
     metrics: MetricsSettings = MetricsSettings()
     ready: ReadinessSettings = ReadinessSettings()
     terms: TermsSettings = TermsSettings()
+    talk: TalkSettings = TalkSettings()
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:
@@ -464,4 +480,5 @@ def get_settings() -> Settings:
         metrics=MetricsSettings(),
         ready=ReadinessSettings(),
         terms=TermsSettings(),
+        talk=TalkSettings(),
     )

@@ -8,6 +8,7 @@ import backend.chain.models
 import backend.competitions.models
 import backend.economy.models
 import backend.ops.models
+import backend.tables.complaints
 import backend.tables.models
 from backend.db.base import Base
 

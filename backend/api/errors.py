@@ -55,6 +55,8 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (accounts_exc.NotAuthenticated, 401),
     (accounts_exc.RefreshRefused, 401),
     (accounts_exc.AccountsError, 400),
+    (tables_exc.TooManyReports, 429),
+    (tables_exc.TalkRateLimited, 429),
     (tables_exc.NotFound, 404),
     (tables_exc.Forbidden, 403),
     (tables_exc.Conflict, 409),

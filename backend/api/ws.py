@@ -30,6 +30,7 @@ from backend.protocol.messages import (
     PROTOCOL_VERSION,
 )
 from backend.tables import exceptions as tables_exc
+from backend.tables import talk
 from backend.tables.connections import Conn, TokenBucket, encode
 from backend.tables.hub import MatchHub
 
@@ -190,6 +191,10 @@ async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
             await hub.resync(conn)
         elif kind == "ping":
             conn.push(encode(protocol.pong(ref=ref)))
+        elif kind in ("talk", "mute"):
+            lt = await hub.get(conn.table_id or "")
+            act = talk.say if kind == "talk" else talk.mute
+            act(lt, conn, message, hub.settings.talk)
         else:
             conn.push(error_message("unknown_type", f"unknown message type {kind!r}", ref))
     except tables_exc.TablesError as error:

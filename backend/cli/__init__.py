@@ -3,6 +3,7 @@
 from backend.cli import (  # noqa: F401  (registers commands)
     chain,
     competitions,
+    complaints,
     db,
     demo,
     game,

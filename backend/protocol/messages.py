@@ -61,6 +61,25 @@ CLIENT_MESSAGES: tuple[Message, ...] = (
     ),
     Message("resync", (), "ask for a full snapshot"),
     Message("ping", (_f("ref", "string", "echoed", required=False, null=True),), "keep-alive"),
+    Message(
+        "talk",
+        (
+            _f("phrase", "string", "a TALK_PHRASES id", required=False, null=True),
+            _f("emote", "string", "a TALK_EMOTES id", required=False, null=True),
+            _f("text", "string", "free text, if the server allows it", required=False, null=True),
+            _f("ref", "string", "echoed in an error", required=False, null=True),
+        ),
+        "say something at the table: exactly one of phrase, emote or text (seated players only)",
+    ),
+    Message(
+        "mute",
+        (
+            _f("seat", "integer", "the seat to mute or unmute"),
+            _f("muted", "boolean", "true mutes, false unmutes"),
+            _f("ref", "string", "echoed in an error", required=False, null=True),
+        ),
+        "stop (or resume) receiving a seat's talk on this socket",
+    ),
 )
 
 SERVER_MESSAGES: tuple[Message, ...] = (
@@ -116,6 +135,60 @@ SERVER_MESSAGES: tuple[Message, ...] = (
         (_f("ref", "string", null=True), _f("error", "object", "code, message, detail")),
         "a refused message; nothing changed",
     ),
+    Message(
+        "talk",
+        (
+            _f("seat", "integer", "who said it"),
+            _f("phrase", "string", "a TALK_PHRASES id", null=True),
+            _f("emote", "string", "a TALK_EMOTES id", null=True),
+            _f("text", "string", "free text (control characters stripped)", null=True),
+            _f("at_ms", "integer", "when the server relayed it, Unix ms"),
+        ),
+        "a seat said something (not sent to sockets that muted that seat)",
+    ),
+    Message(
+        "muted",
+        (_f("seats", "array", "the seats this socket has muted"),),
+        "answer to mute",
+    ),
+)
+
+# Table talk is a fixed catalogue by default: ids here, words in each client's language
+# (backend/web/i18n.js). A deployment may also allow short free text (DEW_TALK_FREE_TEXT).
+TALK_PHRASES: tuple[str, ...] = (
+    "hello",
+    "good_luck",
+    "nice_move",
+    "well_played",
+    "thanks",
+    "sorry",
+    "oops",
+    "thinking",
+    "hurry_up",
+    "good_game",
+    "rematch",
+    "bye",
+)
+TALK_EMOTES: tuple[str, ...] = (
+    "smile",
+    "laugh",
+    "wow",
+    "thumbs_up",
+    "clap",
+    "sad",
+    "angry",
+    "think",
+)
+# Why a player may be reported (POST /complaints); the operator reads them with
+# `dew complaints`.
+REPORT_REASONS: tuple[str, ...] = (
+    "abusive_language",
+    "cheating",
+    "collusion",
+    "stalling",
+    "spam",
+    "impersonation",
+    "other",
 )
 
 # Fields the server may send beyond the list above are allowed (the protocol grows by
@@ -135,6 +208,8 @@ WS_ERROR_CODES: tuple[str, ...] = (
     "unavailable",
     "forbidden",
     "invalid_request",
+    "invalid_talk",
+    "free_text_off",
 )
 
 # Close codes (4000-4999 are ours): the error message sent before the close says why.
@@ -194,6 +269,7 @@ ROUTES: dict[str, tuple[str, str]] = {
     "screening_approve": ("POST", "/economy/screening/applications/{application_id}/approve"),
     "screening_reject": ("POST", "/economy/screening/applications/{application_id}/reject"),
     "screening_receipt": ("POST", "/economy/screening/applications/{application_id}/receipt"),
+    "report": ("POST", "/complaints"),
     "table_socket": ("WS", "/ws/tables/{table_id}"),
 }
 
@@ -358,6 +434,24 @@ def pong(*, ref: Any) -> dict[str, Any]:
     return {"v": PROTOCOL_VERSION, "type": "pong", "ref": ref}
 
 
+def talk(
+    *, seat: int, phrase: str | None, emote: str | None, text: str | None, at_ms: int
+) -> dict[str, Any]:
+    return {
+        "v": PROTOCOL_VERSION,
+        "type": "talk",
+        "seat": seat,
+        "phrase": phrase,
+        "emote": emote,
+        "text": text,
+        "at_ms": at_ms,
+    }
+
+
+def muted(*, seats: list[int]) -> dict[str, Any]:
+    return {"v": PROTOCOL_VERSION, "type": "muted", "seats": seats}
+
+
 def error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
     """A refused message (``code`` is one of WS_ERROR_CODES or a service error's code)."""
     return {
@@ -406,6 +500,9 @@ export const SERVER_MESSAGES = {_js(_spec_json(SERVER_MESSAGES))};
 export const WS_ERROR_CODES = {_js(list(WS_ERROR_CODES))};
 export const CLOSE_CODES = {_js({str(k): v for k, v in CLOSE_CODES.items()})};
 export const ROUTES = {_js({k: list(v) for k, v in ROUTES.items()})};
+export const TALK_PHRASES = {_js(list(TALK_PHRASES))};
+export const TALK_EMOTES = {_js(list(TALK_EMOTES))};
+export const REPORT_REASONS = {_js(list(REPORT_REASONS))};
 
 export class ProtocolError extends Error {{}}
 

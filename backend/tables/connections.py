@@ -49,12 +49,14 @@ class Conn:
         "overflowed",
         "seat",
         "table_id",
+        "talk",
     )
 
     def __init__(self, address: str | None, max_queue: int = 512) -> None:
         self.address = address
         self.seat: int | None = None
         self.table_id: str | None = None
+        self.talk: Any = None  # backend.tables.talk.Listener, made at its first talk or mute
         self.max_queue = max_queue
         self.overflowed = False
         self.closed = False

@@ -132,3 +132,34 @@ class StalePly(PlayError):
 
 class MatchNotLive(PlayError):
     code = "match_not_live"
+
+
+# --- table talk and reports (backend.tables.talk, backend.tables.complaints) ---------------
+class InvalidTalk(InvalidRequest):
+    code = "invalid_talk"
+
+
+class FreeTextOff(Forbidden):
+    code = "free_text_off"
+
+
+class TalkRateLimited(TablesError):
+    code = "rate_limited"
+
+
+class NotTableMate(Forbidden):
+    """Only a player who shares or shared a table with you can be reported."""
+
+    code = "not_table_mate"
+
+
+class AlreadyReported(Conflict):
+    code = "already_reported"
+
+
+class TooManyReports(TablesError):
+    code = "too_many_reports"
+
+
+class ComplaintNotFound(NotFound):
+    code = "complaint_not_found"

@@ -3,6 +3,7 @@
 
 import { ApiError, DewApi } from "./api.js";
 import { currentLang, t, toggleLang } from "./i18n.js";
+import { talkBar } from "./talk.js";
 import { Wallet, discoverWallets } from "./wallet.js";
 import { preloadTerms, termsGate } from "./terms.js";
 
@@ -290,12 +291,14 @@ async function tableView(tableId, query) {
       fail(error);
     }
   }
+  let talk = null;
   const socket = api.openTable(tableId, {
     onState: (link) => {
       state.link = link;
       draw();
     },
     onMessage: (message) => {
+      talk?.receive(message);
       if (message.type === "snapshot") {
         Object.assign(state, {
           snapshot: message, view: message.view, ply: message.ply, final: message.final, you: message.you,
@@ -316,6 +319,7 @@ async function tableView(tableId, query) {
       draw();
     },
   });
+  talk = talkBar({ h, t, api, socket, tableId, say, fail });
   const timer = setInterval(() => {
     const el = root.querySelector("#timer");
     if (el && state.deadline) el.textContent = `${Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000))} s`;
@@ -431,6 +435,7 @@ async function tableView(tableId, query) {
           ranked.map((r) => [String(r.placement), seatName(r.seat), String(r.points)])),
         h("a", { href: `#/replay/${state.final.match_id}`, id: "replay-link" }, t("replay"))));
     }
+    if (state.snapshot) parts.push(talk.element(state));
     root.replaceChildren(...parts);
   }
   draw();

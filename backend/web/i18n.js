@@ -171,6 +171,44 @@ const TERMS_STRINGS = {
 };
 Object.assign(STRINGS.es, TERMS_STRINGS.es);
 Object.assign(STRINGS.en, TERMS_STRINGS.en);
+// Table talk (talk.js): the chat bar's phrases and emotes, mute, and reports of players.
+const TALK_STRINGS = {
+  es: {
+    talk: "Charla", phrases: "Frases", emotes: "Gestos", mute: "Silenciar", unmute: "Dejar de silenciar",
+    talkSpectator: "Los espectadores leen la charla; solo hablan los jugadores sentados.",
+    phrase_hello: "¡Hola!", phrase_good_luck: "¡Buena suerte!", phrase_nice_move: "¡Buena jugada!",
+    phrase_well_played: "Bien jugado", phrase_thanks: "Gracias", phrase_sorry: "Perdón", phrase_oops: "¡Uy!",
+    phrase_thinking: "Déjame pensar…", phrase_hurry_up: "¿Juegas?", phrase_good_game: "Buena partida",
+    phrase_rematch: "¿Otra?", phrase_bye: "¡Adiós!",
+    emote_smile: "sonrisa", emote_laugh: "risa", emote_wow: "asombro", emote_thumbs_up: "pulgar arriba",
+    emote_clap: "aplauso", emote_sad: "tristeza", emote_angry: "enfado", emote_think: "pensando",
+    report: "Denunciar", reportPlayer: "Denunciar a", reportReason: "Motivo",
+    reportNote: "Nota (opcional, 280 caracteres)",
+    reportSend: "Enviar denuncia", reportSent: "Denuncia enviada: la revisará el operador.",
+    reason_abusive_language: "Lenguaje ofensivo", reason_cheating: "Trampas", reason_collusion: "Confabulación",
+    reason_stalling: "Hace esperar a propósito", reason_spam: "Mensajes repetidos",
+    reason_impersonation: "Suplantación",
+    reason_other: "Otro",
+  },
+  en: {
+    talk: "Chat", phrases: "Phrases", emotes: "Emotes", mute: "Mute", unmute: "Unmute",
+    talkSpectator: "Spectators read the chat; only seated players talk.",
+    phrase_hello: "Hello!", phrase_good_luck: "Good luck!", phrase_nice_move: "Nice move!",
+    phrase_well_played: "Well played", phrase_thanks: "Thanks", phrase_sorry: "Sorry", phrase_oops: "Oops!",
+    phrase_thinking: "Let me think…", phrase_hurry_up: "Your turn?", phrase_good_game: "Good game",
+    phrase_rematch: "Rematch?", phrase_bye: "Bye!",
+    emote_smile: "smile", emote_laugh: "laugh", emote_wow: "wow", emote_thumbs_up: "thumbs up",
+    emote_clap: "applause", emote_sad: "sad", emote_angry: "angry", emote_think: "thinking",
+    report: "Report", reportPlayer: "Report", reportReason: "Reason",
+    reportNote: "Note (optional, 280 characters)",
+    reportSend: "Send report", reportSent: "Report sent: the operator will review it.",
+    reason_abusive_language: "Abusive language", reason_cheating: "Cheating", reason_collusion: "Collusion",
+    reason_stalling: "Stalling on purpose", reason_spam: "Spam", reason_impersonation: "Impersonation",
+    reason_other: "Other",
+  },
+};
+Object.assign(STRINGS.es, TALK_STRINGS.es);
+Object.assign(STRINGS.en, TALK_STRINGS.en);
 
 let lang = localStorage.getItem("dew.lang") || (navigator.language || "es").slice(0, 2);
 if (!STRINGS[lang]) lang = "es";

@@ -30,6 +30,32 @@ export const CLIENT_MESSAGES = {
       }
     ]
   },
+  "mute": {
+    "doc": "stop (or resume) receiving a seat's talk on this socket",
+    "fields": [
+      {
+        "doc": "the seat to mute or unmute",
+        "name": "seat",
+        "nullable": false,
+        "required": true,
+        "type": "integer"
+      },
+      {
+        "doc": "true mutes, false unmutes",
+        "name": "muted",
+        "nullable": false,
+        "required": true,
+        "type": "boolean"
+      },
+      {
+        "doc": "echoed in an error",
+        "name": "ref",
+        "nullable": true,
+        "required": false,
+        "type": "string"
+      }
+    ]
+  },
   "ping": {
     "doc": "keep-alive",
     "fields": [
@@ -45,6 +71,39 @@ export const CLIENT_MESSAGES = {
   "resync": {
     "doc": "ask for a full snapshot",
     "fields": []
+  },
+  "talk": {
+    "doc": "say something at the table: exactly one of phrase, emote or text (seated players only)",
+    "fields": [
+      {
+        "doc": "a TALK_PHRASES id",
+        "name": "phrase",
+        "nullable": true,
+        "required": false,
+        "type": "string"
+      },
+      {
+        "doc": "a TALK_EMOTES id",
+        "name": "emote",
+        "nullable": true,
+        "required": false,
+        "type": "string"
+      },
+      {
+        "doc": "free text, if the server allows it",
+        "name": "text",
+        "nullable": true,
+        "required": false,
+        "type": "string"
+      },
+      {
+        "doc": "echoed in an error",
+        "name": "ref",
+        "nullable": true,
+        "required": false,
+        "type": "string"
+      }
+    ]
   }
 };
 export const SERVER_MESSAGES = {
@@ -180,6 +239,18 @@ export const SERVER_MESSAGES = {
       }
     ]
   },
+  "muted": {
+    "doc": "answer to mute",
+    "fields": [
+      {
+        "doc": "the seats this socket has muted",
+        "name": "seats",
+        "nullable": false,
+        "required": true,
+        "type": "array"
+      }
+    ]
+  },
   "pong": {
     "doc": "answer to ping",
     "fields": [
@@ -273,6 +344,46 @@ export const SERVER_MESSAGES = {
         "type": "object"
       }
     ]
+  },
+  "talk": {
+    "doc": "a seat said something (not sent to sockets that muted that seat)",
+    "fields": [
+      {
+        "doc": "who said it",
+        "name": "seat",
+        "nullable": false,
+        "required": true,
+        "type": "integer"
+      },
+      {
+        "doc": "a TALK_PHRASES id",
+        "name": "phrase",
+        "nullable": true,
+        "required": true,
+        "type": "string"
+      },
+      {
+        "doc": "a TALK_EMOTES id",
+        "name": "emote",
+        "nullable": true,
+        "required": true,
+        "type": "string"
+      },
+      {
+        "doc": "free text (control characters stripped)",
+        "name": "text",
+        "nullable": true,
+        "required": true,
+        "type": "string"
+      },
+      {
+        "doc": "when the server relayed it, Unix ms",
+        "name": "at_ms",
+        "nullable": false,
+        "required": true,
+        "type": "integer"
+      }
+    ]
   }
 };
 export const WS_ERROR_CODES = [
@@ -288,7 +399,9 @@ export const WS_ERROR_CODES = [
   "match_not_live",
   "unavailable",
   "forbidden",
-  "invalid_request"
+  "invalid_request",
+  "invalid_talk",
+  "free_text_off"
 ];
 export const CLOSE_CODES = {
   "1000": "normal",
@@ -379,6 +492,10 @@ export const ROUTES = {
     "POST",
     "/auth/refresh"
   ],
+  "report": [
+    "POST",
+    "/complaints"
+  ],
   "results": [
     "GET",
     "/results"
@@ -456,6 +573,39 @@ export const ROUTES = {
     "/wallet/withdrawals"
   ]
 };
+export const TALK_PHRASES = [
+  "hello",
+  "good_luck",
+  "nice_move",
+  "well_played",
+  "thanks",
+  "sorry",
+  "oops",
+  "thinking",
+  "hurry_up",
+  "good_game",
+  "rematch",
+  "bye"
+];
+export const TALK_EMOTES = [
+  "smile",
+  "laugh",
+  "wow",
+  "thumbs_up",
+  "clap",
+  "sad",
+  "angry",
+  "think"
+];
+export const REPORT_REASONS = [
+  "abusive_language",
+  "cheating",
+  "collusion",
+  "stalling",
+  "spam",
+  "impersonation",
+  "other"
+];
 
 export class ProtocolError extends Error {}
 

@@ -4,6 +4,7 @@ refused, and the Python client plays whole matches against a real server with th
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,11 +44,30 @@ def test_the_server_speaks_this_version():
         ("move", {"move": "draw", "ply": "3"}, "must be a integer"),
         ("move", {"move": "draw", "seat": 1}, "no field"),
         ("shout", {}, "unknown message type"),
+        ("talk", {"phrase": 3}, "must be a string"),
+        ("talk", {"volume": 11}, "no field"),
+        ("mute", {"seat": 1}, "without 'muted'"),
+        ("mute", {"seat": "1", "muted": True}, "must be a integer"),
+        ("mute", {"seat": 1, "muted": "yes"}, "must be a boolean"),
     ],
 )
 def test_bad_client_messages_are_refused(kind, fields, problem):
     with pytest.raises(protocol.ProtocolError, match=problem):
         protocol.client_message(kind, **fields)
+
+
+def test_talk_messages_and_the_catalogue():
+    assert protocol.client_message("talk", phrase="hello")["phrase"] == "hello"
+    assert protocol.client_message("mute", seat=2, muted=True)["muted"] is True
+    for catalogue in (protocol.TALK_PHRASES, protocol.TALK_EMOTES, protocol.REPORT_REASONS):
+        assert len(set(catalogue)) == len(catalogue)
+        assert all(re.fullmatch(r"[a-z_]{1,32}", x) for x in catalogue)
+    talk = protocol.talk(seat=0, phrase=None, emote="clap", text=None, at_ms=1)
+    assert protocol.check_server_message(talk) is talk
+    with pytest.raises(protocol.ProtocolError, match="without 'at_ms'"):
+        protocol.check_server_message({k: v for k, v in talk.items() if k != "at_ms"})
+    with pytest.raises(protocol.ProtocolError, match="must be a array"):
+        protocol.check_server_message({"v": 1, "type": "muted", "seats": 0})
 
 
 def test_server_messages_are_checked():
@@ -89,6 +109,8 @@ def test_the_server_builders_satisfy_the_definitions():
         protocol.ack(ref="m1", ply=3),
         protocol.pong(ref=7),
         protocol.error("stale_ply", "moved on", "m2"),
+        protocol.talk(seat=1, phrase="hello", emote=None, text=None, at_ms=1_700_000_000_000),
+        protocol.muted(seats=[0, 2]),
     ]
     assert {m["type"] for m in built} == {m.type for m in protocol.SERVER_MESSAGES}
     for message in built:

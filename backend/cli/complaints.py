@@ -1,0 +1,103 @@
+"""`dew complaints`: the operator's queue of reports of players (list, show, close)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from backend.cli.app import app
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from backend.tables.complaints import ComplaintRow
+
+complaints_app = typer.Typer(
+    help="Reports of players by their table mates: list, show and close them.",
+    no_args_is_help=True,
+)
+app.add_typer(complaints_app, name="complaints")
+
+
+def _sessions() -> sessionmaker[Session]:
+    from backend.config import get_settings
+    from backend.db import create_db_engine, make_session_factory
+
+    return make_session_factory(create_db_engine(get_settings().db.url))
+
+
+def _line(c: ComplaintRow) -> str:
+    note = f"  {c.note!r}" if c.note else ""
+    return (
+        f"#{c.id}  {c.status:<6}  {c.created_at:%Y-%m-%d %H:%M}  {c.reason:<16}  "
+        f"{c.reported} by {c.reporter}  table {c.table_id}{note}"
+    )
+
+
+def _refused(error: Exception, code: int = 2) -> None:
+    typer.echo(f"refused: {error}", err=True)
+    raise typer.Exit(code)
+
+
+@complaints_app.command("list")
+def list_command(
+    status: Annotated[str, typer.Option(help="open, closed or all")] = "open",
+    reported: Annotated[str | None, typer.Option(help="Only about this wallet")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=10_000)] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON array")] = False,
+) -> None:
+    """Complaints, newest first."""
+    from backend.tables.complaints import list_complaints
+    from backend.tables.exceptions import TablesError
+
+    with _sessions()() as session:
+        try:
+            rows = list_complaints(
+                session=session,
+                status=None if status == "all" else status,
+                reported=reported,
+                limit=limit,
+            )
+        except TablesError as error:
+            _refused(error)
+    if as_json:
+        typer.echo(json.dumps([r.as_dict() for r in rows], default=str))
+        return
+    for row in rows:
+        typer.echo(_line(row))
+    typer.echo(f"{len(rows)} complaint(s)")
+
+
+@complaints_app.command("show")
+def show_command(complaint_id: int) -> None:
+    """One complaint as JSON; exit 1 if there is none."""
+    from backend.tables.complaints import get_complaint
+    from backend.tables.exceptions import ComplaintNotFound
+
+    with _sessions()() as session:
+        try:
+            row = get_complaint(session=session, complaint_id=complaint_id)
+        except ComplaintNotFound as error:
+            _refused(error, 1)
+    typer.echo(json.dumps(row.as_dict(), default=str))
+
+
+@complaints_app.command("close")
+def close_command(
+    complaint_id: int,
+    resolution: Annotated[str, typer.Option(help="What was done (kept with the complaint)")],
+) -> None:
+    """Close an open complaint with a resolution."""
+    from backend.tables.complaints import close_complaint
+    from backend.tables.exceptions import ComplaintNotFound, TablesError
+
+    with _sessions()() as session:
+        try:
+            row = close_complaint(session=session, complaint_id=complaint_id, resolution=resolution)
+        except ComplaintNotFound as error:
+            _refused(error, 1)
+        except TablesError as error:
+            _refused(error)
+    typer.echo(f"closed #{row.id}: {row.resolution}")

@@ -1,0 +1,217 @@
+"""Reports of players ("Complaints", seed 000): filed by a signed-in wallet about a player it
+shares or shared a table with, read and closed by the operator (``dew complaints``).
+
+A report names a table, so "shares or shared a table" is checked against that table's seats
+and the seats of every match played at it; the same reporter can report the same player at
+the same table once (a unique index, not a check-then-insert), and a wallet files at most
+``TalkSettings.reports_per_day`` reports in 24 hours (counted under a per-reporter lock).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from backend.db import dialect
+from backend.db.base import Base, TimestampMixin, aware, utcnow
+from backend.protocol.messages import REPORT_REASONS
+from backend.tables import exceptions as exc
+from backend.tables.models import Match, Table, TableSeat
+
+NOTE_MAX_CHARS = 280
+RESOLUTION_MAX_CHARS = 280
+STATUSES = ("open", "closed")
+ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+# How many matches of one table are searched for table mates (a table hosts few matches).
+MATCHES_SEARCHED = 500
+
+
+class Complaint(TimestampMixin, Base):
+    __tablename__ = "complaints"
+    __table_args__ = (
+        Index(
+            "uq_complaints_reporter_reported_table",
+            "reporter",
+            "reported",
+            "table_id",
+            unique=True,
+        ),
+        Index("ix_complaints_reporter_created_at", "reporter", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    reporter: Mapped[str] = mapped_column(String(42))
+    reported: Mapped[str] = mapped_column(String(42), index=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"))
+    reason: Mapped[str] = mapped_column(String(32))
+    note: Mapped[str | None] = mapped_column(String(NOTE_MAX_CHARS))
+    status: Mapped[str] = mapped_column(String(16), default="open", index=True)
+    resolution: Mapped[str | None] = mapped_column(String(RESOLUTION_MAX_CHARS))
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+def clean_text(text: str) -> str:
+    """``text`` without control, format (bidi overrides, zero-width) or unassigned
+    characters, its whitespace runs collapsed to one space."""
+    kept = "".join(" " if ch.isspace() else ch for ch in text if unicodedata.category(ch)[0] != "C")
+    return " ".join(kept.split())
+
+
+@dataclass(frozen=True)
+class ComplaintRow:
+    id: int
+    reporter: str
+    reported: str
+    table_id: str
+    reason: str
+    note: str | None
+    status: str
+    resolution: str | None
+    created_at: datetime
+    closed_at: datetime | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _row(c: Complaint) -> ComplaintRow:
+    return ComplaintRow(
+        id=c.id,
+        reporter=c.reporter,
+        reported=c.reported,
+        table_id=c.table_id,
+        reason=c.reason,
+        note=c.note,
+        status=c.status,
+        resolution=c.resolution,
+        created_at=aware(c.created_at),
+        closed_at=aware(c.closed_at),
+    )
+
+
+def table_mates(session: Session, table_id: str) -> set[str]:
+    """Every wallet seated at the table now or in any of its matches."""
+    mates = {
+        a
+        for a in session.scalars(select(TableSeat.address).where(TableSeat.table_id == table_id))
+        if a
+    }
+    seat_lists = session.scalars(
+        select(Match.seats).where(Match.table_id == table_id).limit(MATCHES_SEARCHED)
+    )
+    for seats in seat_lists:
+        for seat in seats or []:
+            address = seat.get("address") if isinstance(seat, dict) else None
+            if isinstance(address, str):
+                mates.add(address)
+    return mates
+
+
+def report(
+    *,
+    session: Session,
+    reporter: str,
+    reported: str,
+    table_id: str,
+    reason: str,
+    note: str | None,
+    per_day: int,
+) -> ComplaintRow:
+    """File ``reporter``'s complaint about ``reported`` at ``table_id``; commits."""
+    if reason not in REPORT_REASONS:
+        raise exc.InvalidRequest(
+            f"unknown reason {reason!r:.40}: one of {', '.join(REPORT_REASONS)}"
+        )
+    if not ADDRESS.match(reported):
+        raise exc.InvalidRequest(f"not an address: {reported!r:.60}")
+    cleaned = clean_text(note) if note else ""
+    if len(cleaned) > NOTE_MAX_CHARS:
+        raise exc.InvalidRequest(f"the note is limited to {NOTE_MAX_CHARS} characters")
+    if reported.lower() == reporter.lower():
+        raise exc.InvalidRequest("you cannot report yourself")
+    # One answer for an unknown table and a stranger: a report reveals nothing about
+    # private tables it is not part of.
+    refusal = exc.NotTableMate(
+        f"{reported} does not share a table {table_id!r:.40} with you: "
+        "only players you sit or sat with can be reported"
+    )
+    if session.get(Table, table_id) is None:
+        raise refusal
+    by_lower = {a.lower(): a for a in table_mates(session, table_id)}
+    if reporter.lower() not in by_lower or reported.lower() not in by_lower:
+        raise refusal
+    dialect.lock_key(session, f"complaints:{reporter.lower()}")
+    since = utcnow() - timedelta(days=1)
+    today = session.scalar(
+        select(func.count())
+        .select_from(Complaint)
+        .where(Complaint.reporter == reporter, Complaint.created_at >= since)
+    )
+    if (today or 0) >= per_day:
+        raise exc.TooManyReports(f"at most {per_day} reports in 24 hours: try later")
+    complaint = Complaint(
+        reporter=reporter,
+        reported=by_lower[reported.lower()],
+        table_id=table_id,
+        reason=reason,
+        note=cleaned or None,
+        status="open",
+    )
+    session.add(complaint)
+    try:
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        raise exc.AlreadyReported(f"you already reported {reported} at table {table_id}") from None
+    row = _row(complaint)
+    session.commit()
+    return row
+
+
+def list_complaints(
+    *, session: Session, status: str | None = "open", reported: str | None = None, limit: int = 50
+) -> list[ComplaintRow]:
+    """Complaints, newest first (``status`` None: every status)."""
+    if status is not None and status not in STATUSES:
+        raise exc.InvalidRequest(f"unknown status {status!r}: open or closed")
+    query = select(Complaint).order_by(Complaint.id.desc()).limit(max(1, min(limit, 10_000)))
+    if status is not None:
+        query = query.where(Complaint.status == status)
+    if reported is not None:
+        query = query.where(func.lower(Complaint.reported) == reported.lower())
+    return [_row(c) for c in session.scalars(query)]
+
+
+def get_complaint(*, session: Session, complaint_id: int) -> ComplaintRow:
+    complaint = session.get(Complaint, complaint_id)
+    if complaint is None:
+        raise exc.ComplaintNotFound(f"no complaint {complaint_id}")
+    return _row(complaint)
+
+
+def close_complaint(*, session: Session, complaint_id: int, resolution: str) -> ComplaintRow:
+    """Close an open complaint with the operator's resolution; commits."""
+    text = clean_text(resolution)
+    if not text or len(text) > RESOLUTION_MAX_CHARS:
+        raise exc.InvalidRequest(f"a resolution is 1 to {RESOLUTION_MAX_CHARS} characters")
+    complaint = session.scalar(
+        dialect.for_update(session, select(Complaint).where(Complaint.id == complaint_id))
+    )
+    if complaint is None:
+        raise exc.ComplaintNotFound(f"no complaint {complaint_id}")
+    if complaint.status == "closed":
+        raise exc.Conflict(f"complaint {complaint_id} is already closed")
+    complaint.status = "closed"
+    complaint.resolution = text
+    complaint.closed_at = utcnow()
+    session.flush()
+    row = _row(complaint)
+    session.commit()
+    return row

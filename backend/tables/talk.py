@@ -1,0 +1,116 @@
+"""Table talk over the play socket: quick-chat phrases and emotes, optional free text, mute.
+
+Only a seated player talks; spectators see what the seats say (after the table's spectator
+delay, like the moves) but cannot talk. Talk is a fixed catalogue of ids unless the
+deployment allows free text (``TalkSettings.free_text``), which is cleaned of control
+characters and bounded in length. Each socket has its own token bucket for talk, on top of
+the socket's message limit. Mutes belong to the socket that asked: a muted seat's talk is
+never sent to it. Nothing of it is stored: talk lives only in the sockets it is sent to.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from backend.config import TalkSettings
+from backend.protocol import messages as protocol
+from backend.tables import exceptions as exc
+from backend.tables.cache import LiveTable
+from backend.tables.complaints import clean_text
+from backend.tables.connections import Conn, TokenBucket, encode
+
+_PHRASES = frozenset(protocol.TALK_PHRASES)
+_EMOTES = frozenset(protocol.TALK_EMOTES)
+
+
+@dataclass
+class Listener:
+    """One socket's talk state: its rate bucket and the seats it muted."""
+
+    bucket: TokenBucket
+    muted: set[int] = field(default_factory=set)
+
+
+def listener(conn: Conn, settings: TalkSettings) -> Listener:
+    if conn.talk is None:
+        conn.talk = Listener(TokenBucket(settings.rate_per_s, settings.rate_burst))
+    talk: Listener = conn.talk
+    return talk
+
+
+def check(message: dict[str, Any], settings: TalkSettings) -> tuple[str | None, ...]:
+    """``(phrase, emote, text)`` of a talk message, exactly one of them set; or refused."""
+    given = {k: message.get(k) for k in ("phrase", "emote", "text") if message.get(k) is not None}
+    if len(given) != 1:
+        raise exc.InvalidTalk("a talk message carries exactly one of phrase, emote or text")
+    ((kind, value),) = given.items()
+    if not isinstance(value, str):
+        raise exc.InvalidTalk(f"{kind} must be a string")
+    if kind == "phrase":
+        if value not in _PHRASES:
+            raise exc.InvalidTalk(f"unknown phrase {value!r:.40}")
+        return value, None, None
+    if kind == "emote":
+        if value not in _EMOTES:
+            raise exc.InvalidTalk(f"unknown emote {value!r:.40}")
+        return None, value, None
+    if not settings.free_text:
+        raise exc.FreeTextOff("free text is off at this server: use a phrase or an emote")
+    limit = settings.free_text_max_chars
+    if len(value) > 4 * limit:  # refused before any work on it
+        raise exc.InvalidTalk(f"text is limited to {limit} characters")
+    text = clean_text(value)
+    if not text:
+        raise exc.InvalidTalk("the text is empty once control characters are removed")
+    if len(text) > limit:
+        raise exc.InvalidTalk(f"text is limited to {limit} characters")
+    return None, None, text
+
+
+def say(lt: LiveTable, conn: Conn, message: dict[str, Any], settings: TalkSettings) -> None:
+    """Relay a seat's talk to the table's sockets that did not mute it (the speaker's own
+    sockets included: that is its confirmation)."""
+    if conn.seat is None:
+        raise exc.Forbidden("spectators watch: only seated players talk")
+    if not listener(conn, settings).bucket.take():
+        raise exc.TalkRateLimited(
+            f"at most {settings.rate_per_s:g} talk messages/s (bursts of {settings.rate_burst})"
+        )
+    phrase, emote, text = check(message, settings)
+    seat = conn.seat
+    out = encode(
+        protocol.talk(
+            seat=seat, phrase=phrase, emote=emote, text=text, at_ms=int(time.time() * 1000)
+        )
+    )
+    delay = float(lt.table.get("spectator_delay_s") or 0.0)
+    for other in lt.watchers.all():
+        muted = other.talk is not None and seat in other.talk.muted
+        if muted:
+            continue
+        if other.seat is None and delay > 0:
+            other.push_later(delay, out)
+        else:
+            other.push(out)
+
+
+def mute(lt: LiveTable, conn: Conn, message: dict[str, Any], settings: TalkSettings) -> None:
+    """Mute or unmute a seat for this socket; answers with the socket's muted seats."""
+    seat, on = message.get("seat"), message.get("muted")
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        raise exc.InvalidRequest("seat must be an integer")
+    if not isinstance(on, bool):
+        raise exc.InvalidRequest("muted must be true or false")
+    seat_count = int(lt.table.get("seat_count") or 0)
+    if not 0 <= seat < seat_count:
+        raise exc.InvalidRequest(f"no seat {seat} at this table (0 to {seat_count - 1})")
+    if seat == conn.seat:
+        raise exc.InvalidRequest("you cannot mute your own seat")
+    state = listener(conn, settings)
+    if on:
+        state.muted.add(seat)
+    else:
+        state.muted.discard(seat)
+    conn.push(encode(protocol.muted(seats=sorted(state.muted))))

@@ -1,0 +1,179 @@
+"""Hostile talkers and reporters (issue 25, "Table talk"; docs/security.md "Table talk").
+
+- Talk outside the catalogue, free text where it is off, oversized messages and talk from
+  spectators are refused with a clear code, and nothing of them reaches anyone.
+- A talk flood from one socket is cut to its token bucket.
+- Reports: only signed-in wallets, only about a table mate, one per player and table, and
+  a daily cap per wallet that parallel requests cannot beat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from backend.db import create_db_engine, make_session_factory
+from backend.tables.complaints import Complaint
+from tests.tables.harness import Player, ServerProcess, api, sign_in
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+def sessions(db_url: str) -> Iterator[sessionmaker[Session]]:
+    engine = create_db_engine(db_url)
+    yield make_session_factory(engine)
+    engine.dispose()
+
+
+def _complaints(sessions: sessionmaker[Session], reporter: str) -> int:
+    with sessions() as session:
+        query = select(func.count()).select_from(Complaint).where(Complaint.reporter == reporter)
+        return int(session.scalar(query) or 0)
+
+
+def _table_with(server: ServerProcess, host_token: str, guest_tokens: list[str]) -> str:
+    with api(server.url, host_token) as host:
+        created = host.post("/tables", json={"preset": "dew200", "seats": 4})
+        assert created.status_code == 201, created.text
+        table_id = str(created.json()["id"])
+    for token in guest_tokens:
+        with api(server.url, token) as guest:
+            assert guest.post(f"/tables/{table_id}/join").status_code == 200
+    return table_id
+
+
+async def _until(player: Player, kinds: tuple[str, ...]) -> dict[str, Any]:
+    while True:
+        message = await player.recv()
+        if message["type"] in kinds:
+            return message
+
+
+def test_bad_talk_is_refused_and_reaches_nobody(start_server) -> None:  # type: ignore[no-untyped-def]
+    server: ServerProcess = start_server()
+    (_, ta), (_, tb) = sign_in(server.url), sign_in(server.url)
+    table_id = _table_with(server, ta, [tb])
+
+    async def scenario() -> None:
+        a = await Player(server.ws_url, table_id, ta).connect()
+        b = await Player(server.ws_url, table_id, tb).connect()
+        watcher = await Player(server.ws_url, table_id, None).connect()
+        attacks: list[tuple[Player, Any, str]] = [
+            (a, {"type": "talk", "phrase": "you_are_bad"}, "invalid_talk"),
+            (a, {"type": "talk", "text": "free words"}, "free_text_off"),
+            (a, {"type": "talk", "phrase": "hello", "emote": "clap"}, "invalid_talk"),
+            (a, {"type": "talk", "phrase": ["hello"]}, "invalid_talk"),
+            (a, {"type": "talk", "phrase": "hello", "pad": "x" * 5000}, "message_too_large"),
+            (a, {"type": "mute", "seat": 9, "muted": True}, "invalid_request"),
+            (a, {"type": "mute", "seat": 0, "muted": True}, "invalid_request"),
+            (a, {"type": "mute", "seat": 1, "muted": "yes"}, "invalid_request"),
+            (watcher, {"type": "talk", "phrase": "hello"}, "forbidden"),
+        ]
+        for player, message, code in attacks:
+            await player.send({**message, "ref": "bad"})
+            refused = await _until(player, ("error", "talk", "muted"))
+            assert refused["type"] == "error", (message, refused)
+            assert refused["error"]["code"] == code, (message, refused)
+        # Nothing of it went anywhere: b's and the spectator's next talk is b's own.
+        await b.send({"type": "talk", "emote": "wow"})
+        for player in (b, watcher, a):
+            heard = await _until(player, ("talk",))
+            assert (heard["seat"], heard["emote"]) == (1, "wow")
+        for player in (a, b, watcher):
+            await player.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_talk_flood_is_cut_to_the_bucket(start_server) -> None:  # type: ignore[no-untyped-def]
+    server: ServerProcess = start_server(extra_env={"DEW_TALK_RATE_BURST": "4"})
+    (_, ta), (_, tb) = sign_in(server.url), sign_in(server.url)
+    table_id = _table_with(server, ta, [tb])
+    flood = 30
+
+    async def scenario() -> None:
+        a = await Player(server.ws_url, table_id, ta).connect()
+        b = await Player(server.ws_url, table_id, tb).connect()
+        for _ in range(flood):
+            await a.send({"type": "talk", "phrase": "hurry_up"})
+        replies = [await _until(a, ("talk", "error")) for _ in range(flood)]
+        accepted = sum(r["type"] == "talk" for r in replies)
+        limited = [r["error"]["code"] for r in replies if r["type"] == "error"]
+        # Four at once, plus at most a token or two refilled (0.5/s) while the flood ran.
+        assert 4 <= accepted <= 6, replies
+        assert set(limited) == {"rate_limited"} and len(limited) == flood - accepted
+        await b.send({"type": "talk", "phrase": "thanks"})
+        heard = []
+        while not heard or heard[-1]["seat"] != 1:
+            heard.append(await _until(b, ("talk",)))
+        assert [m["phrase"] for m in heard[:-1]] == ["hurry_up"] * accepted
+        await a.close()
+        await b.close()
+
+    asyncio.run(scenario())
+
+
+def test_reports_are_for_table_mates_once_each_and_capped_per_day(start_server, sessions) -> None:  # type: ignore[no-untyped-def]
+    server: ServerProcess = start_server(extra_env={"DEW_TALK_REPORTS_PER_DAY": "3"})
+    me, my_token = sign_in(server.url)
+    mates = [sign_in(server.url) for _ in range(5)]
+    stranger, stranger_token = sign_in(server.url)
+    # Each mate hosts a table that I join: five tables, one mate at each.
+    tables = [_table_with(server, token, [my_token]) for _, token in mates]
+    _table_with(server, stranger_token, [])
+
+    def report(token: str | None, **body: Any) -> Any:
+        with api(server.url, token) as client:
+            return client.post("/complaints", json=body)
+
+    first = {"table_id": tables[0], "address": mates[0][0].address, "reason": "spam"}
+    bad: list[tuple[str | None, dict[str, Any], int, str]] = [
+        (None, first, 401, ""),
+        (my_token, {**first, "address": stranger.address}, 403, "not_table_mate"),
+        (my_token, {**first, "table_id": "0" * 32}, 403, "not_table_mate"),
+        (stranger_token, first, 403, "not_table_mate"),
+        (my_token, {**first, "address": me.address}, 422, "invalid_request"),
+        (my_token, {**first, "reason": "i_dont_like_them"}, 422, "invalid_request"),
+        (my_token, {**first, "note": "n" * 2000}, 422, ""),
+        (my_token, {**first, "note": "n" * 300}, 422, "invalid_request"),
+        (my_token, {**first, "table_id": "../x"}, 422, ""),
+        (my_token, {**first, "status": "closed"}, 422, ""),
+    ]
+    for token, body, status, code in bad:
+        refused = report(token, **body)
+        assert refused.status_code == status, (body, refused.text)
+        assert code in refused.text
+    assert _complaints(sessions, me.address) == 0
+    assert _complaints(sessions, stranger.address) == 0
+
+    # The same report ten times at once: one is filed.
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(lambda _: report(my_token, **first), range(10)))
+    assert sorted(a.status_code for a in answers) == [201] + [409] * 9, [a.text for a in answers]
+    assert _complaints(sessions, me.address) == 1
+
+    # Four different reports at once, with two left today: two are filed.
+    others = [
+        {"table_id": t, "address": m.address, "reason": "stalling", "note": "slow\u202e"}
+        for t, (m, _) in zip(tables[1:], mates[1:], strict=True)
+    ]
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda body: report(my_token, **body), others))
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [201, 201, 429, 429], [a.text for a in answers]
+    assert all(
+        json.loads(a.text)["error"]["code"] == "too_many_reports"
+        for a in answers
+        if a.status_code == 429
+    )
+    assert _complaints(sessions, me.address) == 3
+    filed = [a.json() for a in answers if a.status_code == 201]
+    assert {f["note"] for f in filed} == {"slow"}
