@@ -244,6 +244,10 @@ class TablesSettings(BaseSettings):
     # None: the origin wallets sign in at (DEW_AUTH_URI: the embedded server's own base,
     # http://localhost:8000, or the proxy's in docker-compose), never the request's Host.
     public_url: str | None = None
+    # Bounds on any table's turn timer (the earning floor above is stricter for earning and
+    # staked tables): the create-table form offers only timers inside them.
+    min_turn_timeout_s: float = 1.0
+    max_turn_timeout_s: float = 600.0
 
 
 class CompetitionsSettings(BaseSettings):
