@@ -399,6 +399,10 @@ export const ROUTES = {
     "GET",
     "/tables/{table_id}"
   ],
+  "table_limits": [
+    "GET",
+    "/tables/limits"
+  ],
   "table_socket": [
     "WS",
     "/ws/tables/{table_id}"

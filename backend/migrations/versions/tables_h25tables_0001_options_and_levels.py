@@ -15,23 +15,36 @@ down_revision = "tables_h17tables_0001"
 branch_labels = None
 depends_on = None
 
+_WAITING = sa.text("status = 'waiting'")
+
 
 def upgrade() -> None:
-    with op.batch_alter_table("game_tables") as batch:
-        batch.add_column(sa.Column("bot_levels", sa.JSON(), nullable=True))
-    with op.batch_alter_table("matchmaking_tickets") as batch:
-        # Tickets queued before this revision waited for the preset's default options.
-        batch.add_column(
-            sa.Column("options", sa.JSON(), nullable=False, server_default=sa.text("'{}'"))
-        )
-        batch.add_column(
-            sa.Column("stake", sa.String(length=80), nullable=False, server_default="0")
-        )
+    # Plain ADD COLUMN (SQLite has it): a batch copy of matchmaking_tickets would lose its
+    # partial unique index's WHERE clause (one waiting ticket per wallet).
+    op.add_column("game_tables", sa.Column("bot_levels", sa.JSON(), nullable=True))
+    # Tickets queued before this revision waited for the preset's default options.
+    op.add_column(
+        "matchmaking_tickets",
+        sa.Column("options", sa.JSON(), nullable=False, server_default=sa.text("'{}'")),
+    )
+    op.add_column(
+        "matchmaking_tickets",
+        sa.Column("stake", sa.String(length=80), nullable=False, server_default="0"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("uq_matchmaking_tickets_waiting_address", table_name="matchmaking_tickets")
     with op.batch_alter_table("matchmaking_tickets") as batch:
         batch.drop_column("stake")
         batch.drop_column("options")
+    op.create_index(
+        "uq_matchmaking_tickets_waiting_address",
+        "matchmaking_tickets",
+        ["address"],
+        unique=True,
+        postgresql_where=_WAITING,
+        sqlite_where=_WAITING,
+    )
     with op.batch_alter_table("game_tables") as batch:
         batch.drop_column("bot_levels")
