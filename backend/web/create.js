@@ -17,6 +17,9 @@ export function dewToWei(text) {
   return (BigInt(whole) * 10n ** DEW_DECIMALS + BigInt(fraction.padEnd(18, "0"))).toString();
 }
 
+// replaceChildren() would write "null" for a part left out.
+const present = (...nodes) => nodes.filter((node) => node !== null && node !== undefined);
+
 // The option's value as the server spells it (selects hold text).
 const typed = (spec, text) => spec.choices.find((c) => String(c) === text) ?? spec.default;
 
@@ -82,7 +85,8 @@ function botLevelsFieldset(h, limits, seats, kind) {
           t(`level_${level}`))))));
   }
   const box = h("fieldset", { class: "bot-levels" }, h("legend", {}, t("botLevels")), rows);
-  return { box, read: () => [...levels] };
+  // Seats typed but not yet re-rendered: their bots play at the default level.
+  return { box, read: (count) => Array.from({ length: count }, (_, seat) => levels[seat] || "medium") };
 }
 
 // The create-table form. ``go(tableId)`` opens the new table; ``fail`` reports errors.
@@ -112,7 +116,7 @@ export function createForm(h, api, presets, limits, { go, fail }) {
       value: state.timer ?? Math.max(limits.default_turn_timeout_s, timerMin),
       onchange: (e) => { state.timer = e.target.value; },
     });
-    form.replaceChildren(
+    form.replaceChildren(...present(
       h("h2", {}, t("createTable")),
       fieldP(t("preset"), h("select", {
         id: "create-preset", name: "preset",
@@ -122,9 +126,12 @@ export function createForm(h, api, presets, limits, { go, fail }) {
         id: "create-kind", name: "kind", onchange: (e) => { state.kind = e.target.value; render(); },
       }, limits.kinds.map((k) => h("option", { value: k, selected: k === state.kind }, t(k))))),
       sameDevice ? h("p", { class: "hint", id: "same-device-hint" }, t("sameDeviceHint")) : null,
-      fieldP(t("seats"), h("select", {
-        id: "create-seats", name: "seats", onchange: (e) => { state.seats = Number(e.target.value); render(); },
-      }, counts.map((n) => h("option", { value: n, selected: n === state.seats }, String(n))))),
+      fieldP(t("seats"), h("input", {
+        id: "create-seats", name: "seats", type: "number", required: true, readonly: sameDevice,
+        min: Math.min(...counts), max: Math.max(...counts), value: state.seats,
+        oninput: (e) => { state.seats = Number(e.target.value); },
+        onchange: () => render(),  // the bot-level rows follow the seat count
+      })),
       options.box,
       levels.box,
       fieldP(`${t("turnTimer")} (${timerMin}–${limits.max_turn_timeout_s} s)`, timer),
@@ -144,7 +151,7 @@ export function createForm(h, api, presets, limits, { go, fail }) {
         : null,
       h("button", { type: "submit", disabled: !api.token }, t("create")),
       message,
-    );
+    ));
   }
 
   form.addEventListener("submit", async (event) => {
@@ -155,13 +162,13 @@ export function createForm(h, api, presets, limits, { go, fail }) {
       const body = {
         preset: state.preset.preset,
         kind: state.kind,
-        seats: state.seats,
+        seats: Number(data.get("seats") || state.seats),
         options: options.read(),
         visibility: data.get("visibility"),
         earning: Boolean(state.earning),
         invite: String(data.get("invite") || "").split(",").map((s) => s.trim()).filter(Boolean),
       };
-      const levelsRead = levels.read();
+      const levelsRead = levels.read(body.seats);
       if (levelsRead) body.bot_levels = levelsRead;
       if (data.get("turn_timeout_s")) body.turn_timeout_s = Number(data.get("turn_timeout_s"));
       if (data.get("stake")) body.stake = dewToWei(data.get("stake"));
@@ -187,7 +194,7 @@ export function queueFields(h, presets, form) {
   function render() {
     const options = optionsFieldset(h, state.preset, { ...state.preset.options });
     form.queueOptions = options;
-    holder.replaceChildren(
+    holder.replaceChildren(...present(
       h("p", {}, h("label", { for: "queue-preset" }, t("preset")), " ", h("select", {
         id: "queue-preset", name: "preset",
         onchange: (e) => { state.preset = presets.find((p) => p.preset === e.target.value); render(); },
@@ -199,7 +206,7 @@ export function queueFields(h, presets, form) {
       })),
       state.earning ? h("p", {}, h("label", { for: "queue-stake" }, `${t("stake")} (DEW)`), " ",
         h("input", { id: "queue-stake", name: "stake", type: "text", inputmode: "decimal", placeholder: "0" })) : null,
-    );
+    ));
   }
   render();
   return holder;

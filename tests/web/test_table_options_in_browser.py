@@ -106,6 +106,7 @@ def test_same_device_mode_hides_the_other_hand(browser, server) -> None:  # type
     page.wait_for_selector("#create-table #create-kind")
     _choose(page, "#create-kind", "same_device")
     page.wait_for_selector("#same-device-hint")
+    assert "null" not in page.inner_text("main")
     # A phone does not scroll sideways with the whole form open.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     _choose(page, "#create-preset", "draw")
