@@ -256,6 +256,11 @@ class TablesSettings(BaseSettings):
     # (docs/economy.md, "Terms, legal age and staked play").
     staked_play: bool = True
 
+    # Bounds on any table's turn timer (the earning floor above is stricter for earning and
+    # staked tables): the create-table form offers only timers inside them.
+    min_turn_timeout_s: float = 1.0
+    max_turn_timeout_s: float = 600.0
+
 
 class TermsSettings(BaseSettings):
     """The terms of service wallets accept in their sign-in message (docs/economy.md, "Terms,

@@ -240,6 +240,7 @@ ROUTES: dict[str, tuple[str, str]] = {
     "presets": ("GET", "/presets"),
     "lobby": ("GET", "/tables"),
     "create_table": ("POST", "/tables"),
+    "table_limits": ("GET", "/tables/limits"),
     "table": ("GET", "/tables/{table_id}"),
     "join": ("POST", "/tables/{table_id}/join"),
     "leave": ("POST", "/tables/{table_id}/leave"),

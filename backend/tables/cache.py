@@ -56,6 +56,15 @@ class LiveTable:
                 return int(s["seat"])
         return None
 
+    def seat_for(self, address: str | None) -> int | None:
+        """The seat a wallet's socket plays: its seat, or, where the wallet holds two (a
+        same-device table), the one whose turn it is."""
+        mine = [int(s["seat"]) for s in self.seats if address and s.get("address") == address]
+        if not mine:
+            return None
+        turn = self.to_move()
+        return turn if turn in mine else mine[0]
+
     def bot_level(self, seat: int) -> str | None:
         for s in self.seats:
             if s["seat"] == seat:
@@ -241,6 +250,24 @@ def push_final(lt: LiveTable) -> None:
 def broadcast_move(lt: LiveTable, seat: int, text: str, actor: str) -> None:
     """``moved`` to every socket: each seat with its own view, spectators the public view
     (after the table's delay)."""
+    _broadcast_move(lt, seat, text, actor)
+    hand_over(lt)
+
+
+def hand_over(lt: LiveTable) -> None:
+    """At a same-device table the wallet's sockets follow the seat to move: each is filed
+    under that seat and sent its snapshot (the client hides the hand until the next player
+    takes the device)."""
+    if lt.table.get("kind") != "same_device":
+        return
+    for conn in lt.watchers.all():
+        seat = lt.seat_for(conn.address)
+        if seat is not None and seat != conn.seat:
+            lt.watchers.reseat(conn, seat)
+            conn.push(snapshot(lt, seat))
+
+
+def _broadcast_move(lt: LiveTable, seat: int, text: str, actor: str) -> None:
     assert lt.match is not None
     watchers = lt.watchers
     watched = watchers.watched_seats()

@@ -259,13 +259,13 @@ class MatchHub:
                     await self._reload(lt)
                 await self.catch_up(lt)
             conn.table_id = table_id
-            conn.seat = lt.seat_of(conn.address)
+            conn.seat = lt.seat_for(conn.address)
             refusal = cache.watch_refusal(lt, conn)
             if refusal is not None and lt.private and not fresh and conn.address is not None:
                 # An invitation may be newer than this cache; an anonymous caller can never
                 # be invited, so it costs no reload (a script could repeat it at will).
                 await self._reload(lt)
-                conn.seat = lt.seat_of(conn.address)
+                conn.seat = lt.seat_for(conn.address)
                 refusal = cache.watch_refusal(lt, conn)
             if refusal is not None:
                 self._forget_if_idle(lt)
@@ -310,7 +310,7 @@ class MatchHub:
                 await self._reload(lt)
                 for conn in lt.watchers.all():
                     # A spectator whose wallet has just been seated becomes that seat (and back).
-                    lt.watchers.reseat(conn, lt.seat_of(conn.address))
+                    lt.watchers.reseat(conn, lt.seat_for(conn.address))
                     refusal = cache.watch_refusal(lt, conn)
                     if refusal is not None:  # e.g. left a private table it was not invited to
                         lt.watchers.spectators.discard(conn)
@@ -355,7 +355,9 @@ class MatchHub:
             if lt.ply != ply or seat is None or lt.match is None:
                 return
             level = lt.bot_level(seat) or "medium"
-            move = play.bot_move(lt.match, level, f"{lt.match_id}/{ply}")
+            # The expert bot searches for tens of milliseconds: off the event loop (the
+            # table's lock keeps the match still meanwhile).
+            move = await asyncio.to_thread(play.bot_move, lt.match, level, f"{lt.match_id}/{ply}")
             try:
                 if await self._commit(lt, seat, move, "bot"):
                     self._after_move(lt, seat, move, "bot")

@@ -8,6 +8,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any, cast
 
+import orjson
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -15,6 +16,7 @@ from sqlalchemy.orm import Session
 from backend.config import Settings
 from backend.db import dialect
 from backend.db.base import aware, utcnow
+from backend.economy import stakes
 from backend.ops.metrics import MATCHMAKING_WAIT
 from backend.tables import exceptions as exc
 from backend.tables import play, seating
@@ -36,10 +38,28 @@ def enqueue(
     preset: str,
     earning: bool,
     avatar_id: int | None = None,
+    options: dict[str, Any] | None = None,
+    stake: int = 0,
 ) -> MatchmakingTicket:
-    play.table_rules(preset, {}, _default_seats(preset))
+    """A waiting ticket for a table of ``preset`` with ``options`` and ``stake``: the same
+    checks as creating such a table (options, premium choices, stake only when earning)."""
+    rules = play.table_rules(preset, options or {}, _default_seats(preset))
+    if stake < 0:
+        raise exc.InvalidRequest("stake cannot be negative")
+    if stake and not earning:
+        raise exc.InvalidRequest("a free table has no stake")
     # The gate reads the chain: before the transaction, never inside it.
+    if rules.requires_vip and not gate.is_vip(address):
+        raise exc.VipRequired(
+            f"options {list(rules.premium_options)} are premium: queueing for them needs a "
+            "valid VIP pass"
+        )
     admission = gate.admit(address, avatar_id) if earning else None
+    if stake and stakes.stake_balance(session=session, address=address) < stake:
+        session.rollback()
+        raise exc.InsufficientStake(
+            "your vault balance is below the stake; deposit DEW into the vault first"
+        )
     waiting = session.scalar(
         select(MatchmakingTicket).where(
             MatchmakingTicket.address == address, MatchmakingTicket.status == "waiting"
@@ -57,6 +77,8 @@ def enqueue(
         id=uuid.uuid4().hex,
         address=address,
         preset=preset,
+        options=rules.options,
+        stake=str(stake),
         earning=earning,
         avatar_id=admission.avatar_id if admission else None,
         admitted_as=admission.admitted_as if admission else None,
@@ -71,6 +93,11 @@ def enqueue(
         session.rollback()
         raise exc.AlreadyQueued("you are already waiting in a matchmaking queue") from None
     return ticket
+
+
+def _options_key(options: dict[str, Any] | None) -> str:
+    """One text per set of options, whatever the key order (the queue's key)."""
+    return orjson.dumps(options or {}, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def _default_seats(preset: str) -> int:
@@ -118,7 +145,8 @@ def run_matchmaking(
     )
     query = dialect.for_update(session, query, skip_locked=True)
     tickets = list(session.scalars(query))
-    queues: dict[tuple[str, bool], list[MatchmakingTicket]] = {}
+    # Only compatible tickets meet: one queue per preset, options, earning flag and stake.
+    queues: dict[tuple[str, str, bool, int], list[MatchmakingTicket]] = {}
     queued: set[str] = set()
     claimed: set[str] = set()  # the avatars this pass's earning tickets play
     for ticket in tickets:
@@ -141,9 +169,17 @@ def run_matchmaking(
                 ticket.status = "cancelled"
                 continue
             claimed |= avatars
-        queues.setdefault((ticket.preset, ticket.earning), []).append(ticket)
+        stake = int(ticket.stake or "0")
+        if stake and stakes.stake_balance(session=session, address=ticket.address) < stake:
+            # Withdrawn or escrowed elsewhere since it queued: seating it would refuse the
+            # whole table's start, so the ticket ends here.
+            ticket.status = "cancelled"
+            continue
+        key = (ticket.preset, _options_key(ticket.options), ticket.earning, stake)
+        queues.setdefault(key, []).append(ticket)
     formed: list[str] = []
-    for (preset, earning), waiting in queues.items():
+    for (preset, options_key, earning, stake), waiting in queues.items():
+        options = orjson.loads(options_key)
         size = _default_seats(preset)
         while waiting:
             group = waiting[:size]
@@ -156,7 +192,7 @@ def run_matchmaking(
             table = seating.seated_table(
                 session,
                 preset=preset,
-                options=play.table_rules(preset, {}, size).options,
+                options=play.table_rules(preset, options, size).options,
                 seat_count=size,
                 seats=[
                     seating.SeatSpec(
@@ -170,6 +206,7 @@ def run_matchmaking(
                 bot_level=settings.server.matchmaking_bot_level,
                 turn_timeout_s=_matchmade_turn_timeout(settings, earning),
                 now=now,
+                stake=stake,
             )
             for ticket in group:
                 ticket.status = "matched"

@@ -44,6 +44,8 @@ class Table(TimestampMixin, Base):
     invite_code: Mapped[str] = mapped_column(String(32), unique=True)
     creator: Mapped[str | None] = mapped_column(String(42))
     bot_level: Mapped[str] = mapped_column(String(16), default="medium")
+    # The level of each seat's bot when bots fill the empty seats (None: ``bot_level``).
+    bot_levels: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     turn_timeout_s: Mapped[float] = mapped_column(Float)
     spectators_allowed: Mapped[bool] = mapped_column(Boolean, default=True)
     spectator_delay_s: Mapped[float] = mapped_column(Float, default=0.0)
@@ -91,6 +93,10 @@ class MatchmakingTicket(TimestampMixin, Base):
     address: Mapped[str] = mapped_column(String(42), index=True)
     preset: Mapped[str] = mapped_column(String(64))
     earning: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The resolved rule options and the stake (DEW wei, decimal) the ticket waits for: only
+    # tickets with the same preset, options, earning flag and stake meet.
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    stake: Mapped[str] = mapped_column(String(80), default="0")
     avatar_id: Mapped[int | None] = mapped_column(BigInteger)
     admitted_as: Mapped[str | None] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16), default="waiting", index=True)

@@ -34,7 +34,7 @@ from backend.game import view as seat_view
 from backend.game.tiles import NAMES, tiles_of
 from backend.tables import exceptions as exc
 
-BOT_LEVELS = ("easy", "medium", "hard")
+BOT_LEVELS = ("easy", "medium", "hard", "expert")
 
 
 def presets() -> list[dict[str, Any]]:

@@ -8,17 +8,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Address = str
+BotLevel = Literal["easy", "medium", "hard", "expert"]
 
 
 class TableCreate(BaseModel):
     preset: str = Field(max_length=64, examples=["dew200"])
-    options: dict[str, int | str | bool] = Field(default_factory=dict)
+    options: dict[str, int | str | bool] = Field(default_factory=dict, max_length=16)
     seats: int = Field(default=4, ge=2, le=4)
     stake: int = Field(default=0, ge=0, le=10**30, description="DEW base units; earning only")
     earning: bool = False
-    kind: Literal["human", "practice", "ai"] = "human"
+    kind: Literal["human", "practice", "ai", "same_device"] = "human"
     visibility: Literal["public", "private"] = "public"
-    bot_level: Literal["easy", "medium", "hard"] = "medium"
+    bot_level: BotLevel = "medium"
+    bot_levels: list[BotLevel] | None = Field(
+        default=None, min_length=2, max_length=4, description="One bot level per seat, seat 0 first"
+    )
     invite: list[str] = Field(default_factory=list, max_length=8)
     avatar_id: int | None = Field(default=None, ge=0, le=2**63 - 1)
     turn_timeout_s: float | None = Field(default=None, ge=1, le=600)
@@ -55,6 +59,7 @@ class TableOut(BaseModel):
     status: str
     creator: str | None
     bot_level: str
+    bot_levels: list[str] | None = None
     turn_timeout_s: float
     spectators_allowed: bool
     spectator_delay_s: float
@@ -68,6 +73,8 @@ class TableOut(BaseModel):
 
 class QueueRequest(BaseModel):
     preset: str = Field(max_length=64)
+    options: dict[str, int | str | bool] = Field(default_factory=dict, max_length=16)
+    stake: int = Field(default=0, ge=0, le=10**30, description="DEW base units; earning only")
     earning: bool = False
     avatar_id: int | None = Field(default=None, ge=0, le=2**63 - 1)
 
@@ -75,6 +82,8 @@ class QueueRequest(BaseModel):
 class TicketOut(BaseModel):
     id: str
     preset: str
+    options: dict[str, Any]
+    stake: str
     earning: bool
     status: str
     table_id: str | None
@@ -109,3 +118,15 @@ class ResultOut(BaseModel):
     won: bool
     forfeited: bool
     finished_at: datetime
+
+
+class TableLimits(BaseModel):
+    """What the create-table form may offer: the server's bounds."""
+
+    kinds: list[str]
+    bot_levels: list[str]
+    min_turn_timeout_s: float
+    max_turn_timeout_s: float
+    min_earning_turn_timeout_s: float
+    default_turn_timeout_s: float
+    same_device_seats: int

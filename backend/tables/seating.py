@@ -110,11 +110,15 @@ def take_seat(
 
 
 def fill_with_bots(session: Session, table: Table, level: str) -> None:
+    """Bots in the empty seats: each at its seat's level (``table.bot_levels``), else
+    ``level``."""
     session.flush()
     taken = {s.seat for s in seats_of(session=session, table_id=table.id)}
+    levels = table.bot_levels or []
     for seat in range(table.seat_count):
         if seat not in taken:
-            take_seat(session, table, seat, None, bot_level=level)
+            seat_level = levels[seat] if seat < len(levels) else level
+            take_seat(session, table, seat, None, bot_level=seat_level)
 
 
 def seated_table(
@@ -130,15 +134,17 @@ def seated_table(
     bot_level: str,
     turn_timeout_s: float,
     now: datetime,
+    stake: int = 0,
 ) -> Table:
-    """An open table nobody created, free of stakes, with ``seats`` taken from seat 0 on
-    (matchmaking and matches other packages start; the caller fills or starts it)."""
+    """An open table nobody created, with ``seats`` taken from seat 0 on (matchmaking and
+    matches other packages start; the caller fills or starts it). Only matchmaking passes a
+    ``stake``: starting the match escrows it (``start_match``)."""
     table = Table(
         id=uuid.uuid4().hex,
         preset=preset,
         options=options,
         seat_count=seat_count,
-        stake="0",
+        stake=str(stake),
         earning=earning,
         kind=kind,
         visibility=visibility,

@@ -43,7 +43,10 @@ from backend.tables.seating import seats_of as seats_of
 
 log = logging.getLogger(__name__)
 
-KINDS = ("human", "practice", "ai")
+# same_device: seed 004's two players taking turns on one device, the signed-in wallet in
+# both seats (a practice table: nothing earned, nothing staked).
+KINDS = ("human", "practice", "ai", "same_device")
+SAME_DEVICE_SEATS = 2
 # Tables that still hold their seats: they count against their creator's cap.
 LIVE_STATUSES = ("open", "playing")
 
@@ -58,6 +61,8 @@ class TableSpec:
     kind: str = "human"
     visibility: str = "public"
     bot_level: str = "medium"
+    # One level per seat (seat 0 first); a human's seat ignores its entry.
+    bot_levels: list[str] | None = None
     invite: list[str] = field(default_factory=list)
     avatar_id: int | None = None
     turn_timeout_s: float | None = None
@@ -80,14 +85,19 @@ def create_table(
     """Create a table; practice and AI tables are seated with bots and start at once."""
     if spec.kind not in KINDS:
         raise exc.InvalidRequest(f"kind must be one of {list(KINDS)}, not {spec.kind!r}")
-    if spec.bot_level not in play.BOT_LEVELS:
-        raise exc.InvalidRequest(f"bot_level must be one of {list(play.BOT_LEVELS)}")
+    _check_bot_levels(spec)
     if spec.stake < 0:
         raise exc.InvalidRequest("stake cannot be negative")
     if spec.stake and not spec.earning:
         raise exc.InvalidRequest("a free table has no stake")
+    if spec.stake and spec.kind != "human":
+        raise exc.InvalidRequest(
+            f"a {spec.kind} table has no stake: only tables of human players are staked"
+        )
     if spec.kind == "ai" and spec.earning:
         raise exc.InvalidRequest("AI-vs-AI tables cannot be earning tables")
+    if spec.kind == "same_device":
+        _check_same_device(spec)
     turn_timeout_s = _turn_timeout(settings, spec)
     rules = play.table_rules(spec.preset, spec.options, spec.seats)
     if rules.requires_vip and not gate.is_vip(creator):
@@ -111,6 +121,7 @@ def create_table(
         invite_code=secrets.token_urlsafe(12),
         creator=creator,
         bot_level=spec.bot_level,
+        bot_levels=list(spec.bot_levels) if spec.bot_levels else None,
         turn_timeout_s=turn_timeout_s,
         spectators_allowed=spec.spectators_allowed,
         spectator_delay_s=spec.spectator_delay_s,
@@ -127,6 +138,11 @@ def create_table(
                 seating.take_seat(session, table, 0, creator, admission)
             seating.fill_with_bots(session, table, spec.bot_level)
             seating.start_match(session, table)
+        elif spec.kind == "same_device":
+            # The one-seat-per-wallet rule (join_table) holds for every other kind of table.
+            for seat in range(SAME_DEVICE_SEATS):
+                seating.take_seat(session, table, seat, creator)
+            seating.start_match(session, table)
         elif spec.kind == "human":
             seating.take_seat(session, table, 0, creator, admission)
         session.commit()
@@ -141,9 +157,37 @@ def create_table(
     return table
 
 
+def _check_bot_levels(spec: TableSpec) -> None:
+    levels = [spec.bot_level, *(spec.bot_levels or [])]
+    bad = [level for level in levels if level not in play.BOT_LEVELS]
+    if bad:
+        raise exc.InvalidRequest(f"bot level {bad[0]!r} is not one of {list(play.BOT_LEVELS)}")
+    if spec.bot_levels is not None and len(spec.bot_levels) != spec.seats:
+        raise exc.InvalidRequest(
+            f"bot_levels names one level per seat: {spec.seats} seats, "
+            f"got {len(spec.bot_levels)} levels"
+        )
+
+
+def _check_same_device(spec: TableSpec) -> None:
+    """Seed 004's same-device mode: two players, one device, nothing at stake."""
+    if spec.seats != SAME_DEVICE_SEATS:
+        raise exc.InvalidRequest(
+            f"a same-device table has {SAME_DEVICE_SEATS} seats, not {spec.seats}"
+        )
+    if spec.earning:
+        raise exc.InvalidRequest("a same-device table cannot be an earning table")
+
+
 def _turn_timeout(settings: Settings, spec: TableSpec) -> float:
-    """The table's turn timer: an earning or staked table's is at least the configured floor,
-    since the timeout bot plays for (and finally forfeits) a human seat that runs out of it."""
+    """The table's turn timer, within the server's bounds (DEW_TABLES_MIN/MAX_TURN_TIMEOUT_S);
+    an earning or staked table's is at least the earning floor, since the timeout bot plays
+    for (and finally forfeits) a human seat that runs out of it."""
+    low, high = settings.tables.min_turn_timeout_s, settings.tables.max_turn_timeout_s
+    if spec.turn_timeout_s is not None and not low <= spec.turn_timeout_s <= high:
+        raise exc.InvalidRequest(
+            f"the turn timer must be between {low:g} s and {high:g} s, got {spec.turn_timeout_s!r}"
+        )
     floor = settings.tables.min_earning_turn_timeout_s
     if not spec.earning:
         return spec.turn_timeout_s or settings.server.turn_timeout_s

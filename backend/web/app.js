@@ -2,6 +2,8 @@
 // owner/scholar dashboard. Plain ES modules; the protocol comes from protocol.js.
 
 import { ApiError, DewApi } from "./api.js";
+import { createForm, queueFields, readQueue } from "./create.js";
+import { tableModes } from "./tablemodes.js";
 import { currentLang, t, toggleLang } from "./i18n.js";
 import { talkBar } from "./talk.js";
 import { Wallet, discoverWallets } from "./wallet.js";
@@ -145,33 +147,22 @@ function renderAccount() {
 
 async function lobbyView() {
   preloadTerms(api); // terms.js: a seat at an earning or staked table checks it
-  const [presets, open, live] = await Promise.all([
+  const [presets, limits, open, live] = await Promise.all([
     api.call("presets"),
+    api.call("table_limits"),
     api.call("lobby", {}, undefined, { status: "open" }),
     api.call("lobby", {}, undefined, { status: "playing" }),
   ]);
-  const presetOptions = presets.map((p) => [p.preset, p.title]);
-  const form = h(
-    "form",
-    { id: "create-table", onsubmit: createTable },
-    h("h2", {}, t("createTable")),
-    field(t("preset"), select("preset", presetOptions, "draw")),
-    field(t("seats"), h("input", { name: "seats", type: "number", min: 2, max: 4, value: 2, required: true })),
-    field(t("kind"), select("kind", [["practice", t("practice")], ["human", t("human")], ["ai", t("ai")]], "practice")),
-    field(t("visibility"), select("visibility", [["public", t("public")], ["private", t("private")]], "public")),
-    field(t("invite"), h("input", { name: "invite", type: "text", size: 44 })),
-    field(t("earning"), h("input", { name: "earning", type: "checkbox" })),
-    field(t("avatar"), h("input", { name: "avatar_id", type: "number", min: 1 })),
-    h("button", { type: "submit", disabled: !api.token }, t("create")),
-  );
-  const queue = h(
-    "form",
-    { id: "matchmaking", onsubmit: findMatch },
-    h("h2", {}, t("matchmaking")),
-    field(t("preset"), select("preset", presetOptions, "dew200")),
+  // Every rule option, bot levels, stake and timer: create.js.
+  const form = createForm(h, api, presets, limits, {
+    go: (id) => { location.hash = `#/table/${id}`; },
+    fail,
+    beforeCreate: (body) => termsGate(api, { h, say, ensureWallet }, body),
+  });
+  const queue = h("form", { id: "matchmaking", onsubmit: findMatch }, h("h2", {}, t("matchmaking")));
+  queue.append(queueFields(h, presets, queue),
     h("button", { type: "submit", disabled: !api.token }, t("queue")),
-    h("output", { name: "ticket", "aria-live": "polite" }),
-  );
+    h("output", { name: "ticket", "aria-live": "polite" }));
   const seatsText = (tbl) => `${tbl.seats.length}/${tbl.seat_count}`;
   // What a seat costs and how fast one must play, before anyone sits down.
   const stakeCell = (tbl) => h("span", { class: "stake", "data-wei": tbl.stake },
@@ -201,27 +192,6 @@ async function lobbyView() {
   );
 }
 
-async function createTable(event) {
-  event.preventDefault();
-  const data = new FormData(event.target);
-  const body = {
-    preset: data.get("preset"),
-    seats: Number(data.get("seats")),
-    kind: data.get("kind"),
-    visibility: data.get("visibility"),
-    earning: data.get("earning") === "on",
-    invite: String(data.get("invite") || "").split(",").map((s) => s.trim()).filter(Boolean),
-  };
-  if (data.get("avatar_id")) body.avatar_id = Number(data.get("avatar_id"));
-  try {
-    if (!(await termsGate(api, { h, say, ensureWallet }, body))) return;
-    const created = await api.call("create_table", {}, body);
-    location.hash = `#/table/${created.id}`;
-  } catch (error) {
-    fail(error);
-  }
-}
-
 // A seat at a staked table escrows the stake when the match starts: the player says yes
 // to the amount, the earning flag and the turn timer first.
 function confirmJoin(tbl) {
@@ -247,7 +217,7 @@ async function findMatch(event) {
   event.preventDefault();
   const out = event.target.elements.ticket;
   try {
-    const ticket = await api.call("queue", {}, { preset: new FormData(event.target).get("preset") });
+    const ticket = await api.call("queue", {}, readQueue(event.target));
     let stop = false;
     const cancel = () => { stop = true; return api.call("cancel_ticket", { ticket_id: ticket.id }); };
     const cancelClicked = () => cancel().then(() => { out.textContent = ""; }).catch(fail);
@@ -282,6 +252,7 @@ async function tableView(tableId, query) {
     snapshot: null, view: null, ply: 0, final: null, you: null, seats: [], deadline: null, link: "connecting",
   };
   const root = h("section", { id: "table", "data-table": tableId });
+  const modes = tableModes(h, () => draw());  // same-device hand-over, bots-only pacing
   show(root);
   let info = null;
   if (api.token) {
@@ -297,7 +268,7 @@ async function tableView(tableId, query) {
       state.link = link;
       draw();
     },
-    onMessage: (message) => {
+    onMessage: modes.pace((message) => {
       talk?.receive(message);
       if (message.type === "snapshot") {
         Object.assign(state, {
@@ -317,7 +288,7 @@ async function tableView(tableId, query) {
         if (message.error.code === "stale_ply") socket.send("resync");
       }
       draw();
-    },
+    }),
   });
   talk = talkBar({ h, t, api, socket, tableId, say, fail });
   const timer = setInterval(() => {
@@ -326,6 +297,7 @@ async function tableView(tableId, query) {
   }, 250);
   leaveView = () => {
     clearInterval(timer);
+    modes.stop();
     socket.close();
   };
 
@@ -425,7 +397,10 @@ async function tableView(tableId, query) {
         h("section", { "aria-labelledby": "line-h" },
           h("h3", { id: "line-h" }, t("line")), h("div", { id: "line" }, view.line.map((x) => tileEl(x)))),
       );
-      if (state.you !== null && view.hand) parts.push(handPanel(myTurn ? view : { ...view, legal_moves: [] }));
+      parts.push(modes.controls());
+      if (state.you !== null && view.hand) {
+        parts.push(modes.guard(state.you, () => handPanel(myTurn ? view : { ...view, legal_moves: [] })));
+      }
       else parts.push(h("p", {}, t("spectator")));
     }
     if (state.final) {

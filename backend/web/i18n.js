@@ -105,6 +105,43 @@ const WALLET_STRINGS = {
     kind_reversal: "withdrawal returned",
   },
 };
+// The create-table form (create.js) and the table modes of seed 004 (tablemodes.js).
+const TABLE_OPTION_STRINGS = {
+  es: {
+    same_device: "Dos jugadores en este dispositivo", ruleOptions: "Reglas de la mesa", vipOnly: "VIP",
+    premiumWhy: "Elección premium ({options}): solo una billetera con pase VIP vigente puede crear esta mesa; "
+      + "cualquiera puede sentarse después.",
+    vipRequiredWhy: "El servidor rechazó la mesa: las elecciones marcadas con ★ VIP necesitan un pase VIP vigente "
+      + "en tu billetera. Elige otras reglas o consigue un pase.",
+    onlyWith: "({choices} solo con {option} = {value})", botLevels: "Nivel de cada bot",
+    botLevelSeat: "Bot del asiento", level_easy: "Fácil", level_medium: "Medio", level_hard: "Difícil",
+    level_expert: "Experto", badStake: "La apuesta es una cantidad de DEW, p. ej. 2.5",
+    sameDeviceHint: "Dos jugadores se turnan en este dispositivo: solo se ve la mano de quien juega, "
+      + "con una pantalla para pasar el dispositivo entre turnos. Sin recompensas ni apuestas.",
+    handOver: "Pasa el dispositivo", handOverText: "Turno del asiento {seat}. La otra mano queda oculta: "
+      + "pasa el dispositivo a ese jugador.",
+    showHand: "Soy el asiento {seat}: ver mi mano", botSpeed: "Velocidad de los bots (solo para ti)",
+    speed_live: "En vivo", speed_normal: "Normal", speed_slow: "Lenta",
+  },
+  en: {
+    same_device: "Two players on this device", ruleOptions: "Table rules", vipOnly: "VIP",
+    premiumWhy: "Premium choice ({options}): only a wallet with a valid VIP pass can create this table; "
+      + "anyone may take a seat afterwards.",
+    vipRequiredWhy: "The server refused the table: choices marked ★ VIP need a valid VIP pass in your wallet. "
+      + "Pick other rules or get a pass.",
+    onlyWith: "({choices} only with {option} = {value})", botLevels: "Each bot's level",
+    botLevelSeat: "Bot in seat", level_easy: "Easy", level_medium: "Medium", level_hard: "Hard",
+    level_expert: "Expert", badStake: "The stake is an amount of DEW, e.g. 2.5",
+    sameDeviceHint: "Two players take turns on this device: only the hand of the player to move is shown, "
+      + "with a hand-over screen between turns. No rewards, no stake.",
+    handOver: "Hand the device over", handOverText: "Seat {seat} to play. The other hand stays hidden: "
+      + "pass the device to that player.",
+    showHand: "I am seat {seat}: show my hand", botSpeed: "Bot speed (for you only)",
+    speed_live: "Live", speed_normal: "Normal", speed_slow: "Slow",
+  },
+};
+Object.assign(STRINGS.es, TABLE_OPTION_STRINGS.es);
+Object.assign(STRINGS.en, TABLE_OPTION_STRINGS.en);
 Object.assign(STRINGS.es, WALLET_STRINGS.es);
 Object.assign(STRINGS.en, WALLET_STRINGS.en);
 

@@ -540,6 +540,10 @@ export const ROUTES = {
     "GET",
     "/tables/{table_id}"
   ],
+  "table_limits": [
+    "GET",
+    "/tables/limits"
+  ],
   "table_socket": [
     "WS",
     "/ws/tables/{table_id}"

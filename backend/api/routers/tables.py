@@ -47,6 +47,7 @@ def _table_out(
         status=table.status,
         creator=table.creator,
         bot_level=table.bot_level,
+        bot_levels=table.bot_levels,
         turn_timeout_s=table.turn_timeout_s,
         spectators_allowed=table.spectators_allowed,
         spectator_delay_s=table.spectator_delay_s,
@@ -125,6 +126,22 @@ def lobby(
         else tables.live_tables(session=session)
     )
     return [_table_out(request, session, t) for t in found]
+
+
+@router.get("/tables/limits", response_model=schemas.TableLimits)
+def table_limits(settings: SettingsDep) -> schemas.TableLimits:
+    """The server's bounds on a new table: kinds, bot levels, the turn timer's range."""
+    from backend.tables import play
+
+    return schemas.TableLimits(
+        kinds=list(tables.KINDS),
+        bot_levels=list(play.BOT_LEVELS),
+        min_turn_timeout_s=settings.tables.min_turn_timeout_s,
+        max_turn_timeout_s=settings.tables.max_turn_timeout_s,
+        min_earning_turn_timeout_s=settings.tables.min_earning_turn_timeout_s,
+        default_turn_timeout_s=settings.server.turn_timeout_s,
+        same_device_seats=tables.SAME_DEVICE_SEATS,
+    )
 
 
 @router.get("/tables/{table_id}", response_model=schemas.TableOut, responses=_ERRORS)
@@ -224,12 +241,13 @@ def enqueue(
     gate: GateDep,
     settings: SettingsDep,
 ) -> schemas.TicketOut:
-    """Wait for a table of this preset; bots fill the empty seats after the configured wait."""
+    """Wait for a table of this preset with these options and this stake: only tickets that
+    ask for the same meet. Bots fill the empty seats after the configured wait."""
     terms.require_for_play(  # terms & legal age (h25-terms)
         session=session,
         settings=settings,
         address=player.address,
-        stake=getattr(body, "stake", 0),
+        stake=body.stake,
         earning=body.earning,
     )
     ticket = matchmaking.enqueue(
@@ -239,6 +257,8 @@ def enqueue(
         preset=body.preset,
         earning=body.earning,
         avatar_id=body.avatar_id,
+        options=body.options,
+        stake=body.stake,
     )
     return schemas.TicketOut.model_validate(ticket, from_attributes=True)
 
