@@ -1,7 +1,7 @@
 """Tables: complaints (reports of players by their table mates, read with `dew complaints`).
 
 Revision ID: tables_h25talk_0001
-Revises: tables_h17tables_0001
+Revises: tables_h25tables_0001
 Create Date: 2026-11-25
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "tables_h25talk_0001"
-down_revision = "tables_h17tables_0001"
+down_revision = "tables_h25tables_0001"
 branch_labels = None
 depends_on = None
 
