@@ -7,6 +7,7 @@ from backend.cli import (  # noqa: F401  (registers commands)
     demo,
     game,
     money,
+    operator,
     ops,
     server,
     stack,
