@@ -1,0 +1,133 @@
+"""The operator's ``dew`` commands against a real worker, beat and anvil: ``dew mint-avatars``
+queues a mint in the outbox, the worker sends it and ``--wait`` shows the minted avatars;
+running it again with the same key mints nothing more. ``dew season create|schedule`` open
+seasons; bad input exits 1 and changes nothing."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from eth_account import Account
+from sqlalchemy import func, select
+
+from backend.chain.models import ChainRequest
+from backend.db import create_db_engine, make_session_factory, migrate
+from backend.economy.models import Season
+from tests.chain.conftest import wait_for
+from tests.worker.conftest import REPO, worker_env
+
+DEW_CLI = str(Path(sys.executable).parent / "dew")
+
+
+def _dew(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [DEW_CLI, *args],
+        cwd=REPO,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+def test_mint_avatars_through_the_worker_once(deployment, interval_mining, workers, tmp_path):
+    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
+    migrate(url)
+    engine = create_db_engine(url)
+    sessions = make_session_factory(engine)
+    env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
+    env["DEW_BROKER_PUMP_EVERY_S"] = "1"
+    worker = workers(env)
+    wait_for(lambda: "succeeded" in worker.log(), timeout_s=60, what="the start-up pump")
+    beat = workers(env, beat=True)
+    wait_for(lambda: "beat: Starting" in beat.log(), timeout_s=60, what="beat to start")
+    alice, bob = Account.create().address, Account.create().address
+    avatar = deployment.contracts.avatar.functions
+
+    done = _dew(env, "mint-avatars", alice, bob, "--key", "cli-mint-1", "--wait")
+    assert done.returncode == 0, done.stderr
+    minted = {
+        int(i): a for i, a in re.findall(r"avatar #(\d+) -> (0x[0-9a-fA-F]{40})", done.stdout)
+    }
+    assert sorted(minted.values()) == sorted([alice, bob])
+    for token_id, owner in minted.items():
+        assert avatar.ownerOf(token_id).call() == owner
+    assert "minted in tx 0x" in done.stdout
+
+    # A retry (the operator's shell lost the answer) returns the same request: no new mint.
+    again = _dew(env, "mint-avatars", alice, bob, "--key", "cli-mint-1", "--wait")
+    assert again.returncode == 0, again.stderr
+    assert set(re.findall(r"avatar #(\d+)", again.stdout)) == {str(i) for i in minted}
+    assert avatar.balanceOf(alice).call() == 1 and avatar.balanceOf(bob).call() == 1
+
+    # The same key for other recipients, a bad address, a bad key: refused, nothing queued.
+    with sessions() as session:
+        before = session.scalar(select(func.count()).select_from(ChainRequest))
+    for args in (
+        (alice, "--key", "cli-mint-1"),
+        ("0x1234", "--key", "cli-mint-2"),
+        (alice, "--key", "bad key!"),
+    ):
+        refused = _dew(env, "mint-avatars", *args)
+        assert refused.returncode == 1 and refused.stderr.startswith("error:"), refused
+    with sessions() as session:
+        assert session.scalar(select(func.count()).select_from(ChainRequest)) == before
+    engine.dispose()
+
+
+def test_season_create_and_schedule(tmp_path):
+    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
+    migrate(url)
+    engine = create_db_engine(url)
+    sessions = make_session_factory(engine)
+    env = {"DEW_DB_URL": url}
+
+    made = _dew(
+        env, "season", "create", "Spring", "--budget", "5000", "--starts", "2300-01-01T00:00:00"
+    )
+    assert made.returncode == 0, made.stderr
+    assert "'Spring' 2300-01-01T00:00:00+00:00 .. 2300-01-08T00:00:00+00:00" in made.stdout
+    scheduled = _dew(
+        env,
+        "season",
+        "schedule",
+        "--count",
+        "3",
+        "--budget",
+        "7",
+        "--first",
+        "2300-02-01T00:00:00+00:00",
+        "--days",
+        "10",
+        "--prefix",
+        "Liga",
+    )
+    assert scheduled.returncode == 0, scheduled.stderr
+    with sessions() as session:
+        rows = {s.name: s for s in session.scalars(select(Season))}
+    assert set(rows) == {"Spring", "Liga 1", "Liga 2", "Liga 3"}
+    assert rows["Spring"].emission_budget == "5000" and rows["Liga 3"].emission_budget == "7"
+    assert rows["Liga 3"].starts_at.replace(tzinfo=UTC) == datetime(2300, 2, 21, tzinfo=UTC)
+
+    for args in (
+        ("create", "Spring", "--budget", "1", "--starts", "2301-01-01T00:00:00"),  # name taken
+        ("create", "Overlap", "--budget", "1", "--starts", "2300-01-02T00:00:00"),
+        ("create", "Neg", "--budget", "-5", "--starts", "2302-01-01T00:00:00"),
+        ("create", "When", "--budget", "1", "--starts", "soon"),
+        ("create", "Back", "--budget", "1", "--starts", "2303-01-02", "--ends", "2303-01-01"),
+        # The third season would overlap Spring: none of the three is created.
+        ("schedule", "--count", "3", "--budget", "1", "--first", "2299-12-20", "--days", "5"),
+        ("schedule", "--count", "0", "--budget", "1", "--first", "2304-01-01"),
+        ("schedule", "--count", "101", "--budget", "1", "--first", "2304-01-01"),
+    ):
+        refused = _dew(env, "season", *args)
+        assert refused.returncode != 0, (args, refused.stdout)
+        assert "error" in refused.stderr.lower(), (args, refused.stderr)
+    with sessions() as session:
+        assert session.scalar(select(func.count()).select_from(Season)) == 4
+    engine.dispose()
