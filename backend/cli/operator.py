@@ -108,8 +108,13 @@ def season_create(
     starts: Annotated[str | None, typer.Option(help="ISO 8601 start (default: now)")] = None,
     ends: Annotated[str | None, typer.Option(help="ISO 8601 end (default: --days on)")] = None,
     days: Annotated[float, typer.Option(help="Length when --ends is not given")] = 7.0,
+    rewards: Annotated[
+        str, typer.Option(help="DEW wei per leaderboard place, comma-separated, place 1 first")
+    ] = "",
 ) -> None:
-    """Open one season; overlapping another season is refused."""
+    """Open one season; overlapping another season is refused. ``--rewards`` pays the
+    leaderboard's top places at its end (reserved from the budget now)."""
+    from backend.db.base import aware
     from backend.economy import exceptions as exc
     from backend.economy import operator
 
@@ -129,11 +134,17 @@ def season_create(
                 starts_at=starts_at,
                 ends_at=ends_at,
                 emission_budget=_wei(budget, "--budget"),
+                rewards=[_wei(a.strip(), "--rewards") for a in rewards.split(",") if a.strip()],
             )
             typer.echo(
-                f"season #{season.id} {season.name!r} {season.starts_at.isoformat()} .. "
-                f"{season.ends_at.isoformat()}, budget {season.emission_budget} DEW wei"
+                f"season #{season.id} {season.name!r} {aware(season.starts_at).isoformat()} .. "
+                f"{aware(season.ends_at).isoformat()}, budget {season.emission_budget} DEW wei"
             )
+            if rewards:
+                typer.echo(
+                    f"  rewards by place (DEW wei): {rewards}; reserved from the budget: "
+                    f"{season.emitted}"
+                )
     except exc.EconomyError as error:
         raise _fail(error) from None
     finally:
@@ -149,6 +160,7 @@ def season_schedule(
     prefix: Annotated[str, typer.Option(help="Named '<prefix> 1..count'")] = "Season",
 ) -> None:
     """Open back-to-back seasons: all of them, or none if one is refused."""
+    from backend.db.base import aware
     from backend.economy import exceptions as exc
     from backend.economy import operator
 
@@ -168,8 +180,8 @@ def season_schedule(
             )
             for season in created:
                 typer.echo(
-                    f"season #{season.id} {season.name!r} {season.starts_at.isoformat()} .. "
-                    f"{season.ends_at.isoformat()}"
+                    f"season #{season.id} {season.name!r} {aware(season.starts_at).isoformat()} .. "
+                    f"{aware(season.ends_at).isoformat()}"
                 )
     except exc.EconomyError as error:
         raise _fail(error) from None

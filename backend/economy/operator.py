@@ -23,9 +23,9 @@ from sqlalchemy.orm import Session
 from backend.chain import outbox
 from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import ChainRequest, RequestKind
-from backend.economy import seasons
+from backend.economy import season_rewards, seasons
 from backend.economy.exceptions import Conflict, EconomyError, EconomyValueError, NotFound
-from backend.economy.models import Season
+from backend.economy.models import Season, SeasonReward
 
 # One operator request mints at most this many avatars (the outbox's own cap is larger:
 # this keeps one HTTP body and one transaction small).
@@ -146,17 +146,25 @@ def _budget(emission_budget: int) -> int:
 
 
 def create_season(
-    *, session: Session, name: str, starts_at: datetime, ends_at: datetime, emission_budget: int
+    *,
+    session: Session,
+    name: str,
+    starts_at: datetime,
+    ends_at: datetime,
+    emission_budget: int,
+    rewards: Sequence[int] = (),
 ) -> Season:
     """One season (``economy.seasons.create_season``, which refuses overlaps), budget bounded;
-    a name already taken is a :class:`Conflict`."""
+    a name already taken is a :class:`Conflict`. ``rewards`` (DEW wei per leaderboard place,
+    place 1 first) is its reward table, reserved from the budget
+    (``economy.season_rewards.set_rewards``)."""
     budget = _budget(emission_budget)
     if session.scalars(select(Season.id).where(Season.name == name)).first() is not None:
         raise Conflict(f"a season is already named {name!r}")
     try:
         # A savepoint: a concurrent insert of the same name loses here, not at the commit.
         with session.begin_nested():
-            return seasons.create_season(
+            season = seasons.create_season(
                 session=session,
                 name=name,
                 starts_at=starts_at,
@@ -165,6 +173,15 @@ def create_season(
             )
     except IntegrityError as error:
         raise Conflict(f"a season is already named {name!r}") from error
+    if rewards:
+        season_rewards.set_rewards(session=session, season_id=season.id, places=list(rewards))
+    return season
+
+
+def season_reward_places(*, session: Session, season_id: int) -> list[int]:
+    """A season's reward table (DEW wei per place), empty if it has none."""
+    reward = session.get(SeasonReward, season_id)
+    return [int(a) for a in reward.places] if reward is not None else []
 
 
 def schedule_seasons(

@@ -230,6 +230,11 @@ def test_season_name_and_overlap_refusals_change_nothing(server, books):
             ends_at=(later + timedelta(days=6)).isoformat(),
         )
         assert client.post("/operator/seasons", json=same_name).status_code == 409
+        # A reward table larger than the budget: 409, and the season is not created either.
+        greedy = dict(same_name, name="greedy " + secrets.token_hex(4), rewards=["600", "401"])
+        refused = client.post("/operator/seasons", json=greedy)
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["error"]["code"] == "insufficient_budget"
         overlapping = dict(body, name="overlap " + secrets.token_hex(4))
         assert client.post("/operator/seasons", json=overlapping).status_code == 422
         # A schedule whose second season overlaps the one made above: none is created.
@@ -246,6 +251,15 @@ def test_season_name_and_overlap_refusals_change_nothing(server, books):
             answer = client.post("/operator/seasons/schedule", json=dict(schedule, **bad))
             assert answer.status_code == 422, (bad, answer.text)
     assert _counts(books) == before
+
+
+def test_season_with_rewards_reserves_them_from_its_budget(server, books):
+    _, token = sign_in(server.url, OPERATOR)
+    with api(server.url, token) as client:
+        made = client.post("/operator/seasons", json=_season(rewards=["500", "300", "200"]))
+    assert made.status_code == 201, made.text
+    assert made.json()["rewards"] == ["500", "300", "200"]
+    assert made.json()["emitted"] == "1000"  # all of the 1000 wei budget is reserved
 
 
 def test_schedule_opens_back_to_back_seasons(server, books):

@@ -88,9 +88,19 @@ def test_season_create_and_schedule(tmp_path):
     env = {"DEW_DB_URL": url}
 
     made = _dew(
-        env, "season", "create", "Spring", "--budget", "5000", "--starts", "2300-01-01T00:00:00"
+        env,
+        "season",
+        "create",
+        "Spring",
+        "--budget",
+        "5000",
+        "--starts",
+        "2300-01-01T00:00:00",
+        "--rewards",
+        "3000,2000",
     )
     assert made.returncode == 0, made.stderr
+    assert "reserved from the budget: 5000" in made.stdout
     assert "'Spring' 2300-01-01T00:00:00+00:00 .. 2300-01-08T00:00:00+00:00" in made.stdout
     scheduled = _dew(
         env,
@@ -112,6 +122,7 @@ def test_season_create_and_schedule(tmp_path):
         rows = {s.name: s for s in session.scalars(select(Season))}
     assert set(rows) == {"Spring", "Liga 1", "Liga 2", "Liga 3"}
     assert rows["Spring"].emission_budget == "5000" and rows["Liga 3"].emission_budget == "7"
+    assert rows["Spring"].emitted == "5000" and rows["Liga 1"].emitted == "0"
     assert rows["Liga 3"].starts_at.replace(tzinfo=UTC) == datetime(2300, 2, 21, tzinfo=UTC)
 
     for args in (
@@ -119,6 +130,9 @@ def test_season_create_and_schedule(tmp_path):
         ("create", "Overlap", "--budget", "1", "--starts", "2300-01-02T00:00:00"),
         ("create", "Neg", "--budget", "-5", "--starts", "2302-01-01T00:00:00"),
         ("create", "When", "--budget", "1", "--starts", "soon"),
+        ("create", "Greedy", "--budget", "10", "--starts", "2305-01-01", "--rewards", "6,5"),
+        ("create", "Zero", "--budget", "10", "--starts", "2306-01-01", "--rewards", "0"),
+        ("create", "Text", "--budget", "10", "--starts", "2307-01-01", "--rewards", "ten"),
         ("create", "Back", "--budget", "1", "--starts", "2303-01-02", "--ends", "2303-01-01"),
         # The third season would overlap Spring: none of the three is created.
         ("schedule", "--count", "3", "--budget", "1", "--first", "2299-12-20", "--days", "5"),

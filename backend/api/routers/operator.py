@@ -17,12 +17,13 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from backend.api.deps import CurrentOperator, SessionDep
 from backend.api.errors import ErrorResponse
 from backend.chain.models import ChainRequest
 from backend.db.base import aware
-from backend.economy import operator
+from backend.economy import operator, season_rewards
 from backend.economy.models import Season
 
 router = APIRouter(prefix="/operator", tags=["operator"])
@@ -57,6 +58,12 @@ class SeasonIn(BaseModel):
     starts_at: datetime
     ends_at: datetime
     emission_budget: Wei
+    rewards: list[Wei] = Field(
+        default_factory=list,
+        max_length=season_rewards.MAX_PLACES,
+        description="DEW wei per leaderboard place (place 1 first), paid at the season's end "
+        "and reserved from its budget now",
+    )
 
     model_config = {"extra": "forbid"}
 
@@ -78,10 +85,13 @@ class SeasonOut(BaseModel):
     ends_at: datetime
     emission_budget: str
     emitted: str
+    rewards: list[str] = Field(description="DEW wei per leaderboard place, place 1 first")
 
 
-def _season_out(season: Season) -> SeasonOut:
+def _season_out(session: Session, season: Season) -> SeasonOut:
+    places = operator.season_reward_places(session=session, season_id=season.id)
     return SeasonOut(
+        rewards=[str(a) for a in places],
         id=season.id,
         name=season.name,
         starts_at=aware(season.starts_at),
@@ -135,9 +145,10 @@ def create_season(body: SeasonIn, session: SessionDep, _operator: CurrentOperato
         starts_at=body.starts_at,
         ends_at=body.ends_at,
         emission_budget=int(body.emission_budget),
+        rewards=[int(a) for a in body.rewards],
     )
     session.commit()
-    return _season_out(season)
+    return _season_out(session, season)
 
 
 @router.post(
@@ -156,4 +167,4 @@ def schedule_seasons(
         name_prefix=body.name_prefix,
     )
     session.commit()
-    return [_season_out(s) for s in created]
+    return [_season_out(session, s) for s in created]
