@@ -145,3 +145,78 @@ def test_season_create_and_schedule(tmp_path):
     with sessions() as session:
         assert session.scalar(select(func.count()).select_from(Season)) == 4
     engine.dispose()
+
+
+def test_beat_pays_an_ended_seasons_rewards_once(deployment, interval_mining, workers, tmp_path):
+    """The beat entry ``settle-season-rewards`` finds the ended season, plans its one
+    settlement, and the worker pays it; later passes pay nothing more."""
+    from datetime import timedelta
+
+    from backend.db.base import utcnow
+    from backend.economy import season_rewards
+    from backend.economy.models import PlannedSettlement, SeasonReward
+    from backend.economy.policy import FinishedMatch, RewardPolicy, SeatResult, TableEconomy
+    from backend.economy.seasons import create_season
+    from backend.economy.settlement import plan_settlement
+
+    dew = 10**18
+    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
+    migrate(url)
+    engine = create_db_engine(url)
+    sessions = make_session_factory(engine)
+    alice, bob = Account.create().address, Account.create().address
+    ends = utcnow() + timedelta(seconds=5)
+    with sessions.begin() as session:
+        season = create_season(
+            session=session,
+            name="Beat season",
+            starts_at=utcnow() - timedelta(hours=1),
+            ends_at=ends,
+            emission_budget=100 * dew,
+        )
+        season_id = season.id
+        season_rewards.set_rewards(session=session, season_id=season_id, places=[5 * dew, 3 * dew])
+        # A free match of the season: alice wins, bob second (no emission, but a leaderboard).
+        plan_settlement(
+            session=session,
+            match=FinishedMatch(
+                match_id="beatseasonmatch00000000000001",
+                chain_match_id="0x" + (7001).to_bytes(32, "big").hex(),
+                result_hash="0x" + "cd" * 32,
+                earning=False,
+                stake=0,
+                seats=(
+                    SeatResult(0, alice, None, "wallet", placement=1, won=True, points=50),
+                    SeatResult(1, bob, None, "wallet", placement=2, points=20),
+                    SeatResult(2, None, placement=3),
+                    SeatResult(3, None, placement=4),
+                ),
+            ),
+            finished_at=utcnow(),
+            policies={e: RewardPolicy() for e in TableEconomy},
+            treasury=Account.create().address,
+        )
+    env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
+    env["DEW_BROKER_PUMP_EVERY_S"] = "1"
+    env["DEW_ECONOMY_SETTLE_EVERY_S"] = "1"
+    workers(env)
+    beat = workers(env, beat=True)
+    wait_for(lambda: "beat: Starting" in beat.log(), timeout_s=60, what="beat to start")
+
+    def paid() -> bool:
+        with sessions() as session:
+            planned = session.get(PlannedSettlement, season_rewards.settlement_key(season_id))
+            if planned is None or planned.chain_request_id is None:
+                return False
+            return session.get(ChainRequest, planned.chain_request_id).status == "confirmed"
+
+    wait_for(paid, timeout_s=120, what="the season's rewards paid by the worker")
+    token = deployment.contracts.token.functions
+    assert (token.balanceOf(alice).call(), token.balanceOf(bob).call()) == (5 * dew, 3 * dew)
+    with sessions() as session:
+        assert session.get(SeasonReward, season_id).planned_at is not None
+        settles = session.scalar(
+            select(func.count()).select_from(ChainRequest).where(ChainRequest.kind == "settle")
+        )
+    assert settles == 1  # the free match paid nothing; the season once
+    engine.dispose()
