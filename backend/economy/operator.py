@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from backend.chain import outbox
 from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import ChainRequest, RequestKind
+from backend.db.base import aware, utcnow
 from backend.economy import season_rewards, seasons
 from backend.economy.exceptions import Conflict, EconomyError, EconomyValueError, NotFound
 from backend.economy.models import Season, SeasonReward
@@ -214,3 +215,16 @@ def schedule_seasons(
         )
         for i in range(count)
     ]
+
+
+def end_season(*, session: Session, season_id: int, now: datetime | None = None) -> Season:
+    """End a running season now (its reward table becomes due); matches finishing later
+    belong to no season. A season that has not started or has ended is refused."""
+    season = seasons.get_season(session=session, season_id=season_id)
+    session.refresh(season, with_for_update=True)
+    at = now or utcnow()
+    if not aware(season.starts_at) <= at < aware(season.ends_at):
+        raise EconomyValueError(f"season {season.name!r} is not running")
+    season.ends_at = at
+    session.flush()
+    return season

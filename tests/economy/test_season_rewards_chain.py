@@ -19,8 +19,8 @@ from backend.chain.models import ChainRequest, RequestStatus
 from backend.chain.rpc import Rpc
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory
-from backend.db.base import utcnow
-from backend.economy import season_rewards
+from backend.db.base import aware, utcnow
+from backend.economy import operator, season_rewards
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import Conflict, EconomyValueError, InsufficientBudget
 from backend.economy.indexer import index_registry
@@ -246,6 +246,10 @@ def test_a_reward_table_larger_than_the_budget_is_refused(world):
         season_id = season.id
     with pytest.raises(InsufficientBudget), sessions.begin() as session:
         season_rewards.set_rewards(session=session, season_id=season_id, places=[6 * DEW, 5 * DEW])
+    # Ending a season that has not started is refused too (only a running season ends).
+    with pytest.raises(EconomyValueError), sessions.begin() as session:
+        operator.end_season(session=session, season_id=season_id)
     with sessions() as session:
-        assert session.get(Season, season_id).emitted == "0"
+        season = session.get(Season, season_id)
+        assert season.emitted == "0" and aware(season.ends_at) > utcnow()
         assert season_rewards.due_seasons(session=session) == []
