@@ -187,3 +187,25 @@ def season_schedule(
         raise _fail(error) from None
     finally:
         engine.dispose()
+
+
+@season_app.command("end")
+def season_end(
+    season_id: Annotated[int, typer.Argument(help="The running season to end now")],
+) -> None:
+    """End a running season now; the worker then pays its leaderboard rewards."""
+    from backend.db.base import aware
+    from backend.economy import exceptions as exc
+    from backend.economy import operator
+
+    engine, sessions = _sessions()
+    try:
+        with sessions.begin() as session:
+            season = operator.end_season(session=session, season_id=season_id)
+            typer.echo(
+                f"season #{season.id} {season.name!r} ended {aware(season.ends_at).isoformat()}"
+            )
+    except exc.EconomyError as error:
+        raise _fail(error) from None
+    finally:
+        engine.dispose()

@@ -52,7 +52,7 @@ def _far_future(days: int) -> datetime:
     return datetime(2400, 1, 1, tzinfo=UTC) + timedelta(days=days + secrets.randbelow(10**5) * 10)
 
 
-def _routes(mint_id: int) -> list[tuple[str, str, dict[str, object] | None]]:
+def _routes(mint_id: int, season_id: int) -> list[tuple[str, str, dict[str, object] | None]]:
     start = _far_future(0)
     return [
         (
@@ -64,6 +64,7 @@ def _routes(mint_id: int) -> list[tuple[str, str, dict[str, object] | None]]:
             },
         ),
         ("GET", f"/operator/mints/{mint_id}", None),
+        ("POST", f"/operator/seasons/{season_id}/end", None),
         (
             "POST",
             "/operator/seasons",
@@ -100,9 +101,21 @@ def test_anonymous_and_non_operators_are_refused_on_every_route(server, books):
             },
         )
         assert made.status_code == 202, made.text
+        now = datetime.now(UTC)
+        running = client.post(
+            "/operator/seasons",
+            json={
+                "name": "running " + secrets.token_hex(4),
+                "starts_at": (now - timedelta(minutes=1)).isoformat(),
+                "ends_at": (now + timedelta(hours=1)).isoformat(),
+                "emission_budget": "0",
+            },
+        )
+        assert running.status_code == 201, running.text
+    season_id = running.json()["id"]
     _, stranger = sign_in(server.url)
     before = _counts(books)
-    for method, path, body in _routes(made.json()["id"]):
+    for method, path, body in _routes(made.json()["id"], season_id):
         for token, status, code in (
             (None, 401, "not_authenticated"),
             (stranger, 403, "not_operator"),
@@ -113,6 +126,16 @@ def test_anonymous_and_non_operators_are_refused_on_every_route(server, books):
             assert answer.json()["error"]["code"] == code
             assert "token_ids" not in answer.text
     assert _counts(books) == before
+    with books() as session:
+        assert session.get(Season, season_id).ends_at.replace(tzinfo=UTC) > datetime.now(UTC)
+    # The operator may: the season ends now; ending it again, or an unknown one, is refused.
+    with api(server.url, op_token) as client:
+        ended = client.post(f"/operator/seasons/{season_id}/end")
+        assert ended.status_code == 200, ended.text
+        assert datetime.fromisoformat(ended.json()["ends_at"]) <= datetime.now(UTC)
+        assert client.post(f"/operator/seasons/{season_id}/end").status_code == 422
+        assert client.post("/operator/seasons/999999/end").status_code == 404
+        assert client.post("/operator/seasons/0/end").status_code == 422
 
 
 def test_operator_mint_is_idempotent_and_refuses_a_reused_key(server, books):

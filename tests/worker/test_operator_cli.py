@@ -144,6 +144,16 @@ def test_season_create_and_schedule(tmp_path):
         assert "error" in refused.stderr.lower(), (args, refused.stderr)
     with sessions() as session:
         assert session.scalar(select(func.count()).select_from(Season)) == 4
+    # Only a running season ends: these four have not started.
+    refused = _dew(env, "season", "end", "1")
+    assert refused.returncode == 1 and "not running" in refused.stderr
+    assert _dew(env, "season", "end", "99").returncode == 1
+    running = _dew(env, "season", "create", "Now", "--budget", "0", "--days", "1")
+    assert running.returncode == 0, running.stderr
+    ended = _dew(env, "season", "end", "5")
+    assert ended.returncode == 0 and "season #5 'Now' ended" in ended.stdout, ended
+    with sessions() as session:
+        assert session.get(Season, 5).ends_at.replace(tzinfo=UTC) <= datetime.now(UTC)
     engine.dispose()
 
 

@@ -168,3 +168,15 @@ def schedule_seasons(
     )
     session.commit()
     return [_season_out(session, s) for s in created]
+
+
+@router.post("/seasons/{season_id}/end", response_model=SeasonOut, responses=_ERRORS)
+def end_season(
+    season_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    session: SessionDep,
+    _operator: CurrentOperator,
+) -> SeasonOut:
+    """End a running season now: its reward table becomes due and the worker pays it."""
+    season = operator.end_season(session=session, season_id=season_id)
+    session.commit()
+    return _season_out(session, season)
