@@ -423,6 +423,25 @@ class TalkSettings(BaseSettings):
     reports_per_day: int = Field(10, ge=1, le=1000)
 
 
+class OperatorSettings(BaseSettings):
+    """Who may use the operator-only HTTP routes (``/operator``, docs/operations.md)."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_OPERATOR_")
+
+    # Wallets whose signed-in sessions are operators', a JSON list in the environment:
+    # DEW_OPERATOR_ADDRESSES='["0xAbc..."]'. Empty (the default): nobody, every route is 403.
+    addresses: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _addresses_are_addresses(self) -> OperatorSettings:
+        from eth_utils.address import is_address
+
+        bad = [a for a in self.addresses if not is_address(a)]
+        if bad:
+            raise ValueError(f"DEW_OPERATOR_ADDRESSES holds non-addresses: {bad!r}")
+        return self
+
+
 class Settings(BaseSettings):
     """All settings; ``environment`` decides whether development defaults are allowed."""
 
@@ -445,6 +464,7 @@ class Settings(BaseSettings):
     ready: ReadinessSettings = ReadinessSettings()
     terms: TermsSettings = TermsSettings()
     talk: TalkSettings = TalkSettings()
+    operator: OperatorSettings = Field(default_factory=OperatorSettings)
 
     @model_validator(mode="after")
     def _refuse_dev_secrets_in_production(self) -> Settings:

@@ -112,6 +112,11 @@ def create_app() -> Celery:
                 "task": "worker.tasks.reconcile_economy_task",
                 "schedule": broker.reconcile_every_s,
             },
+            # Ended seasons' leaderboard rewards (backend/economy/season_rewards.py).
+            "settle-season-rewards": {
+                "task": "worker.tasks.settle_season_rewards_task",
+                "schedule": settings.economy.settle_every_s,
+            },
         },
     )
     if broker.url.startswith("sqla+sqlite"):

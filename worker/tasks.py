@@ -73,6 +73,15 @@ def advance_tournaments_task() -> dict[str, int]:
     return jobs.advance_cycle()
 
 
+@task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
+def settle_season_rewards_task() -> dict[str, int]:
+    """Plan each ended season's leaderboard rewards as one settlement (idempotent: a season
+    is planned once, however often this runs or crashes)."""
+    from backend.economy import season_rewards
+
+    return season_rewards.settle_cycle()
+
+
 @on_worker_ready
 def _recover_on_start(**_kwargs: object) -> None:
     # A worker killed mid-step leaves signed or sent transactions: resume them now.

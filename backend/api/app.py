@@ -12,7 +12,7 @@ from backend.api import ws
 from backend.api.edge import install_http_edge
 from backend.api.errors import install_error_handlers
 from backend.api.log_redaction import install_log_redaction
-from backend.api.routers import auth, competitions, economy, money, tables, talk
+from backend.api.routers import auth, competitions, economy, money, operator, tables, talk
 from backend.api.web import install_web_client
 from backend.competitions.watch import TournamentWatch
 from backend.config import Settings, get_settings
@@ -80,6 +80,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     # only the outbox; a deposit or the on-chain balance answers 503 without a deployment.
     app.include_router(money.router)
     app.include_router(talk.router)
+    app.include_router(operator.router)
     if settings.chain.manifest_path.exists():
         # Scholarship transactions to sign, the mirror, reports and seasons (docs/economy.md).
         # Only with a deployment, like the on-chain gate: without one every write route

@@ -24,6 +24,7 @@ from backend.tables.hub import MatchHub
 
 __all__ = [
     "BuilderDep",
+    "CurrentOperator",
     "CurrentPlayer",
     "GateDep",
     "HubDep",
@@ -31,6 +32,7 @@ __all__ = [
     "SessionDep",
     "SettingsDep",
     "get_current_player",
+    "get_operator",
     "get_session",
     "get_tx_builder",
     "read_sessions",
@@ -102,6 +104,18 @@ def get_current_player(
 
 
 CurrentPlayer = Annotated[Principal, Depends(get_current_player)]
+
+
+def get_operator(settings: SettingsDep, player: CurrentPlayer) -> Principal:
+    """The signed-in wallet, if it is listed in ``DEW_OPERATOR_ADDRESSES``; else 403."""
+    from backend.economy.operator import NotOperator, is_operator
+
+    if not is_operator(player.address, settings.operator.addresses):
+        raise NotOperator("this route is for the operator's wallets only")
+    return player
+
+
+CurrentOperator = Annotated[Principal, Depends(get_operator)]
 
 # --- live play ----------------------------------------------------------------------------
 

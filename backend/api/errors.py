@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from backend.accounts import exceptions as accounts_exc
 from backend.competitions import exceptions as competitions_exc
 from backend.economy import exceptions as economy_exc
+from backend.economy import operator as economy_operator
 from backend.tables import exceptions as tables_exc
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (tables_exc.TablesError, 400),
     (economy_exc.NotScreener, 403),
     (economy_exc.TooManyApplications, 429),
+    (economy_operator.NotOperator, 403),
     (economy_exc.NotFound, 404),
     (economy_exc.Refused, 409),
     (economy_exc.Conflict, 409),

@@ -8,6 +8,7 @@ from backend.cli import (  # noqa: F401  (registers commands)
     demo,
     game,
     money,
+    operator,
     ops,
     server,
     stack,

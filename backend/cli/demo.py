@@ -68,6 +68,7 @@ def run_demo(config: DemoConfig, check: Callable[[DemoContext], None] | None = N
         result = season.report()
         if config.boundaries:
             result = epilogue.boundaries(season, result)
+        result = epilogue.season_rewards(season, result)
         if check is not None:
             check(season.context())
         if config.stay:

@@ -295,3 +295,64 @@ def boundaries(season: Season, result: DemoResult) -> DemoResult:
         else "BOUNDARIES FAILED: " + "; ".join(problems)
     )
     return DemoResult(not problems, problems, result.table, time.monotonic() - season.started)
+
+
+# -- the season ends: its leaderboard rewards ----------------------------------------------
+
+
+def season_rewards(season: Season, result: DemoResult) -> DemoResult:
+    """The operator ends the season; the worker's beat task plans its leaderboard rewards as
+    one settlement and sends it; the ledger books it and still reconciles with the chain."""
+    from sqlalchemy import select
+
+    from backend.economy import operator
+    from backend.economy.models import LedgerLeg
+    from backend.economy.season_rewards import settlement_key
+
+    out = season.out
+    season.step("the operator ends the season; the worker pays its leaderboard rewards")
+    with season.sessions.begin() as session:
+        operator.end_season(session=session, season_id=season.season_id)
+    key = settlement_key(season.season_id)
+
+    def settled() -> Any:
+        season.supervise_worker()
+        return season.settled([key])
+
+    [row] = wait_for("the season's rewards paid", settled, timeout_s=120, every_s=0.5)
+    board = ok(season.http.get(f"/economy/seasons/{season.season_id}/leaderboard"))
+    names = {w.address: w.name for w in season.wallets.values()}
+    with season.sessions() as session:
+        legs: list[dict[str, Any]] = [
+            {
+                "place": leg.seat,
+                "party": leg.party,
+                "address": leg.address,
+                "amount": int(leg.amount),
+            }
+            for leg in session.scalars(
+                select(LedgerLeg).where(LedgerLeg.match_id == key).order_by(LedgerLeg.id)
+            )
+        ]
+    for leg in legs:
+        out(
+            f"  place {leg['place']}: {names.get(leg['address'], leg['address'])} "
+            f"+{dew_amount(leg['amount'])} DEW ({leg['party']})"
+        )
+    out(f"  one settlement {key}: {dew_amount(int(row['paid']))} DEW, tx {row['tx_hash']}")
+    season.season_rewards_seen = {"settlement": row, "legs": legs, "leaderboard": board}
+    problems = list(result.problems)
+    books = reconcile(season.settings, season.sessions, season.reader)
+    problems += books.differences
+    season.reconciliation = books
+    out(
+        "season rewards paid; reconciliation OK"
+        if not books.differences
+        else "SEASON REWARDS FAILED: " + "; ".join(books.differences)
+    )
+    return DemoResult(
+        result.ok and not books.differences,
+        problems,
+        result.table,
+        time.monotonic() - season.started,
+    )

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 DEW = report.DEW
 EMISSION_PER_SEAT = 10 * DEW
 SEASON_BUDGET = 10_000 * DEW
+# The season's leaderboard rewards, places 1..3, reserved from its budget and paid at its end.
+SEASON_REWARDS = (30 * DEW, 20 * DEW, 10 * DEW)
 FIXED_RENT = 25 * DEW
 RENT_FAUCET = 100 * DEW
 RD_OWNER_BPS = 3_000  # Rewards Division: the owner keeps 30%, the scholar 70%
@@ -182,6 +184,7 @@ class DemoContext:
     boundary: dict[str, Any]  # what the boundaries epilogue saw (empty without it)
     campeonato: dict[str, Any] = field(default_factory=dict)  # the tournament after the season
     withdrawal: dict[str, Any] = field(default_factory=dict)  # vera's, after the season
+    season_rewards: dict[str, Any] = field(default_factory=dict)  # paid at the season's end
 
 
 class Season:
@@ -202,6 +205,7 @@ class Season:
         self.campeonato_seen: dict[str, Any] = {}
         self.campeonato_table = ""
         self.withdrawal_seen: dict[str, Any] = {}
+        self.season_rewards_seen: dict[str, Any] = {}
         self.withdrawal_line = ""
         self.boundary: dict[str, Any] = {}
 
@@ -278,17 +282,18 @@ class Season:
     def mint_avatars(self) -> None:
         from backend.chain.outbox import get_request, request_mint
         from backend.db.base import utcnow
-        from backend.economy import seasons
+        from backend.economy import operator
 
         self.step("operator opens the season (emission budget) and requests avatar mints")
         olivia, oscar = self.olivia, self.oscar
         with self.sessions.begin() as session:
-            season = seasons.create_season(
+            season = operator.create_season(
                 session=session,
                 name=f"Demo season {time.strftime('%Y-%m-%d %H:%M:%S')}",
                 starts_at=utcnow() - timedelta(minutes=1),
                 ends_at=utcnow() + timedelta(days=7),
                 emission_budget=SEASON_BUDGET,
+                rewards=SEASON_REWARDS,
             )
             mint = request_mint(
                 session=session,
@@ -298,6 +303,11 @@ class Season:
             )
             mint_id, self.season_id = mint.id, season.id
         self.out(f"  season #{self.season_id}: {dew_amount(SEASON_BUDGET)} DEW to emit")
+        self.out(
+            "  leaderboard rewards for places 1-3: "
+            + ", ".join(dew_amount(r) for r in SEASON_REWARDS)
+            + " DEW (reserved from the budget, paid at the season's end)"
+        )
         self.out(f"  mint request #{mint_id} queued in the outbox; waiting for the worker")
 
         def minted() -> Any:
@@ -556,4 +566,5 @@ class Season:
             boundary=self.boundary,
             campeonato=self.campeonato_seen,
             withdrawal=self.withdrawal_seen,
+            season_rewards=self.season_rewards_seen,
         )

@@ -314,3 +314,20 @@ class ScreeningApplication(Base):
     block_number: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class SeasonReward(Base):
+    """A season's reward table for its leaderboard's top places, paid once at its end.
+
+    ``places`` are DEW wei per place (place 1 first), reserved from the season's emission
+    budget when the table is set; ``planned_at`` is set in the transaction that plans the one
+    settlement paying them (``economy_settlements.match_id`` = ``settlement_key``)."""
+
+    __tablename__ = "economy_season_rewards"
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("economy_seasons.id"), primary_key=True)
+    places: Mapped[list[str]] = mapped_column(JSON)
+    total: Mapped[str] = mapped_column(String(80))
+    settlement_key: Mapped[str] = mapped_column(String(32), unique=True)
+    planned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

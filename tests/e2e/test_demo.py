@@ -24,6 +24,9 @@ pytestmark = pytest.mark.timeout(360)
 
 REDIS = "redis://127.0.0.1:6379/0"
 
+# The demo season's leaderboard rewards, places 1..3 (backend/cli/season.py), written again.
+SEASON_REWARDS = [30 * 10**18, 20 * 10**18, 10 * 10**18]
+
 # docs/economy.md, "Distribution by placement": a side's share of the pot by number of sides.
 PLACEMENT_BPS = {1: [10_000], 2: [10_000, 0], 3: [7_000, 3_000, 0], 4: [6_000, 3_000, 1_000, 0]}
 
@@ -127,9 +130,37 @@ def rent_flows(ctx: DemoContext) -> dict[str, int]:
     return {"olivia": vested, "sam": rent - vested}
 
 
+def season_reward_payouts(ctx: DemoContext) -> dict[str, int]:
+    """DEW each wallet received from the season's leaderboard rewards, checked against the
+    reward table and the leaderboard: one settlement, each place paid exactly its reward, to
+    the place's player or (an avatar they played) split among the avatar's parties."""
+    seen = ctx.season_rewards
+    assert seen["settlement"]["status"] == "paid"
+    board = seen["leaderboard"]
+    places = min(len(board), len(SEASON_REWARDS))
+    assert places > 0, "nobody on the leaderboard: the rewards prove nothing"
+    by_place: dict[int, int] = defaultdict(int)
+    for leg in seen["legs"]:
+        by_place[leg["place"]] += leg["amount"]
+        if leg["party"] == "wallet":
+            assert leg["address"] == board[leg["place"] - 1]["address"]
+        else:
+            assert leg["party"] in ("owner", "manager", "scholar")
+    assert dict(by_place) == {i + 1: SEASON_REWARDS[i] for i in range(places)}
+    assert int(seen["settlement"]["paid"]) == sum(SEASON_REWARDS[:places])
+    by_address = {w.address: name for name, w in ctx.wallets.items()}
+    paid: dict[str, int] = defaultdict(int)
+    for leg in seen["legs"]:
+        paid[by_address[leg["address"]]] += leg["amount"]
+    return dict(paid)
+
+
 def check_chain_against_results(ctx: DemoContext) -> None:
     token = ctx.contracts.token.functions
     expected = expected_payouts(ctx)
+    rewards = season_reward_payouts(ctx)
+    for name, amount in rewards.items():
+        expected[name] = expected.get(name, 0) + amount
     rent = rent_flows(ctx)
     assert sum(expected.values()) > 0, "nobody earned anything: the season proves nothing"
 
@@ -154,6 +185,7 @@ def check_chain_against_results(ctx: DemoContext) -> None:
     assert -delta(ctx.vault) == (
         sum(expected.values()) + campeonato_fee(ctx) + sum(withdrawn.values())
     )
+    assert sum(rewards.values()) == int(ctx.season_rewards["settlement"]["paid"])
     assert ctx.reconciliation.withdrawals_paid == sum(withdrawn.values())
 
     # One MatchSettled per paid match, none for a match nobody earned in.
@@ -166,6 +198,7 @@ def check_chain_against_results(ctx: DemoContext) -> None:
         [m["settlement"]["chain_match_id"].removeprefix("0x") for m in paid]
         + [prizes["chain_match_id"].removeprefix("0x")]
         + [ctx.withdrawal["chain_match_id"].removeprefix("0x")]
+        + [ctx.season_rewards["settlement"]["chain_match_id"].removeprefix("0x")]
     )
     for played in ctx.matches:
         chain_id = bytes.fromhex(played["settlement"]["chain_match_id"].removeprefix("0x"))
@@ -220,6 +253,10 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
     assert result.ok, result.problems
     printed = capsys.readouterr().out
     assert "reconciliation OK" in printed
+    assert "leaderboard rewards for places 1-3: 30.00, 20.00, 10.00 DEW" in printed
+    assert "the operator ends the season; the worker pays its leaderboard rewards" in printed
+    assert "place 1: " in printed
+    assert "season rewards paid; reconciliation OK" in printed
     assert "watch the season's tables live: http://127.0.0.1:" in printed
     for name in ("olivia", "oscar", "sam", "rita", "vera", "treasury"):
         assert name in result.table

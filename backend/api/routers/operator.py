@@ -1,0 +1,182 @@
+"""Operator-only routes: avatar mints through the chain outbox, and seasons.
+
+Every route needs a signed-in wallet listed in ``DEW_OPERATOR_ADDRESSES``
+(``deps.CurrentOperator``): anyone else gets 401 or 403 and nothing is read or written.
+They do what ``dew mint-avatars`` and ``dew season create|schedule`` do, through the same
+services (``backend.economy.operator``); a mint is queued in the outbox and sent by the
+worker, never from here. A mint's ``idempotency_key`` makes a retried request safe: the
+same key returns the first request (200), another body under it is refused (409).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from backend.api.deps import CurrentOperator, SessionDep
+from backend.api.errors import ErrorResponse
+from backend.chain.models import ChainRequest
+from backend.db.base import aware
+from backend.economy import operator, season_rewards
+from backend.economy.models import Season
+
+router = APIRouter(prefix="/operator", tags=["operator"])
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    s: {"model": ErrorResponse} for s in (401, 403, 404, 409, 422)
+}
+
+Address = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{40}$")]
+Key = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$")]
+Wei = Annotated[str, Field(pattern=r"^[0-9]{1,31}$", description="DEW wei, decimal string")]
+
+
+class MintIn(BaseModel):
+    recipients: list[Address] = Field(min_length=1, max_length=operator.MAX_MINT_RECIPIENTS)
+    idempotency_key: Key = Field(description="the same key returns the same mint request")
+
+    model_config = {"extra": "forbid"}
+
+
+class MintOut(BaseModel):
+    id: int
+    idempotency_key: str
+    status: str = Field(description="queued | submitted | confirmed | failed | waiting")
+    recipients: list[str]
+    token_ids: list[int] | None = Field(description="the minted avatars, once confirmed")
+    tx_hash: str | None
+    failure_reason: str | None
+
+
+class SeasonIn(BaseModel):
+    name: str = Field(min_length=1, max_length=64)
+    starts_at: datetime
+    ends_at: datetime
+    emission_budget: Wei
+    rewards: list[Wei] = Field(
+        default_factory=list,
+        max_length=season_rewards.MAX_PLACES,
+        description="DEW wei per leaderboard place (place 1 first), paid at the season's end "
+        "and reserved from its budget now",
+    )
+
+    model_config = {"extra": "forbid"}
+
+
+class ScheduleIn(BaseModel):
+    first_starts_at: datetime
+    count: int = Field(ge=1, le=100)
+    length_s: int = Field(ge=60, le=366 * 86400, description="each season's length")
+    emission_budget: Wei = Field(description="each season's budget")
+    name_prefix: str = Field(default="Season", min_length=1, max_length=48)
+
+    model_config = {"extra": "forbid"}
+
+
+class SeasonOut(BaseModel):
+    id: int
+    name: str
+    starts_at: datetime
+    ends_at: datetime
+    emission_budget: str
+    emitted: str
+    rewards: list[str] = Field(description="DEW wei per leaderboard place, place 1 first")
+
+
+def _season_out(session: Session, season: Season) -> SeasonOut:
+    places = operator.season_reward_places(session=session, season_id=season.id)
+    return SeasonOut(
+        rewards=[str(a) for a in places],
+        id=season.id,
+        name=season.name,
+        starts_at=aware(season.starts_at),
+        ends_at=aware(season.ends_at),
+        emission_budget=season.emission_budget,
+        emitted=season.emitted,
+    )
+
+
+def _mint_out(status: operator.MintStatus) -> MintOut:
+    return MintOut(**status.__dict__)
+
+
+@router.post("/mints", response_model=MintOut, status_code=202, responses=_ERRORS)
+def queue_mint(
+    body: MintIn, request: Request, session: SessionDep, _operator: CurrentOperator
+) -> Any:
+    """Queue one avatar mint per recipient; the worker sends it (poll the GET for the ids).
+    A repeat of the same key and recipients returns the first request with 200."""
+    key = operator.MINT_KEY_PREFIX + body.idempotency_key
+    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
+    status = operator.queue_mint(
+        session=session,
+        recipients=body.recipients,
+        idempotency_key=body.idempotency_key,
+        chain_id=request.app.state.settings.chain.chain_id,
+    )
+    session.commit()
+    out = _mint_out(status)
+    if repeat is not None:
+        return JSONResponse(out.model_dump(mode="json"), status_code=200)
+    return out
+
+
+@router.get("/mints/{request_id}", response_model=MintOut, responses=_ERRORS)
+def get_mint(
+    request_id: Annotated[int, Path(ge=1, le=2**62)],
+    session: SessionDep,
+    _operator: CurrentOperator,
+) -> MintOut:
+    """Where a mint stands: ``token_ids`` once the worker's transaction is confirmed."""
+    return _mint_out(operator.mint_status(session=session, request_id=request_id))
+
+
+@router.post("/seasons", response_model=SeasonOut, status_code=201, responses=_ERRORS)
+def create_season(body: SeasonIn, session: SessionDep, _operator: CurrentOperator) -> SeasonOut:
+    """Open a season with an emission budget; overlapping another season is refused (422)."""
+    season = operator.create_season(
+        session=session,
+        name=body.name,
+        starts_at=body.starts_at,
+        ends_at=body.ends_at,
+        emission_budget=int(body.emission_budget),
+        rewards=[int(a) for a in body.rewards],
+    )
+    session.commit()
+    return _season_out(session, season)
+
+
+@router.post(
+    "/seasons/schedule", response_model=list[SeasonOut], status_code=201, responses=_ERRORS
+)
+def schedule_seasons(
+    body: ScheduleIn, session: SessionDep, _operator: CurrentOperator
+) -> list[SeasonOut]:
+    """``count`` back-to-back seasons named ``<prefix> 1..count``: all of them or none."""
+    created = operator.schedule_seasons(
+        session=session,
+        first_starts_at=body.first_starts_at,
+        count=body.count,
+        length=timedelta(seconds=body.length_s),
+        emission_budget=int(body.emission_budget),
+        name_prefix=body.name_prefix,
+    )
+    session.commit()
+    return [_season_out(session, s) for s in created]
+
+
+@router.post("/seasons/{season_id}/end", response_model=SeasonOut, responses=_ERRORS)
+def end_season(
+    season_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    session: SessionDep,
+    _operator: CurrentOperator,
+) -> SeasonOut:
+    """End a running season now: its reward table becomes due and the worker pays it."""
+    season = operator.end_season(session=session, season_id=season_id)
+    session.commit()
+    return _season_out(session, season)

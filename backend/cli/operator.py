@@ -1,0 +1,211 @@
+"""Operator commands: avatar mints through the chain outbox, and seasons.
+
+``dew mint-avatars`` queues a mint in the outbox (the worker sends it; ``--wait`` polls the
+request until it is confirmed or failed), ``dew season create|schedule`` opens seasons.
+They call the same services as the operator-only routes (``backend.economy.operator``),
+straight on the configured database: whoever can run ``dew`` there is the operator.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from backend.cli.app import app
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlalchemy.orm import Session, sessionmaker
+
+season_app = typer.Typer(help="Open seasons (each with an emission budget).", no_args_is_help=True)
+app.add_typer(season_app, name="season")
+
+
+def _sessions() -> tuple[Engine, sessionmaker[Session]]:
+    from backend.config import get_settings
+    from backend.db import create_db_engine, make_session_factory
+
+    engine = create_db_engine(get_settings().db.url)
+    return engine, make_session_factory(engine)
+
+
+def _fail(error: object) -> typer.Exit:
+    typer.echo(f"error: {error}", err=True)
+    return typer.Exit(1)
+
+
+def _when(value: str | None, what: str) -> datetime:
+    """ISO 8601 (a time without a zone is UTC); ``None`` is now."""
+    if value is None:
+        return datetime.now(UTC)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise _fail(f"{what} is not an ISO 8601 time: {value!r}") from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _wei(value: str, what: str) -> int:
+    if not value.isdigit():
+        raise _fail(f"{what} must be DEW wei, a whole number: {value!r}")
+    return int(value)
+
+
+@app.command("mint-avatars")
+def mint_avatars(
+    recipients: Annotated[list[str], typer.Argument(help="One avatar to each address")],
+    key: Annotated[
+        str, typer.Option(help="Idempotency key: running again with it never mints twice")
+    ],
+    wait: Annotated[bool, typer.Option(help="Wait for the worker's confirmed mint")] = False,
+    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+) -> None:
+    """Queue avatar mints in the chain outbox; the worker sends them."""
+    from backend.config import get_settings
+    from backend.economy import exceptions as exc
+    from backend.economy import operator
+
+    engine, sessions = _sessions()
+    try:
+        with sessions.begin() as session:
+            status = operator.queue_mint(
+                session=session,
+                recipients=recipients,
+                idempotency_key=key,
+                chain_id=get_settings().chain.chain_id,
+            )
+        typer.echo(
+            f"mint request #{status.id} ({status.status}): {len(status.recipients)} avatars, "
+            f"key {status.idempotency_key!r}"
+        )
+        if not wait:
+            return
+        deadline = time.monotonic() + timeout_s
+        while status.status not in ("confirmed", "failed"):
+            if time.monotonic() > deadline:
+                raise _fail(f"mint request #{status.id} still {status.status} after {timeout_s}s")
+            time.sleep(0.5)
+            with sessions() as session:
+                status = operator.mint_status(session=session, request_id=status.id)
+        if status.status == "failed":
+            raise _fail(f"mint request #{status.id} failed: {status.failure_reason}")
+        for recipient, token_id in zip(status.recipients, status.token_ids or [], strict=True):
+            typer.echo(f"  avatar #{token_id} -> {recipient}")
+        typer.echo(f"minted in tx {status.tx_hash}")
+    except exc.EconomyError as error:
+        raise _fail(error) from None
+    finally:
+        engine.dispose()
+
+
+@season_app.command("create")
+def season_create(
+    name: Annotated[str, typer.Argument(help="Unique name, 1..64 characters")],
+    budget: Annotated[str, typer.Option(help="Emission budget, DEW wei")],
+    starts: Annotated[str | None, typer.Option(help="ISO 8601 start (default: now)")] = None,
+    ends: Annotated[str | None, typer.Option(help="ISO 8601 end (default: --days on)")] = None,
+    days: Annotated[float, typer.Option(help="Length when --ends is not given")] = 7.0,
+    rewards: Annotated[
+        str, typer.Option(help="DEW wei per leaderboard place, comma-separated, place 1 first")
+    ] = "",
+) -> None:
+    """Open one season; overlapping another season is refused. ``--rewards`` pays the
+    leaderboard's top places at its end (reserved from the budget now)."""
+    from backend.db.base import aware
+    from backend.economy import exceptions as exc
+    from backend.economy import operator
+
+    starts_at = _when(starts, "--starts")
+    if ends is not None:
+        ends_at = _when(ends, "--ends")
+    elif days > 0:
+        ends_at = starts_at + timedelta(days=days)
+    else:
+        raise _fail(f"--days must be positive, got {days}")
+    engine, sessions = _sessions()
+    try:
+        with sessions.begin() as session:
+            season = operator.create_season(
+                session=session,
+                name=name,
+                starts_at=starts_at,
+                ends_at=ends_at,
+                emission_budget=_wei(budget, "--budget"),
+                rewards=[_wei(a.strip(), "--rewards") for a in rewards.split(",") if a.strip()],
+            )
+            typer.echo(
+                f"season #{season.id} {season.name!r} {aware(season.starts_at).isoformat()} .. "
+                f"{aware(season.ends_at).isoformat()}, budget {season.emission_budget} DEW wei"
+            )
+            if rewards:
+                typer.echo(
+                    f"  rewards by place (DEW wei): {rewards}; reserved from the budget: "
+                    f"{season.emitted}"
+                )
+    except exc.EconomyError as error:
+        raise _fail(error) from None
+    finally:
+        engine.dispose()
+
+
+@season_app.command("schedule")
+def season_schedule(
+    count: Annotated[int, typer.Option(help="How many seasons, 1..100")],
+    budget: Annotated[str, typer.Option(help="Each season's emission budget, DEW wei")],
+    first: Annotated[str | None, typer.Option(help="ISO 8601 start of the first")] = None,
+    days: Annotated[float, typer.Option(help="Each season's length")] = 7.0,
+    prefix: Annotated[str, typer.Option(help="Named '<prefix> 1..count'")] = "Season",
+) -> None:
+    """Open back-to-back seasons: all of them, or none if one is refused."""
+    from backend.db.base import aware
+    from backend.economy import exceptions as exc
+    from backend.economy import operator
+
+    first_starts_at = _when(first, "--first")
+    if not 0 < days <= 366:
+        raise _fail(f"--days must be in (0, 366], got {days}")
+    engine, sessions = _sessions()
+    try:
+        with sessions.begin() as session:
+            created = operator.schedule_seasons(
+                session=session,
+                first_starts_at=first_starts_at,
+                count=count,
+                length=timedelta(days=days),
+                emission_budget=_wei(budget, "--budget"),
+                name_prefix=prefix,
+            )
+            for season in created:
+                typer.echo(
+                    f"season #{season.id} {season.name!r} {aware(season.starts_at).isoformat()} .. "
+                    f"{aware(season.ends_at).isoformat()}"
+                )
+    except exc.EconomyError as error:
+        raise _fail(error) from None
+    finally:
+        engine.dispose()
+
+
+@season_app.command("end")
+def season_end(
+    season_id: Annotated[int, typer.Argument(help="The running season to end now")],
+) -> None:
+    """End a running season now; the worker then pays its leaderboard rewards."""
+    from backend.db.base import aware
+    from backend.economy import exceptions as exc
+    from backend.economy import operator
+
+    engine, sessions = _sessions()
+    try:
+        with sessions.begin() as session:
+            season = operator.end_season(session=session, season_id=season_id)
+            typer.echo(
+                f"season #{season.id} {season.name!r} ended {aware(season.ends_at).isoformat()}"
+            )
+    except exc.EconomyError as error:
+        raise _fail(error) from None
+    finally:
+        engine.dispose()

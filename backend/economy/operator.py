@@ -1,0 +1,230 @@
+"""The operator's actions, shared by ``dew`` commands and the operator-only HTTP routes.
+
+Who is an operator is decided at the edge (``backend.api.deps.get_operator`` for HTTP: a
+signed-in wallet listed in ``DEW_OPERATOR_ADDRESSES``; the shell for ``dew``). Everything
+here is a plain service: keyword-only ``session``, never commits, and on-chain effects only
+through the chain outbox (the worker sends them). A refused input raises
+:class:`~backend.economy.exceptions.EconomyValueError` before anything is written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from eth_utils.address import is_address, to_checksum_address
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from backend.chain import outbox
+from backend.chain.exceptions import ChainValueError, IdempotencyConflict
+from backend.chain.models import ChainRequest, RequestKind
+from backend.db.base import aware, utcnow
+from backend.economy import season_rewards, seasons
+from backend.economy.exceptions import Conflict, EconomyError, EconomyValueError, NotFound
+from backend.economy.models import Season, SeasonReward
+
+# One operator request mints at most this many avatars (the outbox's own cap is larger:
+# this keeps one HTTP body and one transaction small).
+MAX_MINT_RECIPIENTS = 100
+# An operator's idempotency key: what the caller sends, namespaced below so it can never
+# collide with the server's own keys (``settle:...``, withdrawals, the demo's).
+KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+MINT_KEY_PREFIX = "operator-mint:"
+# A season's emission budget is DEW wei; 10**30 is a billion billion DEW, far past any plan.
+MAX_EMISSION_BUDGET = 10**30
+
+
+class NotOperator(EconomyError):
+    """The caller is signed in but its wallet is not an operator's."""
+
+    code = "not_operator"
+
+
+class MintNotFound(NotFound):
+    code = "mint_not_found"
+
+
+def is_operator(address: str, operators: Sequence[str]) -> bool:
+    """Whether ``address`` is one of ``operators`` (compared checksummed)."""
+    if not is_address(address):
+        return False
+    wanted = to_checksum_address(address)
+    return any(is_address(a) and to_checksum_address(a) == wanted for a in operators)
+
+
+def _key(idempotency_key: str) -> str:
+    if not isinstance(idempotency_key, str) or not KEY_PATTERN.match(idempotency_key):
+        raise EconomyValueError(
+            f"idempotency key must be 1..64 of A-Z a-z 0-9 _ . : -, got {idempotency_key!r}"
+        )
+    return MINT_KEY_PREFIX + idempotency_key
+
+
+@dataclass(frozen=True)
+class MintStatus:
+    """Where an operator's mint request stands: ``token_ids`` once confirmed."""
+
+    id: int
+    idempotency_key: str
+    status: str
+    recipients: list[str]
+    token_ids: list[int] | None
+    tx_hash: str | None
+    failure_reason: str | None
+
+    @classmethod
+    def of(cls, request: ChainRequest) -> MintStatus:
+        result: dict[str, Any] = request.result or {}
+        ids = result.get("token_ids")
+        return cls(
+            id=request.id,
+            idempotency_key=request.idempotency_key.removeprefix(MINT_KEY_PREFIX),
+            status=request.status,
+            recipients=list(request.payload.get("recipients", [])),
+            token_ids=[int(i) for i in ids] if ids is not None else None,
+            tx_hash=request.tx_hash,
+            failure_reason=request.failure_reason,
+        )
+
+
+def queue_mint(
+    *,
+    session: Session,
+    recipients: Sequence[str],
+    idempotency_key: str,
+    chain_id: int | None = None,
+) -> MintStatus:
+    """Queue one avatar mint per recipient in the chain outbox; the worker sends it.
+
+    The same key with the same recipients returns the first request (a retry never mints
+    twice); the same key with other recipients is a :class:`Conflict`."""
+    key = _key(idempotency_key)
+    if not 1 <= len(recipients) <= MAX_MINT_RECIPIENTS:
+        raise EconomyValueError(
+            f"a mint needs 1..{MAX_MINT_RECIPIENTS} recipients, got {len(recipients)}"
+        )
+    for r in recipients:
+        if not isinstance(r, str) or not is_address(r):
+            raise EconomyValueError(f"mint recipient is not an address: {r!r}")
+    try:
+        request = outbox.request_mint(
+            session=session, recipients=list(recipients), idempotency_key=key, chain_id=chain_id
+        )
+    except IdempotencyConflict as error:
+        raise Conflict(
+            f"idempotency key {idempotency_key!r} was already used for another request"
+        ) from error
+    except ChainValueError as error:
+        raise EconomyValueError(str(error)) from error
+    return MintStatus.of(request)
+
+
+def mint_status(*, session: Session, request_id: int) -> MintStatus:
+    """An operator mint by its outbox id; any other kind of request is not found."""
+    request = session.get(ChainRequest, request_id)
+    if (
+        request is None
+        or request.kind != RequestKind.MINT
+        or not request.idempotency_key.startswith(MINT_KEY_PREFIX)
+    ):
+        raise MintNotFound(f"no operator mint with id {request_id!r}")
+    return MintStatus.of(request)
+
+
+def _budget(emission_budget: int) -> int:
+    if isinstance(emission_budget, bool) or not isinstance(emission_budget, int):
+        raise EconomyValueError(f"emission budget must be an integer, got {emission_budget!r}")
+    if not 0 <= emission_budget <= MAX_EMISSION_BUDGET:
+        raise EconomyValueError(
+            f"emission budget must be 0..{MAX_EMISSION_BUDGET} DEW wei, got {emission_budget}"
+        )
+    return emission_budget
+
+
+def create_season(
+    *,
+    session: Session,
+    name: str,
+    starts_at: datetime,
+    ends_at: datetime,
+    emission_budget: int,
+    rewards: Sequence[int] = (),
+) -> Season:
+    """One season (``economy.seasons.create_season``, which refuses overlaps), budget bounded;
+    a name already taken is a :class:`Conflict`. ``rewards`` (DEW wei per leaderboard place,
+    place 1 first) is its reward table, reserved from the budget
+    (``economy.season_rewards.set_rewards``)."""
+    budget = _budget(emission_budget)
+    if session.scalars(select(Season.id).where(Season.name == name)).first() is not None:
+        raise Conflict(f"a season is already named {name!r}")
+    try:
+        # A savepoint: a concurrent insert of the same name loses here, not at the commit.
+        with session.begin_nested():
+            season = seasons.create_season(
+                session=session,
+                name=name,
+                starts_at=starts_at,
+                ends_at=ends_at,
+                emission_budget=budget,
+            )
+    except IntegrityError as error:
+        raise Conflict(f"a season is already named {name!r}") from error
+    if rewards:
+        season_rewards.set_rewards(session=session, season_id=season.id, places=list(rewards))
+    return season
+
+
+def season_reward_places(*, session: Session, season_id: int) -> list[int]:
+    """A season's reward table (DEW wei per place), empty if it has none."""
+    reward = session.get(SeasonReward, season_id)
+    return [int(a) for a in reward.places] if reward is not None else []
+
+
+def schedule_seasons(
+    *,
+    session: Session,
+    first_starts_at: datetime,
+    count: int,
+    length: timedelta,
+    emission_budget: int,
+    name_prefix: str = "Season",
+) -> list[Season]:
+    """Back-to-back seasons ``<prefix> 1..count`` (as ``economy.seasons.schedule_seasons``),
+    each checked like :func:`create_season`; the caller's rollback undoes all on a refusal."""
+    if first_starts_at.tzinfo is None:
+        raise EconomyValueError("season times must be timezone-aware")
+    if not name_prefix or len(name_prefix) > 48:
+        raise EconomyValueError(f"name prefix must be 1..48 characters, got {name_prefix!r}")
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 100:
+        raise EconomyValueError(f"count must be 1..100, got {count!r}")
+    if length <= timedelta(0):
+        raise EconomyValueError(f"season length must be positive, got {length!r}")
+    budget = _budget(emission_budget)
+    return [
+        create_season(
+            session=session,
+            name=f"{name_prefix} {i + 1}",
+            starts_at=first_starts_at + i * length,
+            ends_at=first_starts_at + (i + 1) * length,
+            emission_budget=budget,
+        )
+        for i in range(count)
+    ]
+
+
+def end_season(*, session: Session, season_id: int, now: datetime | None = None) -> Season:
+    """End a running season now (its reward table becomes due); matches finishing later
+    belong to no season. A season that has not started or has ended is refused."""
+    season = seasons.get_season(session=session, season_id=season_id)
+    session.refresh(season, with_for_update=True)
+    at = now or utcnow()
+    if not aware(season.starts_at) <= at < aware(season.ends_at):
+        raise EconomyValueError(f"season {season.name!r} is not running")
+    season.ends_at = at
+    session.flush()
+    return season
