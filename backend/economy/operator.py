@@ -200,20 +200,17 @@ def schedule_seasons(
         raise EconomyValueError("season times must be timezone-aware")
     if not name_prefix or len(name_prefix) > 48:
         raise EconomyValueError(f"name prefix must be 1..48 characters, got {name_prefix!r}")
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 100:
-        raise EconomyValueError(f"count must be 1..100, got {count!r}")
-    if length <= timedelta(0):
-        raise EconomyValueError(f"season length must be positive, got {length!r}")
+    windows = seasons.back_to_back(first_starts_at, count, length)
     budget = _budget(emission_budget)
     return [
         create_season(
             session=session,
-            name=f"{name_prefix} {i + 1}",
-            starts_at=first_starts_at + i * length,
-            ends_at=first_starts_at + (i + 1) * length,
+            name=f"{name_prefix} {number}",
+            starts_at=starts_at,
+            ends_at=ends_at,
             emission_budget=budget,
         )
-        for i in range(count)
+        for number, starts_at, ends_at in windows
     ]
 
 

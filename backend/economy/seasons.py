@@ -54,18 +54,29 @@ def schedule_seasons(
     name_prefix: str = "Season",
 ) -> list[Season]:
     """Back-to-back seasons ``<prefix> 1..count``, each ``length`` long with its own budget."""
-    if not 1 <= count <= 100:
+    return [
+        create_season(
+            session=session,
+            name=f"{name_prefix} {number}",
+            starts_at=starts_at,
+            ends_at=ends_at,
+            emission_budget=emission_budget,
+        )
+        for number, starts_at, ends_at in back_to_back(first_starts_at, count, length)
+    ]
+
+
+def back_to_back(
+    first_starts_at: datetime, count: int, length: timedelta
+) -> list[tuple[int, datetime, datetime]]:
+    """The windows of ``count`` (1..100) seasons of ``length``, one after the other: their
+    numbers from 1, their starts and their ends."""
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 100:
         raise EconomyValueError(f"count must be 1..100, got {count!r}")
     if length <= timedelta(0):
         raise EconomyValueError(f"season length must be positive, got {length!r}")
     return [
-        create_season(
-            session=session,
-            name=f"{name_prefix} {i + 1}",
-            starts_at=first_starts_at + i * length,
-            ends_at=first_starts_at + (i + 1) * length,
-            emission_budget=emission_budget,
-        )
+        (i + 1, first_starts_at + i * length, first_starts_at + (i + 1) * length)
         for i in range(count)
     ]
 
