@@ -9,6 +9,8 @@ straight on the configured database: whoever can run ``dew`` there is the operat
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Annotated
 
@@ -17,19 +19,27 @@ import typer
 from backend.cli.app import app
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
     from sqlalchemy.orm import Session, sessionmaker
 
 season_app = typer.Typer(help="Open seasons (each with an emission budget).", no_args_is_help=True)
 app.add_typer(season_app, name="season")
 
 
-def _sessions() -> tuple[Engine, sessionmaker[Session]]:
+@contextmanager
+def _database() -> Iterator[sessionmaker[Session]]:
+    """Sessions on the configured database for one command; an economy refusal ends the
+    command with its message and exit code 1."""
     from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
+    from backend.economy.exceptions import EconomyError
 
     engine = create_db_engine(get_settings().db.url)
-    return engine, make_session_factory(engine)
+    try:
+        yield make_session_factory(engine)
+    except EconomyError as error:
+        raise _fail(error) from None
+    finally:
+        engine.dispose()
 
 
 def _fail(error: object) -> typer.Exit:
@@ -65,11 +75,9 @@ def mint_avatars(
 ) -> None:
     """Queue avatar mints in the chain outbox; the worker sends them."""
     from backend.config import get_settings
-    from backend.economy import exceptions as exc
     from backend.economy import operator
 
-    engine, sessions = _sessions()
-    try:
+    with _database() as sessions:
         with sessions.begin() as session:
             status = operator.queue_mint(
                 session=session,
@@ -95,10 +103,6 @@ def mint_avatars(
         for recipient, token_id in zip(status.recipients, status.token_ids or [], strict=True):
             typer.echo(f"  avatar #{token_id} -> {recipient}")
         typer.echo(f"minted in tx {status.tx_hash}")
-    except exc.EconomyError as error:
-        raise _fail(error) from None
-    finally:
-        engine.dispose()
 
 
 @season_app.command("create")
@@ -115,7 +119,6 @@ def season_create(
     """Open one season; overlapping another season is refused. ``--rewards`` pays the
     leaderboard's top places at its end (reserved from the budget now)."""
     from backend.db.base import aware
-    from backend.economy import exceptions as exc
     from backend.economy import operator
 
     starts_at = _when(starts, "--starts")
@@ -125,30 +128,24 @@ def season_create(
         ends_at = starts_at + timedelta(days=days)
     else:
         raise _fail(f"--days must be positive, got {days}")
-    engine, sessions = _sessions()
-    try:
-        with sessions.begin() as session:
-            season = operator.create_season(
-                session=session,
-                name=name,
-                starts_at=starts_at,
-                ends_at=ends_at,
-                emission_budget=_wei(budget, "--budget"),
-                rewards=[_wei(a.strip(), "--rewards") for a in rewards.split(",") if a.strip()],
-            )
+    with _database() as sessions, sessions.begin() as session:
+        season = operator.create_season(
+            session=session,
+            name=name,
+            starts_at=starts_at,
+            ends_at=ends_at,
+            emission_budget=_wei(budget, "--budget"),
+            rewards=[_wei(a.strip(), "--rewards") for a in rewards.split(",") if a.strip()],
+        )
+        typer.echo(
+            f"season #{season.id} {season.name!r} {aware(season.starts_at).isoformat()} .. "
+            f"{aware(season.ends_at).isoformat()}, budget {season.emission_budget} DEW wei"
+        )
+        if rewards:
             typer.echo(
-                f"season #{season.id} {season.name!r} {aware(season.starts_at).isoformat()} .. "
-                f"{aware(season.ends_at).isoformat()}, budget {season.emission_budget} DEW wei"
+                f"  rewards by place (DEW wei): {rewards}; reserved from the budget: "
+                f"{season.emitted}"
             )
-            if rewards:
-                typer.echo(
-                    f"  rewards by place (DEW wei): {rewards}; reserved from the budget: "
-                    f"{season.emitted}"
-                )
-    except exc.EconomyError as error:
-        raise _fail(error) from None
-    finally:
-        engine.dispose()
 
 
 @season_app.command("schedule")
@@ -161,32 +158,25 @@ def season_schedule(
 ) -> None:
     """Open back-to-back seasons: all of them, or none if one is refused."""
     from backend.db.base import aware
-    from backend.economy import exceptions as exc
     from backend.economy import operator
 
     first_starts_at = _when(first, "--first")
     if not 0 < days <= 366:
         raise _fail(f"--days must be in (0, 366], got {days}")
-    engine, sessions = _sessions()
-    try:
-        with sessions.begin() as session:
-            created = operator.schedule_seasons(
-                session=session,
-                first_starts_at=first_starts_at,
-                count=count,
-                length=timedelta(days=days),
-                emission_budget=_wei(budget, "--budget"),
-                name_prefix=prefix,
+    with _database() as sessions, sessions.begin() as session:
+        created = operator.schedule_seasons(
+            session=session,
+            first_starts_at=first_starts_at,
+            count=count,
+            length=timedelta(days=days),
+            emission_budget=_wei(budget, "--budget"),
+            name_prefix=prefix,
+        )
+        for season in created:
+            typer.echo(
+                f"season #{season.id} {season.name!r} {aware(season.starts_at).isoformat()} .. "
+                f"{aware(season.ends_at).isoformat()}"
             )
-            for season in created:
-                typer.echo(
-                    f"season #{season.id} {season.name!r} {aware(season.starts_at).isoformat()} .. "
-                    f"{aware(season.ends_at).isoformat()}"
-                )
-    except exc.EconomyError as error:
-        raise _fail(error) from None
-    finally:
-        engine.dispose()
 
 
 @season_app.command("end")
@@ -195,17 +185,8 @@ def season_end(
 ) -> None:
     """End a running season now; the worker then pays its leaderboard rewards."""
     from backend.db.base import aware
-    from backend.economy import exceptions as exc
     from backend.economy import operator
 
-    engine, sessions = _sessions()
-    try:
-        with sessions.begin() as session:
-            season = operator.end_season(session=session, season_id=season_id)
-            typer.echo(
-                f"season #{season.id} {season.name!r} ended {aware(season.ends_at).isoformat()}"
-            )
-    except exc.EconomyError as error:
-        raise _fail(error) from None
-    finally:
-        engine.dispose()
+    with _database() as sessions, sessions.begin() as session:
+        season = operator.end_season(session=session, season_id=season_id)
+        typer.echo(f"season #{season.id} {season.name!r} ended {aware(season.ends_at).isoformat()}")
