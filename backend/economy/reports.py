@@ -18,6 +18,7 @@ from backend.economy.models import (
     LegStatus,
     PlannedSettlement,
     Season,
+    SeasonReward,
     SeatRecord,
     SettlementStatus,
 )
@@ -25,9 +26,76 @@ from backend.economy.seasons import get_season
 from backend.economy.stakes import checksum as checksum  # the API normalizes addresses with it
 
 
+def season_rewards(
+    *, session: Session, season_ids: list[int] | None = None
+) -> dict[int, list[dict[str, object]]]:
+    """Each season's reward table, place by place, with the place's payout from the ledger.
+
+    A place is ``reserved`` until the season's one settlement is planned, then ``planned``
+    (booked, pending on chain), ``paid`` or ``failed`` as its ledger legs stand, or
+    ``returned`` when nobody reached it. A payout names the wallet paid, or the avatar (its
+    reward split on chain among the avatar's parties), the amount booked and the settlement's
+    transaction. Three queries whatever the number of seasons (no chain calls)."""
+    query = select(SeasonReward)
+    if season_ids is not None:
+        query = query.where(SeasonReward.season_id.in_(season_ids))
+    tables = list(session.scalars(query))
+    keys = [r.settlement_key for r in tables if r.planned_at is not None]
+    settlements = (
+        {
+            s.match_id: s
+            for s in session.scalars(
+                select(PlannedSettlement).where(PlannedSettlement.match_id.in_(keys))
+            )
+        }
+        if keys
+        else {}
+    )
+    legs: dict[tuple[str, int], list[LedgerLeg]] = {}
+    if keys:
+        for leg in session.scalars(
+            select(LedgerLeg).where(LedgerLeg.match_id.in_(keys)).order_by(LedgerLeg.id)
+        ):
+            if leg.seat is not None and leg.party != "treasury":
+                legs.setdefault((leg.match_id, leg.seat), []).append(leg)
+    out: dict[int, list[dict[str, object]]] = {}
+    for table in tables:
+        settlement = settlements.get(table.settlement_key)
+        places = []
+        for place, amount in enumerate(table.places, start=1):
+            mine = legs.get((table.settlement_key, place), [])
+            wallet = next((x.address for x in mine if x.avatar_id is None), None)
+            avatar = next((x.avatar_id for x in mine if x.avatar_id is not None), None)
+            if table.planned_at is None:
+                state = "reserved"
+            elif not mine:
+                state = "returned"
+            elif any(x.status == LegStatus.FAILED for x in mine):
+                state = "failed"
+            elif all(x.status == LegStatus.PAID for x in mine):
+                state = "paid"
+            else:
+                state = "planned"
+            places.append(
+                {
+                    "place": place,
+                    "amount": int(amount),
+                    "status": state,
+                    "address": wallet,
+                    "avatar_id": avatar,
+                    "paid": sum(int(x.amount) for x in mine) if mine else None,
+                    "tx_hash": settlement.tx_hash if settlement is not None and mine else None,
+                }
+            )
+        out[table.season_id] = places
+    return out
+
+
 def season_schedule(*, session: Session) -> list[dict[str, object]]:
+    """Every season with its budget, state and reward table (empty when it has none)."""
     now = utcnow()
     out = []
+    rewards = season_rewards(session=session)
     for s in session.scalars(select(Season).order_by(Season.starts_at)):
         starts, ends = aware(s.starts_at), aware(s.ends_at)
         state = "upcoming" if now < starts else "running" if now < ends else "finished"
@@ -41,6 +109,7 @@ def season_schedule(*, session: Session) -> list[dict[str, object]]:
                 "emission_budget": int(s.emission_budget),
                 "emitted": int(s.emitted),
                 "remaining": int(s.emission_budget) - int(s.emitted),
+                "rewards": rewards.get(s.id, []),
             }
         )
     return out
@@ -212,8 +281,11 @@ def scholar_earnings(
 def season_leaderboard(
     *, session: Session, season_id: int, limit: int = 50
 ) -> list[dict[str, object]]:
-    """Human players of a season by wins, then points (game points scored), then matches."""
+    """Human players of a season by wins, then points (game points scored), then matches;
+    ``reward`` is the season's reward for the row's place (``None`` beyond its table)."""
     get_season(session=session, season_id=season_id)
+    table = session.get(SeasonReward, season_id)
+    amounts = [int(a) for a in table.places] if table is not None else []
     rows: dict[str, dict[str, int]] = {}
     for r in session.scalars(
         select(SeatRecord).where(SeatRecord.season_id == season_id, SeatRecord.is_bot.is_(False))
@@ -226,6 +298,11 @@ def season_leaderboard(
         row["earned"] += int(r.amount)
     ranked = sorted(rows.items(), key=lambda kv: (-kv[1]["wins"], -kv[1]["points"], kv[0]))
     return [
-        {"rank": i + 1, "address": address, **values}
+        {
+            "rank": i + 1,
+            "address": address,
+            **values,
+            "reward": amounts[i] if i < len(amounts) else None,
+        }
         for i, (address, values) in enumerate(ranked[:limit])
     ]

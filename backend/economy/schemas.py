@@ -144,6 +144,18 @@ class ScholarEarningsOut(BaseModel):
     agreements: list[ScholarAgreementOut]
 
 
+class SeasonRewardPlaceOut(BaseModel):
+    """One place of a season's reward table and, once planned, its payout from the ledger."""
+
+    place: int
+    amount: Wei  # the table's reward for the place
+    status: str  # reserved | planned | paid | failed | returned (nobody reached the place)
+    address: Address | None = None  # the wallet paid, for a place paid to a wallet
+    avatar_id: int | None = None  # the avatar paid (split on chain by its agreement)
+    paid: Wei | None = None  # DEW wei booked for the place (None before planning)
+    tx_hash: str | None = None  # the season settlement's transaction once sent
+
+
 class SeasonOut(BaseModel):
     id: int
     name: str
@@ -153,6 +165,7 @@ class SeasonOut(BaseModel):
     emission_budget: Wei
     emitted: Wei
     remaining: Wei
+    rewards: list[SeasonRewardPlaceOut] = []
 
 
 class LeaderboardRowOut(BaseModel):
@@ -162,6 +175,7 @@ class LeaderboardRowOut(BaseModel):
     wins: int
     points: int
     earned: Wei
+    reward: Wei | None = None  # the season's reward for this place, if its table has one
 
 
 class SettlementOut(BaseModel):

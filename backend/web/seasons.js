@@ -1,7 +1,8 @@
 // Seasons: the schedule (GET /economy/seasons), the leaderboard of the running season, or of the
-// one chosen (#/seasons/{id}, GET /economy/seasons/{id}/leaderboard), and its rewards per place
-// when the API gives them (a season's `rewards` list, a row's `reward`), and the season's
-// tournaments. Loaded on demand by app.js, which passes its helpers in `ui`.
+// one chosen (#/seasons/{id}, GET /economy/seasons/{id}/leaderboard), its reward table (a
+// season's `rewards`: place, amount, status reserved|planned|paid|failed|returned and, once
+// planned, the wallet or avatar paid, the amount booked and the transaction; a leaderboard row's
+// `reward` for its place), and the season's tournaments. Loaded on demand by app.js, which passes its helpers in `ui`.
 
 import { request } from "./competitions.js";
 import { addStrings, t } from "./i18n.js";
@@ -14,7 +15,10 @@ addStrings({
     seasonRewards: "Premios de la temporada por puesto", reward: "Premio", share: "Parte",
     leaderboardHelp: "Ordenada por victorias, luego por puntos de juego; solo jugadores humanos.",
     seasonTournaments: "Torneos de la temporada", show: "Ver",
-     noRewards: "Esta temporada no anuncia premios por puesto.",
+    noRewards: "Esta temporada no anuncia premios por puesto.",
+    paidTo: "Pagado a", avatarNo: "Avatar", booked: "Importe",
+    tx: "Transacción", r_reserved: "reservado", r_planned: "en pago", r_paid: "pagado", r_failed: "fallido",
+    r_returned: "devuelto (nadie llegó)",
   },
   en: {
     schedule: "Schedule", season: "Season", starts: "Starts", ends: "Ends", budget: "Emission budget",
@@ -23,7 +27,9 @@ addStrings({
     seasonRewards: "Season rewards per place", reward: "Reward", share: "Share",
     leaderboardHelp: "By wins, then game points; human players only.",
     seasonTournaments: "The season's tournaments", show: "Show",
-     noRewards: "This season announces no rewards per place.",
+    noRewards: "This season announces no rewards per place.", paidTo: "Paid to", avatarNo: "Avatar", booked: "Amount",
+    tx: "Transaction", r_reserved: "reserved", r_planned: "being paid", r_paid: "paid", r_failed: "failed",
+    r_returned: "returned (nobody reached it)",
   },
 });
 
@@ -46,18 +52,22 @@ function rewardsSection(ui, season) {
   if (!rewards.length) {
     return h("section", { id: "season-rewards" }, h("h3", {}, t("seasonRewards")), h("p", {}, t("noRewards")));
   }
-  const amount = (r) => {
-    if (r.amount !== undefined && r.amount !== null) return h("span", { "data-wei": String(r.amount) }, dew(r.amount));
-    if (r.bps !== undefined && r.bps !== null) return `${r.bps / 100} %`;
+  const wei = (amount) => (amount === null || amount === undefined ? "—"
+    : h("span", { "data-wei": String(amount) }, dew(amount)));
+  const payee = (r) => {
+    if (r.avatar_id !== null && r.avatar_id !== undefined) {
+      return h("span", { "data-avatar": String(r.avatar_id) }, `${t("avatarNo")} #${r.avatar_id}`);
+    }
+    if (r.address) return h("span", { "data-address": r.address, title: r.address }, short(r.address));
     return "—";
   };
-  const extra = rewards.some((r) => r.address);
-  const headers = [t("rank"), t("reward"), ...(extra ? [t("player"), t("status")] : [])];
+  const tx = (r) => (r.tx_hash ? h("code", { "data-tx": r.tx_hash, title: r.tx_hash }, short(r.tx_hash)) : "—");
   return h("section", { id: "season-rewards" }, h("h3", {}, t("seasonRewards")),
-    h("div", { class: "wide" }, table(headers, rewards.map((r) => [
-      String(r.place ?? r.rank ?? ""), amount(r),
-      ...(extra ? [r.address ? short(r.address) : "—", r.status ?? ""] : []),
-    ]))));
+    h("div", { class: "wide" }, table(
+      [t("rank"), t("reward"), t("status"), t("paidTo"), t("booked"), t("tx")],
+      rewards.map((r) => [String(r.place), wei(r.amount),
+        h("span", { "data-state": r.status }, t(`r_${r.status}`)), payee(r), wei(r.paid), tx(r)]),
+    )));
 }
 
 export async function seasonsView(api, ui, wanted) {
@@ -79,10 +89,10 @@ export async function seasonsView(api, ui, wanted) {
     request(api, "GET", `/economy/seasons/${season.id}/leaderboard?limit=100`),
     request(api, "GET", "/competitions").catch(() => []),
   ]);
-  const withReward = rows.some((r) => r.reward !== undefined);
+  const withReward = Array.isArray(season.rewards) && season.rewards.length > 0;
   const headers = [t("rank"), t("player"), t("matches"), t("wins"), t("points"), t("earned"),
     ...(withReward ? [t("reward")] : [])];
-  const rewardCell = (r) => (r.reward === null ? "—"
+  const rewardCell = (r) => (r.reward === null || r.reward === undefined ? "—"
     : h("span", { class: "reward", "data-wei": String(r.reward) }, dew(r.reward)));
   const board = h("div", { class: "wide" }, table(headers, rows.map((r) => [
     String(r.rank),

@@ -8,7 +8,7 @@ are public, as the chain they mirror is. create_app() mounts them only with a de
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Path, Query
 from sqlalchemy import select
@@ -424,9 +424,25 @@ def settlement(match_id: str, session: SessionDep) -> schemas.SettlementOut:
 
 @router.get("/seasons", response_model=list[schemas.SeasonOut])
 def seasons(session: SessionDep) -> list[schemas.SeasonOut]:
-    """The season schedule: upcoming, running and finished seasons with their budgets."""
+    """The season schedule: upcoming, running and finished seasons with their budgets and
+    reward tables (each place's payout from the ledger once the season's rewards are planned)."""
     rows = reports.season_schedule(session=session)
-    return [schemas.SeasonOut(**_wei(r, "emission_budget", "emitted", "remaining")) for r in rows]
+    return [
+        schemas.SeasonOut(
+            **{
+                **_wei(r, "emission_budget", "emitted", "remaining"),
+                "rewards": [_reward_place(p) for p in cast(list[dict[str, Any]], r["rewards"])],
+            }
+        )
+        for r in rows
+    ]
+
+
+def _reward_place(place: dict[str, Any]) -> schemas.SeasonRewardPlaceOut:
+    paid = place["paid"]
+    return schemas.SeasonRewardPlaceOut(
+        **{**_wei(place, "amount"), "paid": None if paid is None else str(paid)}
+    )
 
 
 @router.get(
@@ -437,6 +453,12 @@ def seasons(session: SessionDep) -> list[schemas.SeasonOut]:
 def leaderboard(
     season_id: SeasonId, session: SessionDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> list[schemas.LeaderboardRowOut]:
-    """Players of a season by wins, then game points."""
+    """Players of a season by wins, then game points; ``reward`` is the season's reward for
+    the row's place when the season has a reward table."""
     rows = reports.season_leaderboard(session=session, season_id=season_id, limit=limit)
-    return [schemas.LeaderboardRowOut(**_wei(r, "earned")) for r in rows]
+    return [
+        schemas.LeaderboardRowOut(
+            **{**_wei(r, "earned"), "reward": None if r["reward"] is None else str(r["reward"])}
+        )
+        for r in rows
+    ]
