@@ -1,7 +1,8 @@
 """The read API shows a season's reward table and each place's payout, on SQLite and
 PostgreSQL: ``reserved`` while the season runs, then, once the season's one settlement is
 planned (the worker's service function), the wallet or avatar each reached place is booked
-to with its amount and state, a place nobody reached ``returned``. The leaderboard names the
+to with its amount and state, a place nobody reached ``returned``, and ``failed`` once the
+ledger books the settlement failed. The leaderboard names the
 reward of each place. The routes stay reads: a hostile caller gets 404/422 and nothing is
 written."""
 
@@ -19,7 +20,7 @@ from backend.api.routers.economy import router
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import season_rewards
+from backend.economy import ledger, season_rewards
 from backend.economy.models import (
     LedgerLeg,
     PlannedSettlement,
@@ -52,8 +53,12 @@ def api(db_url):
     engine.dispose()
 
 
+AVATAR = 7
+
+
 def _play(sessions, season_id: int, match_id: str, winner: str, loser: str) -> None:
-    """One finished match of the season as the ledger records it (the leaderboard's source)."""
+    """One finished match of the season as the ledger records it (the leaderboard's source);
+    the loser plays avatar #7 as its user (a rented avatar, no agreement mirrored here)."""
     finished = utcnow() - timedelta(minutes=5)
     with sessions.begin() as session:
         session.add(
@@ -75,6 +80,8 @@ def _play(sessions, season_id: int, match_id: str, winner: str, loser: str) -> N
                     seat=seat,
                     season_id=season_id,
                     address=address,
+                    avatar_id=None if won else AVATAR,
+                    admitted_as=None if won else "avatar_user",
                     is_bot=False,
                     placement=1 if won else 2,
                     points=10 if won else 3,
@@ -157,9 +164,11 @@ def test_reward_table_then_payouts_per_place(api):
         "paid": str(REWARDS[0]),
         "tx_hash": None,
     }
-    assert (second["status"], second["address"], second["paid"]) == (
+    # Place 2's player sat on avatar #7 as its user: the avatar is paid, not the wallet.
+    assert (second["status"], second["address"], second["avatar_id"], second["paid"]) == (
         "planned",
-        SECOND,
+        None,
+        AVATAR,
         str(REWARDS[1]),
     )
     # Nobody reached place 3: its reward went back to the season.
@@ -176,6 +185,16 @@ def test_reward_table_then_payouts_per_place(api):
         )
     row = _season(client, season_id)
     assert [p["tx_hash"] for p in row["rewards"]] == ["0x" + "cd" * 32] * 2 + [None]
+
+    # The chain refuses it: the ledger books the settlement failed (what `sync_settlements`
+    # does with a failed request) and each reached place shows failed, its DEW back in budget.
+    with sessions.begin() as session:
+        ledger._book_failed(
+            session, session.get(PlannedSettlement, f"season-{season_id}"), "test: reverted"
+        )
+    row = _season(client, season_id)
+    assert [p["status"] for p in row["rewards"]] == ["failed", "failed", "returned"]
+    assert row["remaining"] == str(1000 * DEW)
 
 
 def test_hostile_reads_change_nothing(api):
