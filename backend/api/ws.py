@@ -193,8 +193,11 @@ async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
             conn.push(encode(protocol.pong(ref=ref)))
         elif kind in ("talk", "mute"):
             lt = await hub.get(conn.table_id or "")
-            act = talk.say if kind == "talk" else talk.mute
-            act(lt, conn, message, hub.settings.talk)
+            if kind == "talk":
+                relay = hub.bus.publish_talk if hub.bus else None
+                talk.say(lt, conn, message, hub.settings.talk, relay)
+            else:
+                talk.mute(lt, conn, message, hub.settings.talk)
         else:
             conn.push(error_message("unknown_type", f"unknown message type {kind!r}", ref))
     except tables_exc.TablesError as error:

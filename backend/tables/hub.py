@@ -78,7 +78,7 @@ class MatchHub:
                 self.settings.server.redis_channel_prefix,
                 self.origin,
             )
-            await self.bus.start(self.loops.on_bus)
+            await self.bus.start(self.loops.on_bus, self.loops.on_talk)
         self.loops.start()
 
     async def stop(self) -> None:

@@ -1,5 +1,6 @@
 """What drives the hosted tables besides their sockets: the turn timers, the background loops
-(matchmaking, adopting orphaned and started matches, heap upkeep) and the Redis bus's events.
+(matchmaking, adopting orphaned and started matches, heap upkeep) and the Redis bus's events
+(table events, and table talk other processes relay).
 
 The loops act through the hub (``Host``): they decide when, the hub moves and commits.
 """
@@ -16,7 +17,7 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.config import Settings
-from backend.tables import matchmaking, store
+from backend.tables import matchmaking, store, talk
 from backend.tables.cache import LiveTable
 
 log = logging.getLogger(__name__)
@@ -151,6 +152,10 @@ class Loops:
                 await self.host.catch_up(lt)
         else:
             await self.host.table_changed(table_id, publish=False)
+
+    async def on_talk(self, relayed: dict[str, Any]) -> None:
+        """Table talk another process relayed: to our sockets of that table, if we host it."""
+        talk.heard(self.host.tables, relayed, self.settings.talk)
 
     # -- background loops ------------------------------------------------------------------
     async def _janitor_loop(self) -> None:

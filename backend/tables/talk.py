@@ -6,11 +6,20 @@ deployment allows free text (``TalkSettings.free_text``), which is cleaned of co
 characters and bounded in length. Each socket has its own token bucket for talk, on top of
 the socket's message limit. Mutes belong to the socket that asked: a muted seat's talk is
 never sent to it. Nothing of it is stored: talk lives only in the sockets it is sent to.
+
+With several server processes (``DEW_SERVER_REDIS_URL``) the speaker's process delivers the
+talk to its own sockets of the table and relays it over the Redis bus
+(``backend.tables.bus``); every other process hosting the table delivers it to its sockets
+(``heard``), with the same mutes and spectator delay. A bus message is checked like a
+client's talk (known table and seat, catalogue ids, the free-text rules of the receiving
+process) before anything is delivered.
 """
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +32,13 @@ from backend.tables.connections import Conn, TokenBucket, encode
 
 _PHRASES = frozenset(protocol.TALK_PHRASES)
 _EMOTES = frozenset(protocol.TALK_EMOTES)
+_RELAYED_KEYS = frozenset(("table_id", "seat", "phrase", "emote", "text", "at_ms"))
+# A relayed talk said longer ago (or later) than this is not delivered.
+_RELAY_SKEW_MS = 60_000
+
+log = logging.getLogger(__name__)
+
+Relay = Callable[[dict[str, Any]], None]
 
 
 @dataclass
@@ -69,9 +85,16 @@ def check(message: dict[str, Any], settings: TalkSettings) -> tuple[str | None, 
     return None, None, text
 
 
-def say(lt: LiveTable, conn: Conn, message: dict[str, Any], settings: TalkSettings) -> None:
-    """Relay a seat's talk to the table's sockets that did not mute it (the speaker's own
-    sockets included: that is its confirmation)."""
+def say(
+    lt: LiveTable,
+    conn: Conn,
+    message: dict[str, Any],
+    settings: TalkSettings,
+    relay: Relay | None = None,
+) -> None:
+    """Deliver a seat's talk to the table's sockets that did not mute it (the speaker's own
+    sockets included: that is its confirmation), and hand it to ``relay`` (the Redis bus)
+    for the table's sockets on other processes."""
     if conn.seat is None:
         raise exc.Forbidden("spectators watch: only seated players talk")
     if not listener(conn, settings).bucket.take():
@@ -80,11 +103,67 @@ def say(lt: LiveTable, conn: Conn, message: dict[str, Any], settings: TalkSettin
         )
     phrase, emote, text = check(message, settings)
     seat = conn.seat
-    out = encode(
-        protocol.talk(
-            seat=seat, phrase=phrase, emote=emote, text=text, at_ms=int(time.time() * 1000)
+    at_ms = int(time.time() * 1000)
+    _deliver(lt, seat, protocol.talk(seat=seat, phrase=phrase, emote=emote, text=text, at_ms=at_ms))
+    if relay is not None:
+        relay(
+            {
+                "table_id": lt.table_id,
+                "seat": seat,
+                "phrase": phrase,
+                "emote": emote,
+                "text": text,
+                "at_ms": at_ms,
+            }
         )
-    )
+
+
+def heard(tables: dict[str, LiveTable], relayed: object, settings: TalkSettings) -> bool:
+    """Deliver a talk another process relayed over the bus to this process's sockets of the
+    table; ``False`` (and nothing delivered) for a table not hosted here or a message that
+    is not a talk a seated client could have sent."""
+    try:
+        lt, seat, said, at_ms = _relayed(tables, relayed, settings)
+    except exc.TablesError as refused:
+        log.warning("relayed talk dropped: %s", refused.message)
+        return False
+    if lt is None:
+        return False
+    phrase, emote, text = said
+    _deliver(lt, seat, protocol.talk(seat=seat, phrase=phrase, emote=emote, text=text, at_ms=at_ms))
+    return True
+
+
+def _relayed(
+    tables: dict[str, LiveTable], relayed: object, settings: TalkSettings
+) -> tuple[LiveTable | None, int, tuple[str | None, ...], int]:
+    if not isinstance(relayed, dict) or not set(relayed) <= _RELAYED_KEYS:
+        raise exc.InvalidTalk("not a talk object")
+    table_id, seat, at_ms = relayed.get("table_id"), relayed.get("seat"), relayed.get("at_ms")
+    if not isinstance(table_id, str) or len(table_id) > 64:
+        raise exc.InvalidTalk("bad table id")
+    lt = tables.get(table_id)
+    if lt is None:
+        return None, 0, (), 0
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        raise exc.InvalidTalk("seat must be an integer")
+    if not any(s.get("seat") == seat and s.get("address") for s in lt.seats):
+        raise exc.InvalidTalk(f"no player in seat {seat} at table {table_id}")
+    if not isinstance(at_ms, int) or isinstance(at_ms, bool):
+        raise exc.InvalidTalk("at_ms must be an integer")
+    if abs(at_ms - time.time() * 1000) > _RELAY_SKEW_MS:
+        raise exc.InvalidTalk("at_ms is not now")
+    said = check({k: relayed.get(k) for k in ("phrase", "emote", "text")}, settings)
+    # Free text arrives cleaned: text that cleaning would change was not cleaned by us.
+    if said[2] is not None and said[2] != relayed.get("text"):
+        raise exc.InvalidTalk("text is not clean")
+    return lt, seat, said, at_ms
+
+
+def _deliver(lt: LiveTable, seat: int, message: dict[str, Any]) -> None:
+    """Send one talk to the table's sockets here, minus those that muted the seat;
+    spectators after the table's spectator delay."""
+    out = encode(message)
     delay = float(lt.table.get("spectator_delay_s") or 0.0)
     for other in lt.watchers.all():
         muted = other.talk is not None and seat in other.talk.muted

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from backend.config import TalkSettings
 from backend.tables import complaints, talk
 from backend.tables import exceptions as exc
+from backend.tables.cache import LiveTable
 from backend.tables.complaints import Complaint
+from backend.tables.connections import Conn
 from backend.tables.models import Match, Table, TableSeat
 from tests.tables.harness import Player, ServerProcess, api, sign_in
 
@@ -331,3 +334,148 @@ def test_free_text_when_the_deployment_allows_it(pg_url: str) -> None:
             await b.close()
 
         asyncio.run(scenario())
+
+
+# --- talk across server processes (the Redis bus) ----------------------------------------------
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def _hosted(seated: int = 2) -> tuple[dict[str, LiveTable], Conn]:
+    """One hosted table with ``seated`` wallets seated and one socket of seat 1 listening."""
+    seats = [{"seat": s, "address": f"0x{s:040x}" if s < seated else None} for s in range(4)]
+    lt = LiveTable(table_id="t1", table={"seat_count": 4, "spectator_delay_s": 0}, seats=seats)
+    conn = Conn(seats[1]["address"])
+    conn.seat = 1
+    lt.watchers.add(conn)
+    return {"t1": lt}, conn
+
+
+def _relayed(**changes: Any) -> dict[str, Any]:
+    base = {
+        "table_id": "t1",
+        "seat": 0,
+        "phrase": "good_luck",
+        "emote": None,
+        "text": None,
+        "at_ms": int(time.time() * 1000),
+    }
+    return {**base, **changes}
+
+
+def test_a_relayed_talk_is_delivered_to_the_sockets_here() -> None:
+    tables, conn = _hosted()
+    assert talk.heard(tables, _relayed(), TalkSettings())
+    (sent,) = asyncio.run(conn.drain())
+    assert sent is not None
+    heard = json.loads(sent)
+    assert (heard["type"], heard["seat"], heard["phrase"]) == ("talk", 0, "good_luck")
+    assert not talk.heard({}, _relayed(), TalkSettings())  # a table not hosted here
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "good_luck",
+        [1, 2],
+        _relayed(extra="x"),
+        _relayed(table_id=7),
+        _relayed(table_id="t" * 65),
+        _relayed(seat="0"),
+        _relayed(seat=True),
+        _relayed(seat=2),  # nobody sits there
+        _relayed(seat=9),
+        _relayed(phrase="<script>"),
+        _relayed(phrase=None, emote="nope"),
+        _relayed(emote="thumbs_up"),  # two at once
+        _relayed(phrase=None, text="hola"),  # free text is off here
+        _relayed(at_ms="now"),
+        _relayed(at_ms=0),
+    ],
+)
+def test_a_malformed_relayed_talk_is_dropped(bad: Any) -> None:
+    tables, conn = _hosted()
+    assert not talk.heard(tables, bad, TalkSettings())
+    conn.push("after")  # delivery is synchronous: anything heard would be queued before it
+    assert asyncio.run(conn.drain()) == ["after"]
+
+
+@pytest.mark.parametrize("text", ["\x1bhola", "x" * 13, " hola ", ""])
+def test_relayed_free_text_follows_the_receivers_rules(text: str) -> None:
+    tables, conn = _hosted()
+    settings = TalkSettings(free_text=True, free_text_max_chars=12)
+    assert not talk.heard(tables, _relayed(phrase=None, text=text), settings)
+    assert talk.heard(tables, _relayed(phrase=None, text="hola"), settings)
+    (sent,) = asyncio.run(conn.drain())
+    assert sent is not None and json.loads(sent)["text"] == "hola"
+
+
+def test_talk_crosses_server_processes_over_redis(pg_url: str) -> None:
+    prefix = f"dewtest-{uuid.uuid4().hex[:8]}"
+    env = {"DEW_TALK_RATE_BURST": "20"}
+    a = ServerProcess(pg_url, redis_url=REDIS_URL, channel_prefix=prefix, extra_env=env).start()
+    b = ServerProcess(pg_url, redis_url=REDIS_URL, channel_prefix=prefix, extra_env=env).start()
+    try:
+        (_, ta), (_, tb) = sign_in(a.url), sign_in(b.url)
+        with api(a.url, ta) as host:
+            created = host.post("/tables", json={"preset": "dew200", "seats": 4})
+            assert created.status_code == 201, created.text
+            table_id = created.json()["id"]
+        with api(b.url, tb) as guest:
+            assert guest.post(f"/tables/{table_id}/join").status_code == 200
+
+        async def scenario() -> None:
+            import redis.asyncio as aioredis
+
+            on_a = await Player(a.ws_url, table_id, ta).connect()
+            on_b = await Player(b.ws_url, table_id, tb).connect()
+            watcher = await Player(b.ws_url, table_id, None).connect()
+            assert (on_a.seat, on_b.seat, watcher.seat) == (0, 1, None)
+            # A stranger on the channel: nothing of this reaches a socket.
+            bus = aioredis.from_url(REDIS_URL)
+            channel = f"{prefix}:tables"
+            bad = [
+                {"talk": _relayed(table_id=table_id, phrase="<b>pwned</b>"), "o": "x"},
+                {"talk": _relayed(table_id=table_id, seat=3), "o": "x"},
+                {"talk": _relayed(table_id=table_id, phrase=None, text="hola"), "o": "x"},
+                {"talk": "sorry", "o": "x"},
+                {"talk": _relayed(table_id=table_id, phrase="sorry", pad="x" * 9000), "o": "x"},
+            ]
+            for message in bad:
+                await bus.publish(channel, json.dumps(message))
+            await bus.publish(channel, b"\xff not json")
+            await bus.aclose()
+            # A phrase said on A is heard on B, by the seat and the spectator.
+            await on_a.send({"type": "talk", "phrase": "good_luck"})
+            for player in (on_a, on_b, watcher):
+                heard = await next_of(player, "talk")
+                assert (heard["seat"], heard["phrase"], heard["text"]) == (0, "good_luck", None)
+            # ... and B's answer on A, with no second copy of A's own phrase before it.
+            await on_b.send({"type": "talk", "emote": "thumbs_up"})
+            heard = await next_of(on_a, "talk")
+            assert (heard["seat"], heard["emote"]) == (1, "thumbs_up")
+            assert (await next_of(on_b, "talk"))["emote"] == "thumbs_up"  # its own echo
+            assert (await next_of(watcher, "talk"))["emote"] == "thumbs_up"
+            # A mute asked on B holds for talk said on A.
+            await on_b.send({"type": "mute", "seat": 0, "muted": True})
+            assert (await next_of(on_b, "muted"))["seats"] == [0]
+            await on_a.send({"type": "talk", "phrase": "hurry_up"})
+            assert (await next_of(on_a, "talk"))["phrase"] == "hurry_up"
+            # Once B's spectator has it, B has delivered it to every socket it was for.
+            assert (await next_of(watcher, "talk"))["phrase"] == "hurry_up"
+            await on_b.send({"type": "talk", "phrase": "thanks"})
+            heard = await next_of(on_b, "talk")
+            assert (heard["seat"], heard["phrase"]) == (1, "thanks")
+            # A hears B's thanks once, and nothing of its own twice.
+            heard = await next_of(on_a, "talk")
+            assert (heard["seat"], heard["phrase"]) == (1, "thanks")
+            await on_a.send({"type": "ping", "ref": "end"})
+            while (last := await on_a.recv())["type"] != "pong":
+                assert last["type"] != "talk", last
+            for player in (on_a, on_b, watcher):
+                await player.close()
+
+        asyncio.run(scenario())
+    finally:
+        a.stop()
+        b.stop()
