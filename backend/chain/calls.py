@@ -1,8 +1,10 @@
-"""Requests as calls to the real contracts: ``MatchSettlement.settle`` and ``AvatarNFT.mintBatch``.
+"""Requests as calls to the real contracts: ``MatchSettlement.settle``, ``AvatarNFT.mintBatch``
+and ``VIPPass.issue``/``revoke``.
 
 Encoding goes through ``backend.chain.contracts`` (never by hand); results are
-read back from receipt logs: ``MatchSettled``/``MatchSkipped`` per match, and the
-ERC-721 ``Transfer(0, to, id)`` per minted avatar.
+read back from receipt logs: ``MatchSettled``/``MatchSkipped`` per match, the
+ERC-721 ``Transfer(0, to, id)`` per minted avatar, ``PassIssued``/``PassRevoked``
+for a VIP pass.
 """
 
 from __future__ import annotations
@@ -30,11 +32,15 @@ from backend.chain.contracts import (
     load_manifest,
 )
 from backend.chain.exceptions import ChainError
-from backend.chain.models import RequestKind
+from backend.chain.models import SINGLE_KINDS, RequestKind
 
 # mintBatch: a new run costs a storage push and a balance write; each id one event.
 MINT_GAS_BASE = 60_000
 MINT_GAS_PER_AVATAR = 60_000
+# VIPPass.issue: the expiry write, an ERC-1155 mint (balance write + event) and PassIssued;
+# revoke clears and burns. One request per transaction; generous upper estimates.
+VIP_GAS_BASE = 30_000
+VIP_GAS = 90_000
 
 
 def event_abi(contract: str, name: str) -> dict[str, Any]:
@@ -54,6 +60,8 @@ def event_topic(contract: str, name: str) -> str:
 MATCH_SETTLED = event_topic("MatchSettlement", "MatchSettled")
 MATCH_SKIPPED = event_topic("MatchSettlement", "MatchSkipped")
 TRANSFER = event_topic("AvatarNFT", "Transfer")
+PASS_ISSUED = event_topic("VIPPass", "PassIssued")
+PASS_REVOKED = event_topic("VIPPass", "PassRevoked")
 ZERO_TOPIC = "0x" + "00" * 32
 
 PANIC_SELECTOR = keccak(text="Panic(uint256)")[:4]
@@ -121,6 +129,7 @@ class ContractCalls:
         self.contracts = contracts
         self.settlement_address = contracts.settlement.address
         self.avatar_address = contracts.avatar.address
+        self.vip_address = contracts.vip.address
         self._errors = _error_table()
 
     @classmethod
@@ -129,12 +138,18 @@ class ContractCalls:
         return cls(Contracts(w3, load_manifest(manifest_path)))
 
     def to_address(self, kind: RequestKind) -> str:
+        if kind in SINGLE_KINDS:
+            return self.vip_address
         return self.settlement_address if kind == RequestKind.SETTLE else self.avatar_address
 
     def base_gas(self, kind: RequestKind) -> int:
+        if kind in SINGLE_KINDS:
+            return VIP_GAS_BASE
         return SETTLE_GAS_BASE if kind == RequestKind.SETTLE else MINT_GAS_BASE
 
     def gas_for(self, kind: RequestKind, payload: dict[str, Any]) -> int:
+        if kind in SINGLE_KINDS:
+            return VIP_GAS
         if kind == RequestKind.MINT:
             return MINT_GAS_PER_AVATAR * len(payload["recipients"])
         return SETTLE_GAS_PER_MATCH + sum(
@@ -143,6 +158,16 @@ class ContractCalls:
         )
 
     def encode(self, kind: RequestKind, payloads: Sequence[dict[str, Any]]) -> bytes:
+        if kind in SINGLE_KINDS:
+            if len(payloads) != 1:
+                raise ChainError(f"a {kind} call carries one request, got {len(payloads)}")
+            holder = to_checksum_address(payloads[0]["holder"])
+            if kind == RequestKind.VIP_ISSUE:
+                args: list[Any] = [holder, int(payloads[0]["expires_at"])]
+                data = self.contracts.vip.encode_abi("issue", args=args)
+            else:
+                data = self.contracts.vip.encode_abi("revoke", args=[holder])
+            return bytes.fromhex(data.removeprefix("0x"))
         if kind == RequestKind.SETTLE:
             if all("packed" in p for p in payloads):
                 # Each match was packed by pack_settle_batch when it was queued (outbox.py);
@@ -159,6 +184,8 @@ class ContractCalls:
         self, kind: RequestKind, receipt: dict[str, Any], payloads: Sequence[dict[str, Any]]
     ) -> list[dict[str, Any]]:
         logs = receipt.get("logs") or []
+        if kind in SINGLE_KINDS:
+            return [self._vip_effect(kind, receipt, logs, payloads)]
         if kind == RequestKind.SETTLE:
             # The contract handles matches in batch order and logs one outcome per match, so a
             # match listed twice (two requests for it) reads "settled" then "already_settled".
@@ -199,6 +226,34 @@ class ContractCalls:
                 raise ChainError(f"receipt {receipt['transactionHash']} mints differ from request")
             results.append({"token_ids": [token_id for _, token_id in mine]})
         return results
+
+    def _vip_effect(
+        self,
+        kind: RequestKind,
+        receipt: dict[str, Any],
+        logs: Sequence[dict[str, Any]],
+        payloads: Sequence[dict[str, Any]],
+    ) -> dict[str, Any]:
+        """The pass's ``PassIssued(holder, expiresAt)`` or ``PassRevoked(holder)`` for the
+        one request of a VIP transaction."""
+        if len(payloads) != 1:
+            raise ChainError(f"a {kind} call carries one request, got {len(payloads)}")
+        holder = to_checksum_address(payloads[0]["holder"])
+        topic = PASS_ISSUED if kind == RequestKind.VIP_ISSUE else PASS_REVOKED
+        for log in logs:
+            if (
+                log["address"].lower() != self.vip_address.lower()
+                or log["topics"][0] != topic
+                or to_checksum_address("0x" + log["topics"][1][-40:]) != holder
+            ):
+                continue
+            if kind == RequestKind.VIP_REVOKE:
+                return {"revoked": True}
+            (expires_at,) = abi_decode(["uint64"], bytes.fromhex(log["data"].removeprefix("0x")))
+            if expires_at != int(payloads[0]["expires_at"]):
+                raise ChainError(f"receipt {receipt['transactionHash']} issued another expiry")
+            return {"expires_at": int(expires_at)}
+        raise ChainError(f"receipt {receipt['transactionHash']} lacks the {kind} of {holder}")
 
     def decode_error(self, data: Any) -> str:
         return decode_revert(data, self._errors)

@@ -1,7 +1,7 @@
 """Outbox requests, the operator wallets that send them, and every transaction we signed.
 
-A request (a match settlement or a batch of avatar mints) is written in the
-caller's database transaction under a unique idempotency key. The sender packs
+A request (a match settlement, a batch of avatar mints, a VIP pass issued or revoked)
+is written in the caller's database transaction under a unique idempotency key. The sender packs
 queued requests into one transaction at one nonce: the *slot* ``(wallet, nonce)``.
 Every transaction we ever sign for a slot (the first one, fee-bumped
 replacements, a filler that cancels it) carries the same requests, so at most
@@ -34,6 +34,12 @@ from backend.db.base import Base, utcnow
 class RequestKind(StrEnum):
     SETTLE = "settle"  # one match: MatchSettlement.settle entry with its payouts
     MINT = "mint"  # a list of avatar recipients: AvatarNFT.mintBatch
+    VIP_ISSUE = "vip_issue"  # one holder and expiry: VIPPass.issue, one per transaction
+    VIP_REVOKE = "vip_revoke"  # one holder: VIPPass.revoke, one per transaction
+
+
+# Kinds whose contract call takes one request: the sender never packs two in a transaction.
+SINGLE_KINDS = frozenset({RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE})
 
 
 class RequestStatus(StrEnum):
@@ -50,6 +56,8 @@ class RequestStatus(StrEnum):
 class TxKind(StrEnum):
     SETTLE = "settle"
     MINT = "mint"
+    VIP_ISSUE = "vip_issue"
+    VIP_REVOKE = "vip_revoke"
     FILLER = "filler"  # a zero-value self-transfer that consumes a nonce (gap fill, cancel)
 
 

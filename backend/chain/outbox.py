@@ -1,4 +1,4 @@
-"""The outbox: ask the chain for a match settlement or an avatar mint, inside your own transaction.
+"""The outbox: ask the chain for a settlement, an avatar mint or a VIP pass, in your transaction.
 
 Call these with the session that records the business event (a finished match,
 a purchase) and commit as usual: the request becomes visible to the workers
@@ -246,6 +246,43 @@ def request_mint(
     payload = {"recipients": [_address(r, "mint recipient") for r in recipients]}
     chain = chain_id if chain_id is not None else get_settings().chain.chain_id
     return _put_many(session, [(RequestKind.MINT, idempotency_key, payload, chain)])[0]
+
+
+# VIPPass.issue takes the expiry as a uint64 of unix seconds.
+MAX_UINT64 = 2**64 - 1
+
+
+def request_vip_issue(
+    *,
+    session: Session,
+    holder: str,
+    expires_at: int,
+    idempotency_key: str,
+    chain_id: int | None = None,
+) -> ChainRequest:
+    """Queue ``VIPPass.issue(holder, expires_at)`` (unix seconds; the contract refuses an
+    expiry not in the future when it is sent); ``result`` is ``{"expires_at": ...}``."""
+    if isinstance(expires_at, bool) or not isinstance(expires_at, int):
+        raise ChainValueError(f"a VIP pass expiry must be unix seconds, got {expires_at!r}")
+    if not 0 < expires_at <= MAX_UINT64:
+        raise ChainValueError(f"a VIP pass expiry must be 1..2**64-1, got {expires_at}")
+    payload = {"holder": _address(holder, "VIP pass holder"), "expires_at": expires_at}
+    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
+    return _put_many(session, [(RequestKind.VIP_ISSUE, idempotency_key, payload, chain)])[0]
+
+
+def request_vip_revoke(
+    *,
+    session: Session,
+    holder: str,
+    idempotency_key: str,
+    chain_id: int | None = None,
+) -> ChainRequest:
+    """Queue ``VIPPass.revoke(holder)`` (fails if the holder has no pass when it is sent);
+    ``result`` is ``{"revoked": true}``."""
+    payload = {"holder": _address(holder, "VIP pass holder")}
+    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
+    return _put_many(session, [(RequestKind.VIP_REVOKE, idempotency_key, payload, chain)])[0]
 
 
 def get_request(*, session: Session, request_id: int) -> ChainRequest:

@@ -151,7 +151,7 @@ def reconcile(
                 report.differences.append(
                     f"request {request.id} (match {match_id}) paid other payouts on chain"
                 )
-        elif request.status == RequestStatus.CONFIRMED:
+        elif request.kind == RequestKind.MINT and request.status == RequestStatus.CONFIRMED:
             report.checked += 1
             token_ids = (request.result or {}).get("token_ids", [])
             recipients = request.payload["recipients"]

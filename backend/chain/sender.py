@@ -30,6 +30,7 @@ from backend.chain.crash import crash_point
 from backend.chain.exceptions import RpcError
 from backend.chain.fees import Fees, initial_fees, replacement_fees
 from backend.chain.models import (
+    SINGLE_KINDS,
     ChainRequest,
     ChainTx,
     ChainTxEvent,
@@ -158,9 +159,9 @@ class Sender:
     def _pick(self, queued: Sequence[ChainRequest], budget: int) -> list[ChainRequest]:
         """The next batch: one lone request, or as many same-kind requests as fit ``budget``."""
         first = queued[0]
-        if first.alone:
-            return [first]
         kind = RequestKind(first.kind)
+        if first.alone or kind in SINGLE_KINDS:
+            return [first]
         gas = self.calls.base_gas(kind)
         batch: list[ChainRequest] = []
         for request in queued:

@@ -1,7 +1,8 @@
-"""Operator commands: avatar mints through the chain outbox, and seasons.
+"""Operator commands: avatar mints and VIP passes through the chain outbox, and seasons.
 
 ``dew mint-avatars`` queues a mint in the outbox (the worker sends it; ``--wait`` polls the
-request until it is confirmed or failed), ``dew season create|schedule`` opens seasons.
+request until it is confirmed or failed), ``dew vip issue|revoke`` queues a VIP pass issue or
+revoke the same way, ``dew season create|schedule`` opens seasons.
 They call the same services as the operator-only routes (``backend.economy.operator``),
 straight on the configured database: whoever can run ``dew`` there is the operator.
 """
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 
 season_app = typer.Typer(help="Open seasons (each with an emission budget).", no_args_is_help=True)
 app.add_typer(season_app, name="season")
+vip_app = typer.Typer(
+    help="Issue and revoke VIP passes (through the chain outbox).", no_args_is_help=True
+)
+app.add_typer(vip_app, name="vip")
 
 
 @contextmanager
@@ -190,3 +195,93 @@ def season_end(
     with _database() as sessions, sessions.begin() as session:
         season = operator.end_season(session=session, season_id=season_id)
         typer.echo(f"season #{season.id} {season.name!r} ended {aware(season.ends_at).isoformat()}")
+
+
+def _vip_wait(sessions: sessionmaker[Session], request_id: int, timeout_s: float) -> str:
+    """Poll a VIP request until it is confirmed (its tx hash) or failed (exit 1)."""
+    from backend.economy import operator
+
+    deadline = time.monotonic() + timeout_s
+    with sessions() as session:
+        status = operator.vip_status(session=session, request_id=request_id)
+    while status.status not in ("confirmed", "failed"):
+        if time.monotonic() > deadline:
+            raise _fail(f"VIP request #{request_id} still {status.status} after {timeout_s}s")
+        time.sleep(0.5)
+        with sessions() as session:
+            status = operator.vip_status(session=session, request_id=request_id)
+    if status.status == "failed":
+        raise _fail(f"VIP request #{request_id} failed: {status.failure_reason}")
+    return status.tx_hash or ""
+
+
+@vip_app.command("issue")
+def vip_issue(
+    address: Annotated[str, typer.Argument(help="The pass holder's address")],
+    key: Annotated[
+        str, typer.Option(help="Idempotency key: running again with it never sends twice")
+    ],
+    days: Annotated[float, typer.Option(help="The pass is valid this many days from now")] = 30.0,
+    wait: Annotated[bool, typer.Option(help="Wait for the worker's confirmed issue")] = False,
+    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+) -> None:
+    """Queue a VIP pass for ADDR valid --days from now; the worker sends it. Run again with
+    the same key, it is the same request (the first run's expiry stands)."""
+    from backend.config import get_settings
+    from backend.economy import operator
+
+    if not 0 < days <= operator.MAX_VIP_TERM_S / 86400:
+        raise _fail(f"--days must be in (0, {operator.MAX_VIP_TERM_S // 86400}], got {days}")
+    with _database() as sessions:
+        with sessions.begin() as session:
+            first = operator.vip_by_key(session=session, idempotency_key=key)
+            expires_at = (
+                first.expires_at
+                if first is not None and first.action == "issue" and first.expires_at is not None
+                else int(time.time() + days * 86400)
+            )
+            status = operator.queue_vip(
+                session=session,
+                action="issue",
+                address=address,
+                expires_at=expires_at,
+                idempotency_key=key,
+                chain_id=get_settings().chain.chain_id,
+            )
+        until = datetime.fromtimestamp(expires_at, UTC).isoformat()
+        typer.echo(
+            f"VIP issue request #{status.id} ({status.status}): {status.address} until {until}, "
+            f"key {status.idempotency_key!r}"
+        )
+        if wait:
+            typer.echo(f"issued in tx {_vip_wait(sessions, status.id, timeout_s)}")
+
+
+@vip_app.command("revoke")
+def vip_revoke(
+    address: Annotated[str, typer.Argument(help="The pass holder's address")],
+    key: Annotated[
+        str, typer.Option(help="Idempotency key: running again with it never sends twice")
+    ],
+    wait: Annotated[bool, typer.Option(help="Wait for the worker's confirmed revoke")] = False,
+    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+) -> None:
+    """Queue the revoke of ADDR's VIP pass; the worker sends it (it fails if ADDR holds none)."""
+    from backend.config import get_settings
+    from backend.economy import operator
+
+    with _database() as sessions:
+        with sessions.begin() as session:
+            status = operator.queue_vip(
+                session=session,
+                action="revoke",
+                address=address,
+                idempotency_key=key,
+                chain_id=get_settings().chain.chain_id,
+            )
+        typer.echo(
+            f"VIP revoke request #{status.id} ({status.status}): {status.address}, "
+            f"key {status.idempotency_key!r}"
+        )
+        if wait:
+            typer.echo(f"revoked in tx {_vip_wait(sessions, status.id, timeout_s)}")

@@ -381,11 +381,31 @@ class Season:
             )
 
     def vip_pass(self) -> None:
-        self.step("operator issues a VIP pass to vera")
+        from backend.economy import operator
+
+        self.step("operator issues a VIP pass to vera (dew vip issue: outbox, worker)")
         expires = self.w3.eth.get_block("latest")["timestamp"] + 7 * 24 * 3600
+        with self.sessions.begin() as session:
+            request = operator.queue_vip(
+                session=session,
+                action="issue",
+                address=self.vera.address,
+                expires_at=expires,
+                idempotency_key=f"demo-vip-{uuid.uuid4().hex}",
+                chain_id=self.manifest.chain_id,
+            )
+        self.out(f"  VIP request #{request.id} queued in the outbox; waiting for the worker")
+
+        def issued() -> Any:
+            with self.sessions() as session:
+                status = operator.vip_status(session=session, request_id=request.id)
+            if status.status == "failed":
+                raise DemoFailed(f"VIP issue failed: {status.failure_reason}")
+            return status.status == "confirmed" and status.tx_hash
+
+        tx_hash = wait_for("the VIP pass (worker)", issued, timeout_s=90)
         vip = self.contracts.vip.functions
-        self.chain.call(self.operator_key, vip.issue(self.vera.address, expires))
-        self.out(f"  vera's pass valid: {vip.isValid(self.vera.address).call()}")
+        self.out(f"  vera's pass valid: {vip.isValid(self.vera.address).call()} (tx {tx_hash})")
 
     # -- 5. the Campeonato's entry fees, deposited before the season's first match ----------
     def entry_deposits(self) -> None:

@@ -35,6 +35,10 @@ MAX_MINT_RECIPIENTS = 100
 # collide with the server's own keys (``settle:...``, withdrawals, the demo's).
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 MINT_KEY_PREFIX = "operator-mint:"
+VIP_KEY_PREFIX = "operator-vip:"
+# A VIP pass's expiry (unix seconds) must be in the future and at most this far ahead.
+MAX_VIP_TERM_S = 10 * 366 * 24 * 3600
+VIP_ACTIONS = ("issue", "revoke")
 # A season's emission budget is DEW wei; 10**30 is a billion billion DEW, far past any plan.
 MAX_EMISSION_BUDGET = 10**30
 
@@ -57,12 +61,16 @@ def is_operator(address: str, operators: Sequence[str]) -> bool:
     return any(is_address(a) and to_checksum_address(a) == wanted for a in operators)
 
 
-def _key(idempotency_key: str) -> str:
+class VipNotFound(NotFound):
+    code = "vip_not_found"
+
+
+def _key(idempotency_key: str, prefix: str = MINT_KEY_PREFIX) -> str:
     if not isinstance(idempotency_key, str) or not KEY_PATTERN.match(idempotency_key):
         raise EconomyValueError(
             f"idempotency key must be 1..64 of A-Z a-z 0-9 _ . : -, got {idempotency_key!r}"
         )
-    return MINT_KEY_PREFIX + idempotency_key
+    return prefix + idempotency_key
 
 
 @dataclass(frozen=True)
@@ -134,6 +142,114 @@ def mint_status(*, session: Session, request_id: int) -> MintStatus:
     ):
         raise MintNotFound(f"no operator mint with id {request_id!r}")
     return MintStatus.of(request)
+
+
+@dataclass(frozen=True)
+class VipStatus:
+    """Where an operator's VIP pass request stands; ``expires_at`` is unix seconds."""
+
+    id: int
+    idempotency_key: str
+    action: str
+    address: str
+    expires_at: int | None
+    status: str
+    tx_hash: str | None
+    failure_reason: str | None
+
+    @classmethod
+    def of(cls, request: ChainRequest) -> VipStatus:
+        expires = request.payload.get("expires_at")
+        return cls(
+            id=request.id,
+            idempotency_key=request.idempotency_key.removeprefix(VIP_KEY_PREFIX),
+            action="issue" if request.kind == RequestKind.VIP_ISSUE else "revoke",
+            address=request.payload["holder"],
+            expires_at=int(expires) if expires is not None else None,
+            status=request.status,
+            tx_hash=request.tx_hash,
+            failure_reason=request.failure_reason,
+        )
+
+
+def _vip_request(session: Session, key: str) -> ChainRequest | None:
+    request = session.scalar(select(ChainRequest).where(ChainRequest.idempotency_key == key))
+    if request is not None and request.kind not in (RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE):
+        return None
+    return request
+
+
+def vip_by_key(*, session: Session, idempotency_key: str) -> VipStatus | None:
+    """The VIP request already queued under this operator key, if any (``dew vip issue
+    --days`` reuses its expiry so that a retry is the same request)."""
+    request = _vip_request(session, _key(idempotency_key, VIP_KEY_PREFIX))
+    return VipStatus.of(request) if request is not None else None
+
+
+def queue_vip(
+    *,
+    session: Session,
+    action: str,
+    address: str,
+    idempotency_key: str,
+    expires_at: int | None = None,
+    chain_id: int | None = None,
+    now: datetime | None = None,
+) -> VipStatus:
+    """Queue ``VIPPass.issue(address, expires_at)`` or ``VIPPass.revoke(address)`` in the
+    chain outbox; the worker sends it. ``expires_at`` (unix seconds, issue only) must be in
+    the future and at most :data:`MAX_VIP_TERM_S` ahead when the key is first used. The same
+    key and body return the first request; the same key with another body is a
+    :class:`Conflict`."""
+    key = _key(idempotency_key, VIP_KEY_PREFIX)
+    if action not in VIP_ACTIONS:
+        raise EconomyValueError(f"VIP action must be issue or revoke, got {action!r}")
+    if not isinstance(address, str) or not is_address(address):
+        raise EconomyValueError(f"VIP pass holder is not an address: {address!r}")
+    if action == "revoke" and expires_at is not None:
+        raise EconomyValueError("a VIP revoke takes no expiry")
+    if action == "issue":
+        if isinstance(expires_at, bool) or not isinstance(expires_at, int):
+            raise EconomyValueError(f"a VIP issue needs its expiry in unix seconds: {expires_at!r}")
+        first = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
+        at = int((now or utcnow()).timestamp())
+        if first is None and not at < expires_at <= at + MAX_VIP_TERM_S:
+            raise EconomyValueError(
+                f"a VIP pass must expire after now ({at}) and within {MAX_VIP_TERM_S} s, "
+                f"got {expires_at}"
+            )
+    try:
+        if expires_at is not None:  # an issue (checked above: a revoke has no expiry)
+            request = outbox.request_vip_issue(
+                session=session,
+                holder=address,
+                expires_at=expires_at,
+                idempotency_key=key,
+                chain_id=chain_id,
+            )
+        else:
+            request = outbox.request_vip_revoke(
+                session=session, holder=address, idempotency_key=key, chain_id=chain_id
+            )
+    except IdempotencyConflict as error:
+        raise Conflict(
+            f"idempotency key {idempotency_key!r} was already used for another request"
+        ) from error
+    except ChainValueError as error:
+        raise EconomyValueError(str(error)) from error
+    return VipStatus.of(request)
+
+
+def vip_status(*, session: Session, request_id: int) -> VipStatus:
+    """An operator VIP request by its outbox id; any other request is not found."""
+    request = session.get(ChainRequest, request_id)
+    if (
+        request is None
+        or request.kind not in (RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE)
+        or not request.idempotency_key.startswith(VIP_KEY_PREFIX)
+    ):
+        raise VipNotFound(f"no operator VIP request with id {request_id!r}")
+    return VipStatus.of(request)
 
 
 def _budget(emission_budget: int) -> int:

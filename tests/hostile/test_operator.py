@@ -309,3 +309,123 @@ def test_schedule_opens_back_to_back_seasons(server, books):
     with books() as session:
         names = set(session.scalars(select(Season.name).where(Season.name.like(f"{prefix}%"))))
     assert names == {f"{prefix} {i}" for i in (1, 2, 3)}
+
+
+def _vip(**changes: object) -> dict[str, object]:
+    body: dict[str, object] = {
+        "action": "issue",
+        "address": Account.create().address,
+        "expires_at": int(datetime.now(UTC).timestamp()) + 7 * 86400,
+        "idempotency_key": "vip-" + secrets.token_hex(6),
+    }
+    body.update(changes)
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def test_vip_routes_refuse_anonymous_and_non_operators(server, books):
+    _, op_token = sign_in(server.url, OPERATOR)
+    with api(server.url, op_token) as client:
+        made = client.post("/operator/vip", json=_vip())
+    assert made.status_code == 202, made.text
+    _, stranger = sign_in(server.url)
+    before = _counts(books)
+    for method, path, body in (
+        ("POST", "/operator/vip", _vip()),
+        ("POST", "/operator/vip", _vip(action="revoke", expires_at=None)),
+        ("GET", f"/operator/vip/{made.json()['id']}", None),
+    ):
+        for token, status, code in (
+            (None, 401, "not_authenticated"),
+            (stranger, 403, "not_operator"),
+        ):
+            with api(server.url, token) as client:
+                answer = client.request(method, path, json=body)
+            assert answer.status_code == status, (method, path, answer.text)
+            assert answer.json()["error"]["code"] == code
+            assert "expires_at" not in answer.text
+    assert _counts(books) == before
+
+
+def test_operator_vip_is_idempotent_and_refuses_a_reused_key(server, books):
+    _, token = sign_in(server.url, OPERATOR)
+    body = _vip()
+    later = int(str(body["expires_at"])) + 1
+    before = _counts(books)
+    with api(server.url, token) as client:
+        first = client.post("/operator/vip", json=body)
+        again = client.post("/operator/vip", json=body)
+        others = [
+            client.post("/operator/vip", json=dict(body, address=Account.create().address)),
+            client.post("/operator/vip", json=dict(body, expires_at=later)),
+            client.post(
+                "/operator/vip",
+                json={k: v for k, v in dict(body, action="revoke").items() if k != "expires_at"},
+            ),
+        ]
+        status = client.get(f"/operator/vip/{first.json()['id']}")
+        as_mint = client.get(f"/operator/mints/{first.json()['id']}")
+    assert first.status_code == 202 and again.status_code == 200, (first.text, again.text)
+    assert again.json()["id"] == first.json()["id"]
+    assert first.json()["action"] == "issue" and first.json()["status"] == "queued"
+    assert first.json()["address"] == body["address"]
+    assert first.json()["expires_at"] == body["expires_at"]
+    for other in others:
+        assert other.status_code == 409 and other.json()["error"]["code"] == "conflict", other.text
+    assert status.status_code == 200 and status.json()["idempotency_key"] == body["idempotency_key"]
+    assert as_mint.status_code == 404  # a VIP request is not a mint
+    assert _counts(books) == (before[0] + 1, before[1])
+    with books() as session:
+        request = session.get(ChainRequest, first.json()["id"])
+        assert request.kind == "vip_issue"
+        assert request.idempotency_key == "operator-vip:" + body["idempotency_key"]
+        assert request.payload == {"holder": body["address"], "expires_at": body["expires_at"]}
+    # A revoke is queued as its own request, without an expiry.
+    with api(server.url, token) as client:
+        revoke = client.post(
+            "/operator/vip", json=_vip(action="revoke", address=body["address"], expires_at=None)
+        )
+    assert revoke.status_code == 202, revoke.text
+    assert revoke.json()["action"] == "revoke" and revoke.json()["expires_at"] is None
+
+
+BAD_VIPS: list[dict[str, object]] = [
+    {"action": "grant"},
+    {"action": None},
+    {"address": "0x1234"},
+    {"address": "not an address"},
+    {"address": None},
+    {"address": ["0x0000000000000000000000000000000000000001"]},
+    {"expires_at": None},  # an issue needs its expiry
+    {"expires_at": 0},
+    {"expires_at": -5},
+    {"expires_at": 2**64},
+    {"expires_at": "soon"},
+    {"expires_at": 1.5},
+    {"expires_at": 1_000_000},  # in the past
+    {"expires_at": 2**63},  # far past the longest term
+    {"action": "revoke"},  # a revoke takes no expiry
+    {"idempotency_key": ""},
+    {"idempotency_key": "x" * 65},
+    {"idempotency_key": "bad key!"},
+    {"idempotency_key": None},
+    {"surprise": True},
+]
+
+
+def test_bad_vip_bodies_are_refused_and_change_nothing(server, books):
+    _, token = sign_in(server.url, OPERATOR)
+    before = _counts(books)
+    with api(server.url, token) as client:
+        for changes in BAD_VIPS:
+            answer = client.post("/operator/vip", json=_vip(**changes))
+            assert answer.status_code == 422, (changes, answer.text)
+            assert answer.json()["error"]["code"] == "invalid_request"
+        for path, status in (
+            ("/operator/vip/0", 422),
+            ("/operator/vip/abc", 422),
+            ("/operator/vip/" + "9" * 30, 422),
+            ("/operator/vip/999999999", 404),
+        ):
+            answer = client.get(path)
+            assert answer.status_code == status, (path, answer.text)
+    assert _counts(books) == before

@@ -1,17 +1,18 @@
-"""Operator-only routes: avatar mints through the chain outbox, and seasons.
+"""Operator-only routes: avatar mints and VIP passes through the chain outbox, and seasons.
 
 Every route needs a signed-in wallet listed in ``DEW_OPERATOR_ADDRESSES``
 (``deps.CurrentOperator``): anyone else gets 401 or 403 and nothing is read or written.
-They do what ``dew mint-avatars`` and ``dew season create|schedule`` do, through the same
-services (``backend.economy.operator``); a mint is queued in the outbox and sent by the
-worker, never from here. A mint's ``idempotency_key`` makes a retried request safe: the
-same key returns the first request (200), another body under it is refused (409).
+They do what ``dew mint-avatars``, ``dew vip issue|revoke`` and ``dew season
+create|schedule`` do, through the same services (``backend.economy.operator``); a mint or a
+VIP pass is queued in the outbox and sent by the worker, never from here. Their
+``idempotency_key`` makes a retried request safe: the same key returns the first request
+(200), another body under it is refused (409).
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
@@ -180,3 +181,61 @@ def end_season(
     season = operator.end_season(session=session, season_id=season_id)
     session.commit()
     return _season_out(session, season)
+
+
+class VipIn(BaseModel):
+    action: Literal["issue", "revoke"]
+    address: Address = Field(description="the pass holder")
+    expires_at: int | None = Field(
+        default=None,
+        ge=1,
+        le=2**64 - 1,
+        description="issue only: the pass's expiry, unix seconds, as VIPPass.issue takes it",
+    )
+    idempotency_key: Key = Field(description="the same key returns the same VIP request")
+
+    model_config = {"extra": "forbid"}
+
+
+class VipOut(BaseModel):
+    id: int
+    idempotency_key: str
+    action: str
+    address: str
+    expires_at: int | None
+    status: str = Field(description="queued | submitted | confirmed | failed")
+    tx_hash: str | None
+    failure_reason: str | None
+
+
+@router.post("/vip", response_model=VipOut, status_code=202, responses=_ERRORS)
+def queue_vip(
+    body: VipIn, request: Request, session: SessionDep, _operator: CurrentOperator
+) -> Any:
+    """Queue a VIP pass issue or revoke; the worker sends it (poll the GET). A repeat of the
+    same key and body returns the first request with 200; another body under it is 409."""
+    key = operator.VIP_KEY_PREFIX + body.idempotency_key
+    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
+    status = operator.queue_vip(
+        session=session,
+        action=body.action,
+        address=body.address,
+        expires_at=body.expires_at,
+        idempotency_key=body.idempotency_key,
+        chain_id=request.app.state.settings.chain.chain_id,
+    )
+    session.commit()
+    out = VipOut(**status.__dict__)
+    if repeat is not None:
+        return JSONResponse(out.model_dump(mode="json"), status_code=200)
+    return out
+
+
+@router.get("/vip/{request_id}", response_model=VipOut, responses=_ERRORS)
+def get_vip(
+    request_id: Annotated[int, Path(ge=1, le=2**62)],
+    session: SessionDep,
+    _operator: CurrentOperator,
+) -> VipOut:
+    """Where a VIP request stands: ``confirmed`` once the worker's transaction is final."""
+    return VipOut(**operator.vip_status(session=session, request_id=request_id).__dict__)
