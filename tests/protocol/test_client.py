@@ -75,6 +75,23 @@ def test_a_table_with_options_and_a_bot_level_per_seat_is_played_to_the_end(clie
     assert replay(match["record"]).to_json()["winner_seats"] == final["result"]["winner_seats"]
 
 
+def test_an_ai_table_pits_two_bot_levels_and_the_client_watches_it_end(client):
+    table = client.create_table(preset="draw", seats=2, kind="ai", bot_levels=["easy", "expert"])
+    assert [s["bot_level"] for s in table["seats"]] == ["easy", "expert"]
+    watcher = client.connect(table["id"])
+    try:
+        # The match may be over before the socket opens: then its snapshot carries the end.
+        while watcher.final is None:
+            watcher.recv(timeout_s=120)
+        over = watcher.final
+    finally:
+        watcher.close()
+    assert watcher.you is None  # a spectator: no seat of its own
+    match = client.match(over["match_id"])
+    assert match["status"] == "finished"
+    assert [s["bot_level"] for s in match["seats"]] == ["easy", "expert"]
+
+
 def test_one_client_plays_both_seats_of_a_same_device_table(client):
     table = client.create_table(preset="draw", seats=2, kind="same_device")
     assert table["status"] == "playing"
