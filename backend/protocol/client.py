@@ -6,9 +6,15 @@ It speaks the same messages as the web client: both are defined in ``backend.pro
 a seat over the WebSocket, checking every server message against the protocol.
 
     client = DewClient("http://127.0.0.1:8000")
-    client.sign_in(private_key)
-    table = client.create_table(preset="draw", seats=2, kind="practice")
+    client.sign_in(private_key)                # accept_terms=True for earning/staked play
+    table = client.create_table(preset="draw", seats=2, kind="practice",
+                                options={"target": 50}, bot_levels=["medium", "expert"])
     final = client.play(table["id"])          # first legal move each turn, by default
+
+A ``same_device`` table seats this wallet twice: ``play`` then plays whichever of its seats
+is to move (the server re-files the socket under that seat and sends its snapshot after
+each move). On a seat, ``talk``/``mute`` speak the table talk and ``wait_for`` reads on to
+a message of a kind; ``report`` files a complaint about a table mate.
 
 It is the one client of the house: the demo, the benchmarks and the tests sign in and play
 through it. The pieces underneath are open for programs with their own transport (the
@@ -43,9 +49,11 @@ from backend.protocol import messages as protocol
 class DewClientError(RuntimeError):
     """A request the server refused: ``code`` is the stable error code of docs/protocol.md."""
 
-    def __init__(self, code: str, message: str, status: int | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, status: int | None = None, detail: Any = None
+    ) -> None:
         super().__init__(f"{code}: {message}")
-        self.code, self.message, self.status = code, message, status
+        self.code, self.message, self.status, self.detail = code, message, status, detail
 
 
 Chooser = Callable[[dict[str, Any]], str]
@@ -69,9 +77,14 @@ class Wallet:
     without eth-account's per-call overhead: load generators sign thousands of messages on the
     machine the server shares. It equals eth-account's ``sign_message`` (RFC 6979, low s)."""
 
-    __slots__ = ("address", "key", "private_key")
+    __slots__ = ("accept_terms", "address", "key", "private_key")
 
-    def __init__(self, private_key: bytes | str, address: str | None = None) -> None:
+    def __init__(
+        self, private_key: bytes | str, address: str | None = None, *, accept_terms: bool = False
+    ) -> None:
+        """``accept_terms``: its sign-ins ask the server for a message that also accepts the
+        current terms and confirms legal age (docs/protocol.md, "Sign-in")."""
+        self.accept_terms = accept_terms
         if isinstance(private_key, str):
             private_key = bytes.fromhex(private_key.removeprefix("0x"))
         self.private_key = bytes(private_key)
@@ -99,7 +112,10 @@ class Wallet:
             route, body = steps.send(grant)        # ("signin", {"message": ..., "signature": ...})
             steps.send(tokens)                     # StopIteration(value=tokens)
         """
-        grant = yield "nonce", {"address": self.address}
+        nonce: dict[str, Any] = {"address": self.address}
+        if self.accept_terms:
+            nonce["accept_terms"] = True
+        grant = yield "nonce", nonce
         message = str(grant["message"])
         tokens = yield "signin", {"message": message, "signature": self.sign(message)}
         return tokens
@@ -198,6 +214,42 @@ class Seat(SeatState):
     def close(self) -> None:
         if self.socket is not None:
             self.socket.close()
+
+    def wait_for(self, kind: str, timeout_s: float = 20.0) -> dict[str, Any]:
+        """Read on until a message of ``kind`` (``talk``, ``muted``, ``moved``...) and return
+        it; an ``error`` on the way is raised as DewClientError with the server's code."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no {kind!r} message in {timeout_s}s")
+            message = self.recv(timeout_s=left)
+            if message["type"] == kind:
+                return message
+            if message["type"] == "error":
+                error = message["error"]
+                raise DewClientError(error["code"], error["message"], detail=error.get("detail"))
+
+    def talk(
+        self,
+        *,
+        phrase: str | None = None,
+        emote: str | None = None,
+        text: str | None = None,
+        ref: str | None = None,
+    ) -> None:
+        """Say one thing at the table: a ``TALK_PHRASES`` id, a ``TALK_EMOTES`` id, or free
+        text where the server allows it. The server relays it to every socket of the table
+        that has not muted this seat, this one included (``wait_for("talk")``)."""
+        given = {k: v for k, v in (("phrase", phrase), ("emote", emote), ("text", text)) if v}
+        if len(given) != 1:
+            raise DewClientError("invalid_talk", "say exactly one of phrase, emote or text")
+        self.send("talk", **given, **({"ref": ref} if ref is not None else {}))
+
+    def mute(self, seat: int, muted: bool = True) -> None:
+        """Stop (``muted=False``: resume) receiving ``seat``'s talk on this socket; the server
+        answers with a ``muted`` message listing this socket's muted seats."""
+        self.send("mute", seat=seat, muted=muted)
 
     def play(
         self,
@@ -368,32 +420,61 @@ class DewClient:
             method, url, json=json_body, params=params, headers=self.headers
         )
         if response.status_code >= 400:
+            detail: Any = None
             try:
                 error = response.json()["error"]
-                code, message = error["code"], error["message"]
-            except (ValueError, KeyError, TypeError):
+                code, message, detail = error["code"], error["message"], error.get("detail")
+            except (ValueError, KeyError, TypeError, AttributeError):
                 code, message = "http_error", response.text[:200]
-            raise DewClientError(code, message, response.status_code)
+            raise DewClientError(code, message, response.status_code, detail)
         return response.json() if response.content else None
 
-    def sign_in(self, private_key: bytes | str | Wallet) -> str:
-        """Sign-In with Ethereum with this key; returns the address."""
-        tokens = self.sign_in_tokens(private_key)
+    def sign_in(self, private_key: bytes | str | Wallet, *, accept_terms: bool = False) -> str:
+        """Sign-In with Ethereum with this key; returns the address. ``accept_terms``: the
+        signed message also accepts the server's current terms and confirms legal age (what
+        earning and staked play need where the server has terms; see ``terms()``)."""
+        tokens = self.sign_in_tokens(private_key, accept_terms=accept_terms)
         return str(tokens["address"])
 
-    def sign_in_tokens(self, private_key: bytes | str | Wallet) -> dict[str, Any]:
+    def sign_in_tokens(
+        self, private_key: bytes | str | Wallet, *, accept_terms: bool = False
+    ) -> dict[str, Any]:
         """Sign in as ``sign_in`` does; returns the whole token response (access and refresh
-        tokens, expiry, address)."""
-        wallet = private_key if isinstance(private_key, Wallet) else Wallet(private_key)
+        tokens, expiry, address, ``terms_version`` accepted or None)."""
+        if isinstance(private_key, Wallet):
+            wallet = private_key
+            if accept_terms and not wallet.accept_terms:
+                wallet = Wallet(wallet.private_key, wallet.address, accept_terms=True)
+        else:
+            wallet = Wallet(private_key, accept_terms=accept_terms)
         tokens = sign_in_with(wallet, lambda route, body: self.request(route, json_body=body))
         self.address, self.token = tokens["address"], tokens["access_token"]
         return tokens
+
+    def terms(self) -> dict[str, Any]:
+        """The server's current terms and whether this wallet accepted them (``accepted``)."""
+        return dict(self.request("terms"))
+
+    def presets(self) -> list[dict[str, Any]]:
+        """The rule presets: each one's options, which values are premium, and what each
+        option ``requires`` of the others (``option_specs[].requires``)."""
+        return list(self.request("presets"))
+
+    def table_limits(self) -> dict[str, Any]:
+        """What a table may be created with here: kinds, bot levels, the turn timer's bounds."""
+        return dict(self.request("table_limits"))
 
     def lobby(self, status: str = "open") -> list[dict[str, Any]]:
         return list(self.request("lobby", params={"status": status}))
 
     def create_table(self, **spec: Any) -> dict[str, Any]:
+        """Create a table (docs/protocol.md, ``POST /tables``): ``preset``, ``options``,
+        ``seats``, ``kind`` (``human``, ``practice``, ``ai``, ``same_device``), ``bot_level``
+        or ``bot_levels`` (one per seat, seat 0 first), ``stake``, ``earning``, ..."""
         return dict(self.request("create_table", json_body=spec))
+
+    def table(self, table_id: str) -> dict[str, Any]:
+        return dict(self.request("table", table_id=table_id))
 
     def join(self, table_id: str, **body: Any) -> dict[str, Any]:
         return dict(self.request("join", json_body=body, table_id=table_id))
@@ -401,8 +482,28 @@ class DewClient:
     def start(self, table_id: str) -> dict[str, Any]:
         return dict(self.request("start", table_id=table_id))
 
-    def queue(self, preset: str, **body: Any) -> dict[str, Any]:
-        return dict(self.request("queue", json_body={"preset": preset, **body}))
+    def queue(
+        self,
+        preset: str,
+        *,
+        options: dict[str, Any] | None = None,
+        stake: int = 0,
+        earning: bool = False,
+        **body: Any,
+    ) -> dict[str, Any]:
+        """A matchmaking ticket: only tickets with the same preset, ``options``, ``earning``
+        and ``stake`` meet. A stake (DEW base units) is for earning tickets and needs that
+        much in the wallet's vault."""
+        body = {"preset": preset, "options": options or {}, "earning": earning, **body}
+        if stake:
+            body["stake"] = stake
+        return dict(self.request("queue", json_body=body))
+
+    def ticket(self, ticket_id: str) -> dict[str, Any]:
+        return dict(self.request("ticket", ticket_id=ticket_id))
+
+    def cancel_ticket(self, ticket_id: str) -> dict[str, Any]:
+        return dict(self.request("cancel_ticket", ticket_id=ticket_id))
 
     def wait_for_table(self, ticket_id: str, timeout_s: float = 60) -> str:
         """Poll a matchmaking ticket until it has a table; returns the table id."""
@@ -417,6 +518,16 @@ class DewClient:
 
     def match(self, match_id: str) -> dict[str, Any]:
         return dict(self.request("match", match_id=match_id))
+
+    def report(
+        self, table_id: str, address: str, reason: str, note: str | None = None
+    ) -> dict[str, Any]:
+        """Report a table mate (``POST /complaints``): ``reason`` one of
+        ``protocol.REPORT_REASONS``, an optional ``note``; returns the complaint filed."""
+        body: dict[str, Any] = {"table_id": table_id, "address": address, "reason": reason}
+        if note is not None:
+            body["note"] = note
+        return dict(self.request("report", json_body=body))
 
     # -- WebSocket -------------------------------------------------------------------------
     def seat_url(self, table_id: str) -> str:
@@ -437,7 +548,9 @@ class DewClient:
         self, table_id: str, choose: Chooser = first_legal, *, timeout_s: float = 120
     ) -> dict[str, Any]:
         """Play this wallet's seat until the match is over; returns the ``match_over``
-        message. Every move carries the ply it was chosen at, so none is applied twice."""
+        message. Every move carries the ply it was chosen at, so none is applied twice.
+        At a ``same_device`` table, where the wallet holds both seats, it plays whichever is
+        to move: after each move the server sends that seat's snapshot on this socket."""
         seat = self.connect(table_id)
         try:
             try:
