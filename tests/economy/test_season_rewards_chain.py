@@ -7,7 +7,7 @@ worker) pays nothing more; places nobody reached return to the season."""
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from eth_account import Account
@@ -17,6 +17,7 @@ from backend.chain.calls import ContractCalls
 from backend.chain.engine import Engine
 from backend.chain.models import ChainRequest, RequestStatus
 from backend.chain.rpc import Rpc
+from backend.cli.services import wait_for
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import aware, utcnow
@@ -155,6 +156,7 @@ def test_season_rewards_are_paid_once_with_the_rented_avatar_split(deployment, w
             SeatResult(3, None, placement=4),
         ),
     )
+    finished_at_chain_s = world["reader"].w3.eth.get_block("latest")["timestamp"]
     with sessions.begin() as session:
         planned = plan_settlement(
             session=session,
@@ -162,7 +164,7 @@ def test_season_rewards_are_paid_once_with_the_rented_avatar_split(deployment, w
             finished_at=utcnow(),
             policies=POLICIES,
             treasury=a["treasury"],
-            played_at_s=world["reader"].w3.eth.get_block("latest")["timestamp"],
+            played_at_s=finished_at_chain_s,
         )
         match_request = planned.chain_request_id
         match_emission = int(planned.emission) - int(planned.returned)
@@ -175,16 +177,22 @@ def test_season_rewards_are_paid_once_with_the_rented_avatar_split(deployment, w
         season_rewards.plan_season_rewards(
             session=session, season_id=season_id, treasury=a["treasury"]
         )
-    with sessions.begin() as session:  # the season's time runs out
-        session.execute(
-            update(Season)
-            .where(Season.id == season_id)
-            .values(ends_at=utcnow() - timedelta(seconds=1))
-        )
+    # The season's time runs out. Its end, read in chain time, must fall after the match and
+    # the agreement (a season ends long after them in real use; here they are a second apart,
+    # and anvil's block times can run ahead of the wall clock): wait until it does.
+    offset = world["reader"].clock_offset_s
+    played_at_s = finished_at_chain_s
+
+    def end_is_after_play() -> datetime | None:
+        ends_at = utcnow() - timedelta(seconds=1)
+        return ends_at if int(ends_at.timestamp()) + offset() > played_at_s else None
+
+    ends_at = wait_for("the season's end after the match, in chain time", end_is_after_play)
+    with sessions.begin() as session:
+        session.execute(update(Season).where(Season.id == season_id).values(ends_at=ends_at))
 
     watched = [a["owner"], a["scholar"], a["vip"], a["treasury"]]
     before = _balances(deployment, watched)
-    offset = world["reader"].clock_offset_s
     kwargs = {
         "session_factory": sessions,
         "treasury": a["treasury"],
