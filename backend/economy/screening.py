@@ -294,8 +294,13 @@ def confirm_approval(
     application_id: int,
     tx_hash: str,
     confirmations: int = 1,
+    reporter: str | None = None,
+    may_screen: Callable[[], bool] = lambda: False,
 ) -> dict[str, Any]:
     """Approve an open application from the receipt of the screener's ``setScreened``.
+
+    ``reporter`` (a route's caller) must be the applicant or a screener (``may_screen``);
+    None is the server itself.
 
     The transaction must be mined ``confirmations`` deep, have succeeded, and log the
     registry's ``OwnerScreened(applicant, true)``; and the registry must say the applicant is
@@ -305,7 +310,11 @@ def confirm_approval(
         raise exc.EconomyValueError(f"not a transaction hash: {tx_hash!r}")
     tx_hash = tx_hash.lower()
     app = session.get(ScreeningApplication, application_id)
-    if app is None:
+    # Only the applicant and screeners may report (others learn nothing, not even that the
+    # application exists, and cost the node nothing).
+    if app is None or not (
+        reporter is None or _address(reporter, "reporter") == app.applicant or may_screen()
+    ):
         raise exc.ApplicationNotFound(f"no application {application_id!r}")
     if app.status == ScreeningStatus.APPROVED and app.tx_hash == tx_hash:
         return view(app)  # the same report twice: nothing more to do

@@ -163,6 +163,10 @@ def test_approval_follows_the_chain_and_replays_are_refused(
         builder.screen_owner(screener=deployment.operator, owner=owner),
     )
     tx_hash = "0x" + bytes(receipt["transactionHash"]).hex()
+    # A third wallet cannot report another's approval, nor learn the application exists.
+    stranger = other_client.post(f"{APPS}/{app_id}/receipt", json={"tx_hash": tx_hash})
+    assert (stranger.status_code, _code(stranger)) == (404, "application_not_found")
+    assert _apps(books, owner) == [("pending", None, None)]
     borrowed = other_client.post(f"{APPS}/{other_id}/receipt", json={"tx_hash": tx_hash})
     assert (borrowed.status_code, _code(borrowed)) == (409, "approval_not_on_chain")
     assert [s for s, _, _ in _apps(books, other)] == ["pending"]

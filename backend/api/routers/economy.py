@@ -246,18 +246,22 @@ def reject_application(
 def approval_receipt(
     application_id: ApplicationId,
     body: schemas.ApprovalReceiptIn,
-    _player: CurrentPlayer,
+    player: CurrentPlayer,
     session: SessionDep,
     builder: BuilderDep,
     settings: SettingsDep,
+    screeners: ScreenersDep,
 ) -> schemas.ApplicationOut:
-    """Anyone signed in reports the approval's transaction; the chain's receipt decides."""
+    """The applicant or a screener reports the approval's transaction; the chain's receipt
+    decides. Anyone else is told there is no such application."""
     app = screening.confirm_approval(
         session=session,
         contracts=builder.contracts,
         application_id=application_id,
         tx_hash=body.tx_hash,
         confirmations=settings.economy.confirmations,
+        reporter=player.address,
+        may_screen=lambda: screeners.is_screener(player.address),
     )
     return schemas.ApplicationOut(**app)
 
