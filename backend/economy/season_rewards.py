@@ -23,14 +23,20 @@ import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.chain import match_ids
 from backend.db.base import aware, utcnow
 from backend.economy import settlement
 from backend.economy.exceptions import Conflict, EconomyValueError, InsufficientBudget
-from backend.economy.models import PlannedSettlement, Season, SeasonReward, SeatRecord
+from backend.economy.models import (
+    PlannedSettlement,
+    Season,
+    SeasonReward,
+    SeatRecord,
+    SettlementRequest,
+)
 from backend.economy.policy import AVATAR_ADMISSIONS, MAX_PAYOUT_AMOUNT
 from backend.economy.reports import season_leaderboard
 from backend.economy.seasons import get_season
@@ -170,12 +176,21 @@ def plan_season_rewards(
 
 
 def due_seasons(*, session: Session, now: datetime | None = None) -> list[int]:
-    """Ended seasons whose reward table is not yet planned."""
+    """Ended seasons whose reward table is not yet planned, and whose last matches are all
+    counted: a match that finished before the end but is still waiting in the settlement
+    queue has not written its leaderboard rows yet, and a season is planned only once."""
+    uncounted = exists().where(
+        SettlementRequest.status == "pending", SettlementRequest.finished_at <= Season.ends_at
+    )
     return list(
         session.scalars(
             select(SeasonReward.season_id)
             .join(Season, Season.id == SeasonReward.season_id)
-            .where(SeasonReward.planned_at.is_(None), Season.ends_at <= (now or utcnow()))
+            .where(
+                SeasonReward.planned_at.is_(None),
+                Season.ends_at <= (now or utcnow()),
+                ~uncounted,
+            )
             .order_by(SeasonReward.season_id)
         )
     )

@@ -55,3 +55,46 @@ def test_schedule_and_lookup(db_url):
     with sessions() as session:
         assert session.scalar(select(func.count()).select_from(Season)) == 3
     engine.dispose()
+
+
+def test_a_season_with_matches_still_in_the_settlement_queue_is_not_due(db_url):
+    """The leaderboard rows of a match are written when its settlement is planned: a season
+    whose last match still waits in the queue must not pay its places yet (it pays once)."""
+    from backend.db.base import utcnow
+    from backend.economy import operator, season_rewards
+    from backend.economy.models import SettlementRequest
+    from backend.tables import store
+    from tests.fixtures.finished_match import bot_played_match
+
+    engine = create_db_engine(db_url)
+    sessions = make_session_factory(engine)
+    with sessions.begin() as session:
+        season = operator.create_season(
+            session=session,
+            name="Queued",
+            starts_at=utcnow() - timedelta(days=1),
+            ends_at=utcnow() + timedelta(days=1),
+            emission_budget=100,
+            rewards=[10],
+        )
+        season_id = season.id
+    seats = [
+        {"seat": s, "address": None, "bot_level": "easy", "avatar_id": None, "admitted_as": None}
+        for s in (0, 1)
+    ]
+    finish, last = bot_played_match(engine, preset="draw", seats=seats, earning=False, prefix=7)
+    assert store.commit_final(engine, last, finish)
+    ended = utcnow()
+    with sessions.begin() as session:
+        session.get(Season, season_id).ends_at = ended
+    later = ended + timedelta(seconds=1)
+    with sessions() as session:
+        assert season_rewards.due_seasons(session=session, now=later) == []
+    with sessions.begin() as session:  # the economy cycle plans the match
+        request = session.scalar(
+            select(SettlementRequest).where(SettlementRequest.match_id == finish.match_id)
+        )
+        assert request is not None and request.status == "pending"
+        request.status = "planned"
+    with sessions() as session:
+        assert season_rewards.due_seasons(session=session, now=later) == [season_id]
