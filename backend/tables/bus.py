@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ TalkHandler = Callable[[dict[str, Any]], Awaitable[None]]
 # A relayed talk is a few short fields and at most a few hundred characters of text (JSON
 # escapes included); anything larger is not one of ours.
 MAX_MESSAGE_BYTES = 8192
+MAX_PENDING_TALKS = 1_000
 
 
 class RedisBus:
@@ -40,7 +42,9 @@ class RedisBus:
         self._origin = origin
         self._task: asyncio.Task[None] | None = None
         self._soon: dict[tuple[str, str], None] = {}
-        self._talks: list[dict[str, Any]] = []
+        # Talk waiting for Redis, bounded: while Redis is slow or down the oldest is dropped
+        # (talk is best effort) instead of growing without end.
+        self._talks: deque[dict[str, Any]] = deque(maxlen=MAX_PENDING_TALKS)
         self._on_talk: TalkHandler | None = None
         self._flusher: asyncio.Task[None] | None = None
 
@@ -100,7 +104,7 @@ class RedisBus:
                 self._soon.clear()
                 await self._send(events)
             while self._talks:
-                await self._publish(json.dumps({"talk": self._talks.pop(0), "o": self._origin}))
+                await self._publish(json.dumps({"talk": self._talks.popleft(), "o": self._origin}))
 
     async def _send(self, events: list[tuple[str, str]]) -> None:
         # Other processes catch up from the database on their next read or timer.
