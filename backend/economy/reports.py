@@ -281,7 +281,7 @@ def scholar_earnings(
 def season_leaderboard(
     *, session: Session, season_id: int, limit: int = 50
 ) -> list[dict[str, object]]:
-    """Human players of a season by wins, then points (game points scored), then matches;
+    """Human players of a season by wins, then points (game points scored), then address;
     ``reward`` is the season's reward for the row's place (``None`` beyond its table)."""
     get_season(session=session, season_id=season_id)
     table = session.get(SeasonReward, season_id)
