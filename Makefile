@@ -14,7 +14,9 @@ install: py-install contracts-install browser-install
 
 py-install:
 	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv \
-	  || python3 -m pip install --quiet --break-system-packages uv
+	  || python3 -m pip install --quiet --break-system-packages uv \
+	  || (apt-get update -qq && apt-get install -y -qq python3-pip \
+	      && python3 -m pip install --quiet --break-system-packages uv)
 	$(UV) sync --locked
 
 contracts-install: $(CONTRACTS)/node_modules/.package-lock.json
@@ -40,7 +42,8 @@ browser-install:
 
 # `make demo DEMO_ARGS=--stay` keeps the web client serving after the season.
 DEMO_ARGS ?=
-demo: install
+# The demo needs no browser: Chromium is installed for the tests only.
+demo: py-install contracts-install
 	$(UV) run dew demo $(DEMO_ARGS)
 
 lint: py-install lint-web
