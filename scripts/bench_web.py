@@ -44,6 +44,8 @@ def start_server(db_url: str, workdir: Path | None = None) -> tuple[stack.Servic
         DEW_CHAIN_MANIFEST_PATH="/nonexistent/deployment.json",
         DEW_SERVER_BOT_MOVE_DELAY_S="2.0",
         DEW_SERVER_TURN_TIMEOUT_S="600",
+        # The benchmark opens more tables from one wallet than a player may (5 at once).
+        DEW_TABLES_MAX_LIVE_TABLES_PER_WALLET="100",
     )
     args = stack.uvicorn_command(port, "--log-level", "warning", "--no-access-log")
     log = (workdir or Path(tempfile.gettempdir())) / f"dew-bench-web-{port}.log"
@@ -107,7 +109,9 @@ def measure(url: str, loads: int) -> dict[str, float]:
             page.on("requestfinished", record)
             page.goto(url + "/")
             page.wait_for_function(
-                "performance.getEntriesByName('dew-interactive').length > 0", timeout=30_000
+                # A function, not an expression string: the page's CSP refuses eval.
+                "() => performance.getEntriesByName('dew-interactive').length > 0",
+                timeout=30_000,
             )
             page.wait_for_load_state("networkidle")
             page.remove_listener("requestfinished", record)
