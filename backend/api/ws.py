@@ -197,7 +197,7 @@ async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
                 relay = hub.bus.publish_talk if hub.bus else None
                 talk.say(lt, conn, message, hub.settings.talk, relay)
             else:
-                talk.mute(lt, conn, message, hub.settings.talk)
+                talk.mute(lt, conn, message)
         else:
             conn.push(error_message("unknown_type", f"unknown message type {kind!r}", ref))
     except tables_exc.TablesError as error:

@@ -3,9 +3,11 @@
 Only a seated player talks; spectators see what the seats say (after the table's spectator
 delay, like the moves) but cannot talk. Talk is a fixed catalogue of ids unless the
 deployment allows free text (``TalkSettings.free_text``), which is cleaned of control
-characters and bounded in length. Each socket has its own token bucket for talk, on top of
-the socket's message limit. Mutes belong to the socket that asked: a muted seat's talk is
-never sent to it. Nothing of it is stored: talk lives only in the sockets it is sent to.
+characters and bounded in length. Each seat of a table has one token bucket for talk, on top
+of each socket's message limit: a wallet that opens more sockets for its seat shares that
+one bucket (per process: with several processes each keeps its own). Mutes belong to the
+socket that asked: a muted seat's talk is never sent to it. Nothing of it is stored: talk
+lives only in the sockets it is sent to.
 
 With several server processes (``DEW_SERVER_REDIS_URL``) the speaker's process delivers the
 talk to its own sockets of the table and relays it over the Redis bus
@@ -43,17 +45,24 @@ Relay = Callable[[dict[str, Any]], None]
 
 @dataclass
 class Listener:
-    """One socket's talk state: its rate bucket and the seats it muted."""
+    """One socket's talk state: the seats it muted."""
 
-    bucket: TokenBucket
     muted: set[int] = field(default_factory=set)
 
 
-def listener(conn: Conn, settings: TalkSettings) -> Listener:
+def listener(conn: Conn) -> Listener:
     if conn.talk is None:
-        conn.talk = Listener(TokenBucket(settings.rate_per_s, settings.rate_burst))
+        conn.talk = Listener()
     talk: Listener = conn.talk
     return talk
+
+
+def _bucket(lt: LiveTable, seat: int, settings: TalkSettings) -> TokenBucket:
+    """The seat's talk bucket at this table, shared by every socket the seat opens."""
+    bucket = lt.talk_buckets.get(seat)
+    if bucket is None:
+        bucket = lt.talk_buckets[seat] = TokenBucket(settings.rate_per_s, settings.rate_burst)
+    return bucket
 
 
 def check(message: dict[str, Any], settings: TalkSettings) -> tuple[str | None, ...]:
@@ -97,7 +106,7 @@ def say(
     for the table's sockets on other processes."""
     if conn.seat is None:
         raise exc.Forbidden("spectators watch: only seated players talk")
-    if not listener(conn, settings).bucket.take():
+    if not _bucket(lt, conn.seat, settings).take():
         raise exc.TalkRateLimited(
             f"at most {settings.rate_per_s:g} talk messages/s (bursts of {settings.rate_burst})"
         )
@@ -175,7 +184,7 @@ def _deliver(lt: LiveTable, seat: int, message: dict[str, Any]) -> None:
             other.push(out)
 
 
-def mute(lt: LiveTable, conn: Conn, message: dict[str, Any], settings: TalkSettings) -> None:
+def mute(lt: LiveTable, conn: Conn, message: dict[str, Any]) -> None:
     """Mute or unmute a seat for this socket; answers with the socket's muted seats."""
     seat, on = message.get("seat"), message.get("muted")
     if not isinstance(seat, int) or isinstance(seat, bool):
@@ -187,7 +196,7 @@ def mute(lt: LiveTable, conn: Conn, message: dict[str, Any], settings: TalkSetti
         raise exc.InvalidRequest(f"no seat {seat} at this table (0 to {seat_count - 1})")
     if seat == conn.seat:
         raise exc.InvalidRequest("you cannot mute your own seat")
-    state = listener(conn, settings)
+    state = listener(conn)
     if on:
         state.muted.add(seat)
     else:

@@ -2,7 +2,8 @@
 
 - Talk outside the catalogue, free text where it is off, oversized messages and talk from
   spectators are refused with a clear code, and nothing of them reaches anyone.
-- A talk flood from one socket is cut to its token bucket.
+- A talk flood from one socket is cut to its token bucket, and a seat that opens more
+  sockets shares one bucket over all of them (the bucket is the seat's, not the socket's).
 - Reports: only signed-in wallets, only about a table mate, one per player and table, and
   a daily cap per wallet that parallel requests cannot beat.
 """
@@ -117,6 +118,34 @@ def test_a_talk_flood_is_cut_to_the_bucket(start_server) -> None:  # type: ignor
         assert [m["phrase"] for m in heard[:-1]] == ["hurry_up"] * accepted
         await a.close()
         await b.close()
+
+    asyncio.run(scenario())
+
+
+def test_more_sockets_do_not_buy_a_seat_more_talk(start_server) -> None:  # type: ignore[no-untyped-def]
+    server: ServerProcess = start_server(extra_env={"DEW_TALK_RATE_BURST": "4"})
+    (_, ta), (_, tb) = sign_in(server.url), sign_in(server.url)
+    table_id = _table_with(server, ta, [tb])
+    per_socket = 10
+
+    async def scenario() -> None:
+        sockets = [await Player(server.ws_url, table_id, ta).connect() for _ in range(3)]
+        accepted = 0
+        for a in sockets:
+            # Every socket of the seat hears the seat's talk: skip what the earlier sockets
+            # said, then read this socket's own answers (its talk echoed, or refused).
+            for _ in range(accepted):
+                assert (await _until(a, ("talk",)))["phrase"] == "hurry_up"
+            for _ in range(per_socket):
+                await a.send({"type": "talk", "phrase": "hurry_up"})
+            replies = [await _until(a, ("talk", "error")) for _ in range(per_socket)]
+            assert {r["error"]["code"] for r in replies if r["type"] == "error"} <= {"rate_limited"}
+            accepted += sum(r["type"] == "talk" for r in replies)
+        # One bucket of four for the seat (plus a token or two refilled at 0.5/s while the
+        # sockets talked), not four per socket.
+        assert 4 <= accepted <= 6, accepted
+        for a in sockets:
+            await a.close()
 
     asyncio.run(scenario())
 
