@@ -136,6 +136,17 @@ def report(
         raise exc.InvalidRequest(f"the note is limited to {NOTE_MAX_CHARS} characters")
     if reported.lower() == reporter.lower():
         raise exc.InvalidRequest("you cannot report yourself")
+    # The daily cap first, under the reporter's lock (held to the commit, so parallel reports
+    # cannot pass it together): a wallet at its cap costs no read of any table's seats.
+    dialect.lock_key(session, f"complaints:{reporter.lower()}")
+    since = utcnow() - timedelta(days=1)
+    today = session.scalar(
+        select(func.count())
+        .select_from(Complaint)
+        .where(Complaint.reporter == reporter, Complaint.created_at >= since)
+    )
+    if (today or 0) >= per_day:
+        raise exc.TooManyReports(f"at most {per_day} reports in 24 hours: try later")
     # One answer for an unknown table and a stranger: a report reveals nothing about
     # private tables it is not part of.
     refusal = exc.NotTableMate(
@@ -147,15 +158,6 @@ def report(
     by_lower = {a.lower(): a for a in table_mates(session, table_id)}
     if reporter.lower() not in by_lower or reported.lower() not in by_lower:
         raise refusal
-    dialect.lock_key(session, f"complaints:{reporter.lower()}")
-    since = utcnow() - timedelta(days=1)
-    today = session.scalar(
-        select(func.count())
-        .select_from(Complaint)
-        .where(Complaint.reporter == reporter, Complaint.created_at >= since)
-    )
-    if (today or 0) >= per_day:
-        raise exc.TooManyReports(f"at most {per_day} reports in 24 hours: try later")
     complaint = Complaint(
         reporter=reporter,
         reported=by_lower[reported.lower()],

@@ -206,3 +206,9 @@ def test_reports_are_for_table_mates_once_each_and_capped_per_day(start_server, 
     assert _complaints(sessions, me.address) == 3
     filed = [a.json() for a in answers if a.status_code == 201]
     assert {f["note"] for f in filed} == {"slow"}
+    # At the cap, the cap answers first: the server does not read any table's seats for a
+    # wallet that cannot file (a stranger or an unknown table gets the same 429).
+    for body in ({**first, "address": stranger.address}, {**first, "table_id": "1" * 32}):
+        capped = report(my_token, **body)
+        assert capped.status_code == 429 and "too_many_reports" in capped.text, capped.text
+    assert _complaints(sessions, me.address) == 3
