@@ -43,7 +43,7 @@ interface IAccessories {
 
     /// @notice Defines type `typeId` (1 to 2**32 - 1, once) with a supply cap and a metadata URI.
     ///         Only `CATALOG_ROLE`.
-    function defineType(uint256 typeId, uint256 maxSupply, string calldata uri) external;
+    function defineType(uint256 typeId, uint256 supplyCap, string calldata uri) external;
 
     /// @notice Puts one of `typeId` from the caller's balance onto `avatarId`. Only the
     ///         avatar's owner, not while it is rented, at most one of each type and

@@ -112,7 +112,7 @@ interface IMarket {
 
     /// @notice Sets the market fee in basis points of the price (at most `MAX_FEE_BPS`).
     ///         Only `DEFAULT_ADMIN_ROLE`.
-    function setFeeBps(uint16 feeBps) external;
+    function setFeeBps(uint16 newFeeBps) external;
 
     /// @notice Lists `amount` of `id` of `token` at `price` DEW wei until `expiresAt`. The
     ///         caller must hold the item and have approved the market. Returns the listing id.
