@@ -22,13 +22,15 @@ from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import SHOP_KINDS, ChainRequest, RequestKind
 from backend.markets.exceptions import Conflict, MarketsValueError, NotFound
 from backend.markets.models import AccessoryType, CatalogEntry, ItemKind
-from backend.markets.transactions import MAX_PRICE
+from backend.markets.transactions import SHOP_MAX_PRICE
 
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 SHOP_KEY_PREFIX = "operator-shop:"
 TYPE_KEY_PREFIX = "operator-shop-type:"
 MAX_SUPPLY = 2**32 - 1
-MAX_VIP_TERM_S = 10 * 366 * 24 * 3600
+# The Shop's and Accessories' caps (MAX_VIP_TERM, MAX_TYPE_SUPPLY).
+MAX_VIP_TERM_S = 366 * 24 * 3600
+MAX_TYPE_SUPPLY = 10**9
 MAX_URI = 256
 
 
@@ -90,8 +92,8 @@ def _queue(
 
 
 def _check_price(price: int) -> None:
-    if isinstance(price, bool) or not isinstance(price, int) or not 0 < price <= MAX_PRICE:
-        raise MarketsValueError(f"price must be 1..{MAX_PRICE} DEW wei, got {price!r}")
+    if isinstance(price, bool) or not isinstance(price, int) or not 0 < price <= SHOP_MAX_PRICE:
+        raise MarketsValueError(f"price must be 1..{SHOP_MAX_PRICE} DEW wei, got {price!r}")
 
 
 def queue_listing(
@@ -136,7 +138,7 @@ def queue_listing(
         "vip_term_s": vip_term_s,
     }
     if item_kind == ItemKind.ACCESSORY and session.get(AccessoryType, item_id) is None:
-        if max_supply is None or not 1 <= max_supply <= 2**63 - 1:
+        if max_supply is None or not 1 <= max_supply <= MAX_TYPE_SUPPLY:
             raise MarketsValueError(f"accessory type {item_id} is not defined: give max_supply")
         definition = {"type_id": item_id, "max_supply": str(max_supply), "uri": uri}
         _queue(

@@ -9,7 +9,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, field_validator
 
 Address = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{40}$")]
-# Up to 10**31 - 1 DEW wei; the builder refuses more than MAX_PRICE (10**30).
+# Up to 10**31 - 1 DEW wei; the builders refuse more than the contracts' caps (a billion DEW
+# on the market, a million in the shop).
 Wei = Annotated[str, Field(pattern=r"^[0-9]{1,31}$", description="DEW wei, decimal string")]
 TokenId = Annotated[str, Field(pattern=r"^[0-9]{1,78}$", description="uint256, decimal")]
 ItemKindName = Literal["avatar", "accessory", "vip", "center"]
@@ -140,9 +141,9 @@ class ShopListIn(BaseModel):
     item_id: int = Field(default=0, ge=0, le=2**63 - 1, description="accessory type id")
     price: Wei
     supply: int = Field(ge=1, le=2**32 - 1)
-    vip_term_s: int = Field(default=0, ge=0, le=10 * 366 * 86400)
+    vip_term_s: int = Field(default=0, ge=0, le=366 * 86400)
     # An accessory type not defined yet is defined first with this supply cap.
-    max_supply: int | None = Field(default=None, ge=1, le=2**63 - 1)
+    max_supply: int | None = Field(default=None, ge=1, le=10**9)
     uri: str = Field(default="", max_length=256)
     name: str = Field(min_length=1, max_length=64)
     image: str = Field(default="", max_length=512, pattern=r"^(|/[^\s]*|https://[^\s]*)$")

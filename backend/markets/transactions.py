@@ -20,15 +20,18 @@ from backend.chain.unsigned import UnsignedTx as UnsignedTx
 from backend.markets.exceptions import MarketsValueError, NotOwner, Refused, Unavailable
 
 MAX_UINT256 = 2**256 - 1
-# Prices are DEW wei; at most 10**30 (a trillion DEW at 18 decimals), far past any sale.
-MAX_PRICE = 10**30
+# The contracts' own caps (Market.MAX_PRICE, MAX_AMOUNT, MAX_DURATION; Shop.MAX_PRICE), so
+# a refusal is a clear 422 here rather than a revert after the wallet signed an approval.
+MAX_PRICE = 10**9 * 10**18
+SHOP_MAX_PRICE = 10**6 * 10**18
 MAX_AMOUNT = 10**6
+MAX_LISTING_S = 180 * 24 * 3600
 MAX_UINT64 = 2**64 - 1
 
 
-def check_price(price: int) -> int:
-    if isinstance(price, bool) or not isinstance(price, int) or not 0 < price <= MAX_PRICE:
-        raise MarketsValueError(f"price must be 1..{MAX_PRICE} DEW wei, got {price!r}")
+def check_price(price: int, cap: int = MAX_PRICE) -> int:
+    if isinstance(price, bool) or not isinstance(price, int) or not 0 < price <= cap:
+        raise MarketsValueError(f"price must be 1..{cap} DEW wei, got {price!r}")
     return price
 
 
@@ -98,7 +101,7 @@ class MarketTxBuilder:
 
     def shop_buy(self, *, buyer: str, listing_id: int, price: int) -> list[UnsignedTx]:
         """Buy one item from a shop listing at ``price`` at most (``maxPrice``)."""
-        check_price(price)
+        check_price(price, SHOP_MAX_PRICE)
         shop = self.contracts.shop
         return self._pay_then(
             buyer, shop, price, "buy", [listing_id, price], f"buy shop listing {listing_id}"
@@ -139,6 +142,9 @@ class MarketTxBuilder:
             owner = self._read(item.functions.ownerOf(token_id))
             if owner.lower() != seller.lower():
                 raise NotOwner(f"avatar {token_id} belongs to {owner}, not {seller}")
+            until = int(self._read(item.functions.rentedUntil(token_id)))
+            if until > self._block_time():
+                raise Refused(f"avatar {token_id} is rented until {until}: it cannot be sold")
         else:
             held = int(self._read(item.functions.balanceOf(seller, token_id)))
             if held < amount:
@@ -158,6 +164,12 @@ class MarketTxBuilder:
             ),
             self._unsigned(seller, market, "list", args, what),
         ]
+
+    def _block_time(self) -> int:
+        try:
+            return int(self.w3.eth.get_block("latest")["timestamp"])
+        except (Web3Exception, OSError) as exc:
+            raise Unavailable(f"the chain node did not answer: {exc}") from exc
 
     def market_cancel(self, *, seller: str, listing_id: int) -> UnsignedTx:
         return self._build(

@@ -135,7 +135,9 @@ def test_dressing_another_wallets_avatar_is_refused(market):
     assert response.status_code == 403 and _code(response) == "not_owner"
 
 
-@pytest.mark.parametrize("price", [str(10**30 + 1), "9" * 31, "9" * 32, "0", "-1", "1e30", "0x10"])
+@pytest.mark.parametrize(
+    "price", [str(10**27 + 1), str(10**30 + 1), "9" * 31, "9" * 32, "0", "-1", "1e30", "0x10"]
+)
 def test_prices_past_the_cap_or_malformed_are_refused(world, market, price):
     _, _, http_a = market["clients"]["a"]
     body = {
@@ -163,6 +165,7 @@ def test_bad_listing_bodies_are_refused(world, market):
         {"amount": 10**7},
         {"id": "1" * 79},  # past uint256
         {"expires_at": 1},  # in the past
+        {"expires_at": _expires(world) + 181 * 86400},  # past the market's longest listing
         {"expires_at": 2**64},
         {"token_kind": "dew"},
         {"extra": 1},
@@ -292,6 +295,8 @@ def test_replayed_idempotency_keys_list_once(world, server):
         {"supply": 0},
         {"supply": 2**32},
         {"vip_term_s": 0},
+        {"vip_term_s": 367 * 86400},
+        {"price": str(10**24 + 1)},  # past the shop's cap
         {"item_kind": "dew"},
         {"image": "javascript:alert(1)"},
         {"name": "x" * 65},

@@ -21,7 +21,7 @@ from backend.economy import schemas as economy_schemas
 from backend.markets import schemas, service
 from backend.markets.exceptions import MarketsValueError, NotOwner, StaleListing
 from backend.markets.models import ListingStatus
-from backend.markets.transactions import UnsignedTx
+from backend.markets.transactions import MAX_LISTING_S, UnsignedTx
 
 router = APIRouter(prefix="/markets", tags=["markets"])
 
@@ -112,8 +112,11 @@ def create_listing(
 ) -> economy_schemas.TransactionsOut:
     """List an avatar or accessories you hold for DEW: the market's approval first if it is
     missing, then ``Market.list``. Only the holder can list (403 otherwise)."""
-    if body.expires_at <= _now(markets):
-        raise MarketsValueError(f"expires_at {body.expires_at} is not in the future")
+    now = _now(markets)
+    if not now < body.expires_at <= now + MAX_LISTING_S:
+        raise MarketsValueError(
+            f"expires_at {body.expires_at} must be in the next {MAX_LISTING_S} s (chain time)"
+        )
     return _txs(
         *markets.builder.market_list(
             seller=player.address,
