@@ -15,7 +15,6 @@ import logging
 from dataclasses import dataclass
 
 from eth_utils.address import to_checksum_address
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.markets import ledger
@@ -78,13 +77,13 @@ def index_markets(
 
 def _apply(session: Session, reader: MarketReader, event: MarketEvent, treasury: str | None) -> int:
     """Mirror one event; returns the number of ledger entries it booked."""
-    handler = _HANDLERS.get((event.source, event.name))
-    if handler is None:
-        return 0
-    if event.source in ("shop", "market") and event.name in ("ShopPurchase", "Sold"):
+    key = (event.source, event.name)
+    if key in _BOOKED:  # a purchase or a sale: its ledger legs and its listing
         return ledger.book(session, reader, event, treasury)
-    handler(session, reader, event)
-    session.flush()
+    handler = _HANDLERS.get(key)
+    if handler is not None:
+        handler(session, reader, event)
+        session.flush()
     return 0
 
 
@@ -285,19 +284,7 @@ _HANDLERS = {
     ("shop", "ShopListed"): _shop_listed,
     ("shop", "ShopListingUpdated"): _shop_updated,
     ("shop", "ShopListingSet"): _shop_updated,
-    ("shop", "ShopPurchase"): _shop_updated,  # booked by ledger.book
     ("market", "Listed"): _listed,
     ("market", "Cancelled"): _cancelled,
-    ("market", "Sold"): _cancelled,  # booked by ledger.book
 }
-
-
-def open_listings_of(session: Session, *, seller: str) -> list[MarketListing]:
-    """A seller's listings still open in the mirror."""
-    return list(
-        session.scalars(
-            select(MarketListing).where(
-                MarketListing.seller == seller, MarketListing.status == ListingStatus.OPEN
-            )
-        )
-    )
+_BOOKED = frozenset({("shop", "ShopPurchase"), ("market", "Sold")})
