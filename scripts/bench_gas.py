@@ -3,6 +3,10 @@
 Baselines in the same run: a plain ``DEWToken.transfer`` transaction per recipient (to an
 existing holder and to a new one) and one plain OpenZeppelin ERC-721 mint per transaction.
 
+Markets (issue 19, ``scripts/bench_gas_markets.py``): ``shop_buy_gas``, ``market_buy_gas`` and
+``equip_gas`` against a plain ERC-721 mint plus a DEW transfer, and a plain ERC-721
+``safeTransferFrom``, with their ratios, and the ERC-6551 token-bound-account alternative.
+
 Batch shape: a batch of N payouts is N/4 matches of four payouts (a four-seat table; a batch
 of 1 is one match with one payout), with sequential match ids, which share idempotency
 storage words. Extra figures show the other shapes: one payout per match, random ids, and
@@ -45,6 +49,7 @@ from backend.chain.deploy import DeployConfig, deploy_all
 from backend.chain.match_ids import deployment_prefix
 from backend.db import create_db_engine, migrate
 from backend.tables import store
+from scripts import bench_gas_markets
 from scripts.figures import bench_main
 
 DEW = 10**18
@@ -243,6 +248,7 @@ def run(quick: bool) -> dict[str, Any]:
         figures["oz_mint_tx_gas"] = mints[0]
         for n in sizes:
             figures[f"oz_mint_gas_{n}_total"] = sum(mints[:n])
+        figures.update(bench_gas_markets.measure(b))
         b.ids_engine.dispose()
 
     top = max(sizes)
@@ -261,6 +267,8 @@ def run(quick: bool) -> dict[str, Any]:
         ]
         <= 26_000,
         "mint_gas_10 <= 3 * mint_gas_1": figures["mint_gas_10"] <= 3 * figures["mint_gas_1"],
+        "equip_gas <= tba_create_gas + tba_equip_gas": figures["equip_gas"]
+        <= figures["tba_create_gas"] + figures["tba_equip_gas"],
     }
     figures["quick"] = quick
     figures["seconds"] = round(time.monotonic() - started, 1)

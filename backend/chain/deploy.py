@@ -222,7 +222,13 @@ def deploy_all(
     accessories_address, _ = deploy("Accessories", deployer, avatar_address)
     shop_address, _ = deploy("Shop", deployer, token_address, treasury)
     market_address, _ = deploy(
-        "Market", deployer, token_address, treasury, avatar_address, config.market_fee_bps
+        "Market",
+        deployer,
+        token_address,
+        treasury,
+        avatar_address,
+        accessories_address,
+        config.market_fee_bps,
     )
     addresses = {
         "DEWToken": token_address,

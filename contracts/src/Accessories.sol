@@ -10,7 +10,8 @@ import {IShopMintable} from "./interfaces/IShopMintable.sol";
 
 /// @title Avatar accessories: cosmetic ERC-1155 types, equipped onto avatars
 /// @dev Equipping moves one token from the owner to this contract and records it under the
-///      avatar's id; nothing else ever sends tokens here (this contract does not accept ERC-1155
+///      avatar's id, in one word per avatar: eight 32-bit lanes, each a type id or 0 (empty),
+///      so an equip or unequip reads and writes a single slot; nothing else ever sends tokens here (this contract does not accept ERC-1155
 ///      transfers), so its balance of a type is exactly the number equipped. Equipped items need
 ///      no hook on the avatar: they belong to `avatar.ownerOf(avatarId)` whoever that is now.
 ///      Chosen over ERC-6551 token-bound accounts by gas (docs/contracts.md, "Accessories").
@@ -19,8 +20,12 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
     bytes32 public constant CATALOG_ROLE = keccak256("CATALOG_ROLE");
     /// @notice Held by the first-sale shop only: it mints within each type's cap.
     bytes32 public constant SHOP_ROLE = keccak256("SHOP_ROLE");
-    /// @notice The most distinct types one avatar wears (bounds `equippedOf` and its walk).
+    /// @notice The most distinct types one avatar wears: the lanes of its equipped word.
     uint256 public constant MAX_EQUIPPED = 8;
+    /// @notice Type ids fit a 32-bit lane.
+    uint256 public constant MAX_TYPE_ID = type(uint32).max;
+    uint256 private constant LANE_BITS = 32;
+    uint256 private constant LANE_MASK = type(uint32).max;
     /// @notice The largest supply cap of one type.
     uint256 public constant MAX_TYPE_SUPPLY = 1_000_000_000;
     /// @notice The highest royalty the admin may set: 10% of a resale price.
@@ -39,9 +44,8 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
 
     mapping(uint256 typeId => TypeInfo) private _types;
     mapping(uint256 typeId => string) private _uris;
-    mapping(uint256 avatarId => uint256[]) private _equipped;
-    /// @dev 1 + the type's index in `_equipped[avatarId]`; 0 when not equipped.
-    mapping(uint256 avatarId => mapping(uint256 typeId => uint256)) private _slot;
+    /// @dev Eight 32-bit lanes per avatar, each an equipped type id or 0.
+    mapping(uint256 avatarId => uint256) private _equipped;
 
     constructor(address admin, IAvatarNFT avatar_) ERC1155("") DEWAccessControl(admin) {
         avatar = avatar_;
@@ -50,7 +54,7 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
 
     /// @inheritdoc IAccessories
     function defineType(uint256 typeId, uint256 maxSupply_, string calldata uri_) external onlyRole(CATALOG_ROLE) {
-        if (typeId == 0) revert AccessoryTypeInvalid(typeId);
+        if (typeId == 0 || typeId > MAX_TYPE_ID) revert AccessoryTypeInvalid(typeId);
         if (_types[typeId].maxSupply != 0) revert AccessoryTypeExists(typeId);
         if (maxSupply_ == 0 || maxSupply_ > MAX_TYPE_SUPPLY) revert AccessoryMaxSupplyInvalid(maxSupply_);
         _types[typeId].maxSupply = uint128(maxSupply_);
@@ -81,11 +85,13 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
     /// @inheritdoc IAccessories
     function equip(uint256 avatarId, uint256 typeId) external {
         _checkAvatarOwner(avatarId);
-        if (_slot[avatarId][typeId] != 0) revert AccessoryAlreadyEquipped(avatarId, typeId);
-        uint256[] storage list = _equipped[avatarId];
-        if (list.length >= MAX_EQUIPPED) revert AccessoryTooManyEquipped(avatarId, MAX_EQUIPPED);
-        list.push(typeId);
-        _slot[avatarId][typeId] = list.length;
+        uint256 word = _equipped[avatarId];
+        (uint256 lane, uint256 free) = _find(word, typeId);
+        if (lane != MAX_EQUIPPED) revert AccessoryAlreadyEquipped(avatarId, typeId);
+        if (free == MAX_EQUIPPED) revert AccessoryTooManyEquipped(avatarId, MAX_EQUIPPED);
+        // A type id above MAX_TYPE_ID was never defined, so the caller holds none: _update
+        // reverts below. Masked anyway, so a lane never spills into its neighbour.
+        _equipped[avatarId] = word | (typeId & LANE_MASK) << (free * LANE_BITS);
         // No acceptance check: this contract is the receiver. Reverts on a short balance.
         _update(msg.sender, address(this), _asSingletonArray(typeId), _asSingletonArray(1));
         emit Equipped(avatarId, typeId, msg.sender);
@@ -94,14 +100,10 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
     /// @inheritdoc IAccessories
     function unequip(uint256 avatarId, uint256 typeId) external {
         _checkAvatarOwner(avatarId);
-        uint256 slot = _slot[avatarId][typeId];
-        if (slot == 0) revert AccessoryNotEquipped(avatarId, typeId);
-        uint256[] storage list = _equipped[avatarId];
-        uint256 last = list[list.length - 1];
-        list[slot - 1] = last;
-        _slot[avatarId][last] = slot;
-        list.pop();
-        delete _slot[avatarId][typeId];
+        uint256 word = _equipped[avatarId];
+        (uint256 lane,) = _find(word, typeId);
+        if (lane == MAX_EQUIPPED) revert AccessoryNotEquipped(avatarId, typeId);
+        _equipped[avatarId] = word & ~(LANE_MASK << (lane * LANE_BITS));
         emit Unequipped(avatarId, typeId, msg.sender);
         // Last: the owner's ERC-1155 callback runs after the record is cleared.
         _safeTransferFrom(address(this), msg.sender, typeId, 1, "");
@@ -115,13 +117,29 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
     }
 
     /// @inheritdoc IAccessories
-    function equippedOf(uint256 avatarId) external view returns (uint256[] memory) {
+    function equippedOf(uint256 avatarId) external view returns (uint256[] memory types) {
+        uint256 word = _equipped[avatarId];
+        types = new uint256[](MAX_EQUIPPED);
+        uint256 n;
+        for (uint256 lane; lane < MAX_EQUIPPED; ++lane) {
+            uint256 typeId = (word >> (lane * LANE_BITS)) & LANE_MASK;
+            if (typeId != 0) types[n++] = typeId;
+        }
+        // Trim the array to the types found.
+        assembly ("memory-safe") {
+            mstore(types, n)
+        }
+    }
+
+    /// @inheritdoc IAccessories
+    function equippedWord(uint256 avatarId) external view returns (uint256) {
         return _equipped[avatarId];
     }
 
     /// @inheritdoc IAccessories
     function isEquipped(uint256 avatarId, uint256 typeId) external view returns (bool) {
-        return _slot[avatarId][typeId] != 0;
+        (uint256 lane,) = _find(_equipped[avatarId], typeId);
+        return lane != MAX_EQUIPPED;
     }
 
     /// @inheritdoc IAccessories
@@ -154,6 +172,18 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
         if (owner != msg.sender) revert AccessoryNotAvatarOwner(avatarId, msg.sender, owner);
         uint64 until = avatar.rentedUntil(avatarId);
         if (until > block.timestamp) revert AccessoryAvatarRented(avatarId, until);
+    }
+
+    /// @dev The lane holding `typeId` and the first empty lane (MAX_EQUIPPED: none). Type 0 is
+    ///      never found (it marks an empty lane and is never defined).
+    function _find(uint256 word, uint256 typeId) private pure returns (uint256 lane, uint256 free) {
+        (lane, free) = (MAX_EQUIPPED, MAX_EQUIPPED);
+        if (typeId == 0 || typeId > MAX_TYPE_ID) return (lane, free);
+        for (uint256 i; i < MAX_EQUIPPED; ++i) {
+            uint256 held = (word >> (i * LANE_BITS)) & LANE_MASK;
+            if (held == typeId) lane = i;
+            else if (held == 0 && free == MAX_EQUIPPED) free = i;
+        }
     }
 
     function _asSingletonArray(uint256 value) private pure returns (uint256[] memory array) {

@@ -8,6 +8,7 @@ import {IERC1155} from "@openzeppelin/contracts/token/ERC1155/IERC1155.sol";
 import {IERC2981} from "@openzeppelin/contracts/interfaces/IERC2981.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {DEWAccessControl} from "./access/DEWAccessControl.sol";
+import {IAccessories} from "./interfaces/IAccessories.sol";
 import {IAvatarNFT} from "./interfaces/IAvatarNFT.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {FeeSplit} from "./lib/FeeSplit.sol";
@@ -42,6 +43,9 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
     address public immutable treasury;
     /// @notice The avatars, whose rental lock and transfer count the market checks.
     IAvatarNFT public immutable avatar;
+    /// @notice The accessories, whose equipped set on a listed avatar must not change before
+    ///         the sale (a seller cannot strip an avatar between the buyer's look and the buy).
+    IAccessories public immutable accessories;
 
     mapping(uint256 listingId => Listing) private _listings;
     mapping(address token => Standard) private _standards;
@@ -49,14 +53,20 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
     uint16 private _feeBps;
     bool private _paused;
 
-    constructor(address admin, IERC20 dew_, address treasury_, IAvatarNFT avatar_, uint16 feeBps_)
-        DEWAccessControl(admin)
-    {
+    constructor(
+        address admin,
+        IERC20 dew_,
+        address treasury_,
+        IAvatarNFT avatar_,
+        IAccessories accessories_,
+        uint16 feeBps_
+    ) DEWAccessControl(admin) {
         if (treasury_ == address(0)) revert MarketTokenInvalid(treasury_);
         if (feeBps_ > MAX_FEE_BPS) revert MarketFeeTooHigh(feeBps_);
         dew = dew_;
         treasury = treasury_;
         avatar = avatar_;
+        accessories = accessories_;
         _feeBps = feeBps_;
     }
 
@@ -98,8 +108,10 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
             amount: uint96(amount),
             id: id,
             price: uint128(price),
-            transferCount: token == address(avatar) ? uint24(avatar.transferCount(id)) : 0
+            transferCount: 0,
+            equipped: 0
         });
+        if (token == address(avatar)) (l.transferCount, l.equipped) = _avatarState(id);
         _checkSellable(listingId, l, standard);
         _listings[listingId] = l;
         emit Listed(listingId, msg.sender, token, id, amount, price, expiresAt);
@@ -177,7 +189,7 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
     }
 
     /// @dev The seller still holds the item, has approved the market, and (for an avatar) the
-    ///      avatar is not rented and has not moved since it was listed.
+    ///      avatar is not rented, has not moved since it was listed and wears the same accessories.
     function _checkSellable(uint256 listingId, Listing memory l, Standard standard) private view {
         if (standard == Standard.ERC721) {
             if (IERC721(l.token).ownerOf(l.id) != l.seller) revert MarketSellerNotOwner(listingId, l.seller);
@@ -188,7 +200,8 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
             if (l.token == address(avatar)) {
                 uint64 until = avatar.rentedUntil(l.id);
                 if (until > block.timestamp) revert MarketItemRented(l.id, until);
-                if (uint24(avatar.transferCount(l.id)) != l.transferCount) revert MarketListingStale(listingId);
+                (uint24 transfers, uint96 equipped) = _avatarState(l.id);
+                if (transfers != l.transferCount || equipped != l.equipped) revert MarketListingStale(listingId);
             }
         } else {
             if (IERC1155(l.token).balanceOf(l.seller, l.id) < l.amount) {
@@ -200,16 +213,27 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
         }
     }
 
+    /// @dev What a listing of an avatar pins: its transfer count and (a 96-bit hash of) the
+    ///      accessories it wears.
+    function _avatarState(uint256 avatarId) private view returns (uint24 transfers, uint96 equipped) {
+        transfers = uint24(avatar.transferCount(avatarId));
+        equipped = uint96(uint256(keccak256(abi.encode(accessories.equippedWord(avatarId)))));
+    }
+
     /// @dev Moves the price from the buyer: royalty, fee legs, and the rest to the seller.
     function _pay(Listing memory l) private returns (uint256 royalty, uint256 fee) {
         address receiver;
         (receiver, royalty) = _royalty(l.token, l.id, l.price);
         fee = l.price * _feeBps / BPS;
         (uint256 toTreasury,,) = FeeSplit.split(fee, 0, 0, false, false);
+        uint256 toSeller = l.price - royalty - fee;
         IERC20 token = dew;
-        if (royalty != 0) token.safeTransferFrom(msg.sender, receiver, royalty);
+        // A royalty to the treasury (the deployed case) joins the fee's treasury leg: one
+        // transfer instead of two.
+        if (receiver == treasury) toTreasury += royalty;
+        else if (royalty != 0) token.safeTransferFrom(msg.sender, receiver, royalty);
         if (toTreasury != 0) token.safeTransferFrom(msg.sender, treasury, toTreasury);
-        token.safeTransferFrom(msg.sender, l.seller, l.price - royalty - fee);
+        token.safeTransferFrom(msg.sender, l.seller, toSeller);
     }
 
     /// @dev The token's ERC-2981 royalty, capped; none when the token does not answer.

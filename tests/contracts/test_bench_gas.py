@@ -29,8 +29,30 @@ def test_quick_bench_prints_all_figures_with_baselines() -> None:
         "mint_gas_1",
         "mint_gas_10",
         "oz_mint_tx_gas",
+        "shop_buy_gas",
+        "shop_baseline_gas",
+        "market_buy_gas",
+        "market_baseline_gas",
+        "equip_gas",
+        "equip_baseline_gas",
+        "unequip_gas",
+        "tba_create_gas",
+        "tba_equip_gas",
+        "tba_unequip_gas",
     ):
         assert isinstance(figures[key], int) and figures[key] > 0, key
     # Baselines measured in the same run: a transfer to a new holder writes a fresh slot.
     assert figures["transfer_tx_gas_new"] > figures["transfer_tx_gas_existing"] > 21_000
+    # The markets' figures against their same-run baselines, with the ratios printed.
+    assert figures["shop_baseline_gas"] == figures["plain_mint_gas"] + figures["dew_transfer_gas"]
+    for ratio, gas, baseline in (
+        ("ratio_shop_buy_vs_mint_plus_transfer", "shop_buy_gas", "shop_baseline_gas"),
+        ("ratio_market_buy_vs_safe_transfer", "market_buy_gas", "market_baseline_gas"),
+        ("ratio_equip_vs_safe_transfer", "equip_gas", "equip_baseline_gas"),
+    ):
+        assert figures[ratio] == round(figures[gas] / figures[baseline], 3), ratio
+        assert 1 < figures[ratio] < 5, (ratio, figures[ratio])
+    # The choice in docs/contracts.md: equipping into Accessories is cheaper than creating the
+    # avatar's ERC-6551 account and sending the item there.
+    assert figures["equip_gas"] < figures["tba_create_gas"] + figures["tba_equip_gas"]
     assert figures["quick"] is True

@@ -7,7 +7,7 @@ pragma solidity ^0.8.24;
 ///         when the avatar is sold, and only the avatar's current owner can take it off. While
 ///         the avatar is rented (an active scholarship) nothing is equipped or removed.
 interface IAccessories {
-    /// @notice Type 0 is reserved; a type is defined once.
+    /// @notice Type ids run from 1 to `MAX_TYPE_ID` (2**32 - 1).
     error AccessoryTypeInvalid(uint256 typeId);
     /// @notice The type was already defined.
     error AccessoryTypeExists(uint256 typeId);
@@ -41,7 +41,7 @@ interface IAccessories {
     /// @notice The ERC-2981 royalty on resales changed.
     event RoyaltySet(address indexed receiver, uint96 bps);
 
-    /// @notice Defines type `typeId` (not 0, once) with a supply cap and a metadata URI.
+    /// @notice Defines type `typeId` (1 to 2**32 - 1, once) with a supply cap and a metadata URI.
     ///         Only `CATALOG_ROLE`.
     function defineType(uint256 typeId, uint256 maxSupply, string calldata uri) external;
 
@@ -57,8 +57,12 @@ interface IAccessories {
     /// @notice Sets the ERC-2981 royalty on resales (at most 10%). Only `DEFAULT_ADMIN_ROLE`.
     function setRoyalty(address receiver, uint96 bps) external;
 
-    /// @notice The types equipped on `avatarId`, in no particular order.
+    /// @notice The types equipped on `avatarId` (at most `MAX_EQUIPPED`), in lane order.
     function equippedOf(uint256 avatarId) external view returns (uint256[] memory);
+
+    /// @notice The packed equipped set of `avatarId`: eight 32-bit lanes, each a type id or 0.
+    ///         The market pins it when an avatar is listed.
+    function equippedWord(uint256 avatarId) external view returns (uint256);
 
     /// @notice Whether `typeId` is on `avatarId`.
     function isEquipped(uint256 avatarId, uint256 typeId) external view returns (bool);

@@ -7,7 +7,8 @@ pragma solidity ^0.8.24;
 ///         straight to the royalty receiver (ERC-2981), the fee legs and the seller, and the
 ///         item from the seller to the buyer; it never holds tokens or DEW. A listing whose
 ///         seller no longer holds the item (or moved it since listing), lost the approval,
-///         expired or was cancelled reverts with a named error and moves nothing. A rented
+///         expired or was cancelled reverts with a named error and moves nothing; so does a listed
+///         avatar whose equipped accessories changed since it was listed. A rented
 ///         avatar cannot be listed or sold at all until its rental ends.
 interface IMarket {
     /// @notice What a token contract is to the market.
@@ -35,6 +36,7 @@ interface IMarket {
         uint256 id;
         uint128 price;
         uint24 transferCount;
+        uint96 equipped;
     }
 
     /// @notice The token is not tradable here.
@@ -59,7 +61,8 @@ interface IMarket {
     error MarketListingNotOpen(uint256 listingId, Status status);
     /// @notice The listing expired at `expiresAt`.
     error MarketListingExpired(uint256 listingId, uint64 expiresAt);
-    /// @notice The avatar moved since it was listed (even if back to the seller).
+    /// @notice The avatar moved since it was listed (even if back to the seller), or its
+    ///         equipped accessories changed.
     error MarketListingStale(uint256 listingId);
     /// @notice The price is above what the buyer accepted.
     error MarketPriceAboveMax(uint256 price, uint256 maxPrice);
