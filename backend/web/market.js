@@ -20,7 +20,7 @@ addStrings({
     l_stale: "ya no disponible", nothingToSell: "No tienes avatares ni accesorios propios para vender.",
     badExpiry: "Indica cuántas horas (de 1 a 8760).", badItems: "Indica una cantidad entera positiva.",
     listed: "Anuncio enviado: aparece cuando la cadena lo confirma.",
-    rentedNoSale: "alquilado: no se puede vender",
+    rentedNoSale: "alquilado: no se puede vender", myItems: "Mis artículos", renter: "alquilado por ti",
   },
   en: {
     marketIntro: "Fixed-price resale with no escrow: the item stays in the seller's wallet "
@@ -31,7 +31,7 @@ addStrings({
     l_stale: "no longer available", nothingToSell: "You own no avatar or accessory to sell.",
     badExpiry: "Say how many hours (1 to 8760).", badItems: "Say a whole positive amount.",
     listed: "Listing sent: it shows once the chain confirms it.",
-    rentedNoSale: "rented: cannot be sold",
+    rentedNoSale: "rented: cannot be sold", myItems: "My items", renter: "rented by you",
   },
 });
 
@@ -49,8 +49,9 @@ function itemCell(h, listing) {
 /** The page; `ui` holds app.js's helpers (h, show, table, txPanel, dew, short, say, fail, onLeave). */
 export async function marketView(api, ui) {
   const { h, show, table, txPanel, dew, short, fail, onLeave } = ui;
-  const [all, items] = await Promise.all([
-    markets.listings(api),
+  const [open, own, items] = await Promise.all([
+    markets.listings(api, { status: "open" }),
+    api.address ? markets.listings(api, { seller: api.address }) : [],
     api.address ? markets.items(api, api.address).catch(() => null) : null,
   ]);
   const pendingTx = h("div", { id: "pending-tx" });
@@ -85,8 +86,7 @@ export async function marketView(api, ui) {
     h("span", { class: "price", "data-wei": l.price }, dew(l.price)), when(l.expires_at), status(l), action(l),
   ];
   const headers = [t("item"), t("seller"), t("price"), t("expires"), t("status"), ""];
-  const open = all.filter((l) => l.status === "open");
-  const mine = api.address ? all.filter((l) => isMe(api, l.seller) && l.status !== "open") : [];
+  const mine = own.filter((l) => l.status !== "open"); // the open ones are in the first table
   const tagRows = (section, rows) => {
     section.querySelectorAll("tbody tr").forEach((tr, i) => { tr.dataset.listing = rows[i].listing_id; });
     return section;
@@ -98,18 +98,35 @@ export async function marketView(api, ui) {
       table(headers, open.map(row))), open),
     api.address ? tagRows(h("section", { id: "my-listings", class: "wide" }, h("h3", {}, t("myListings")),
       table(headers, mine.map(row))), mine) : h("p", { class: "hint" }, t("signInFirst")),
+    items ? myItems(ui, items) : null,
     items ? sellForm(ui, api, items, (build, button) => sign(build, button)) : null,
     pendingTx,
   );
+}
+
+/** The wallet's avatars (each a link to its page, where its owner dresses it) and loose accessories. */
+function myItems(ui, items) {
+  const { h, table } = ui;
+  const avatars = (items.avatars || []).map((a) => h("li", { "data-avatar": a.avatar_id },
+    h("a", { href: `#/avatar/${a.avatar_id}` }, avatarSvg(a, a.accessories, { size: 48 }), ` #${a.avatar_id}`),
+    a.role === "renter" ? ` (${t("renter")})` : ""));
+  const loose = (items.accessories || []).filter((a) => BigInt(a.balance ?? 0) > 0n);
+  return h("section", { id: "my-items" }, h("h3", {}, t("myItems")),
+    avatars.length ? h("ul", { class: "avatar-list" }, avatars) : null,
+    table(["", t("accessories"), t("balance")], loose.map((a) => [
+      accessorySvg(a, { size: 32 }), a.name || `#${a.type_id}`, String(a.balance),
+    ])));
 }
 
 /** The form that lists one of the wallet's own avatars or accessories. */
 function sellForm(ui, api, items, sign) {
   const { h, say } = ui;
   const owned = (items.avatars || []).filter((a) => a.role === "owner");
+  // A rented avatar cannot be sold (the market refuses it until the scholarship ends).
+  const rented = (a) => toDate(a.rented_until)?.getTime() > Date.now();
   const options = [
-    ...owned.map((a) => [`avatar:${a.avatar_id}`, `${t("kind_avatar")} #${a.avatar_id}`
-      + (toDate(a.rented_until)?.getTime() > Date.now() ? ` (${t("rentedNoSale")})` : "")]),
+    ...owned.map((a) => [`avatar:${a.avatar_id}`,
+      `${t("kind_avatar")} #${a.avatar_id}${rented(a) ? ` (${t("rentedNoSale")})` : ""}`, rented(a)]),
     ...(items.accessories || []).filter((a) => BigInt(a.balance ?? 0) > 0n)
       .map((a) => [`accessory:${a.type_id}`, `${t("kind_accessory")} #${a.type_id} ${a.name || ""} (${a.balance})`]),
   ];
@@ -125,7 +142,7 @@ function sellForm(ui, api, items, sign) {
     if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HOURS) return say(t("badExpiry"), true);
     if (!Number.isInteger(amount) || amount < 1) return say(t("badItems"), true);
     const body = {
-      token_kind: kind, id: Number(id), amount, price, expires_at: Math.floor(Date.now() / 1000) + hours * 3600,
+      token_kind: kind, id: String(id), amount, price, expires_at: Math.floor(Date.now() / 1000) + hours * 3600,
     };
     const button = event.target.querySelector("button[type=submit]");
     return sign(async () => {
@@ -138,7 +155,7 @@ function sellForm(ui, api, items, sign) {
   return h("form", { id: "sell-form", onsubmit: submit },
     h("h3", {}, t("sell")),
     field(t("sellWhat"), h("select", { id: "sell-item", name: "item" },
-      options.map(([value, label]) => h("option", { value }, label)))),
+      options.map(([value, label, disabled]) => h("option", { value, disabled }, label)))),
     field(t("amountItems"), h("input", { id: "sell-amount", name: "amount", type: "number", min: 1, value: 1 })),
     field(t("priceDew"), h("input", { id: "sell-price", name: "price", type: "text", inputmode: "decimal",
       size: 12, required: true })),
