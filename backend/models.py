@@ -7,6 +7,7 @@ import backend.accounts.models
 import backend.chain.models
 import backend.competitions.models
 import backend.economy.models
+import backend.markets.models
 import backend.ops.models
 import backend.tables.complaints
 import backend.tables.models

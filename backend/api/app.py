@@ -12,7 +12,16 @@ from backend.api import ws
 from backend.api.edge import install_http_edge
 from backend.api.errors import install_error_handlers
 from backend.api.log_redaction import install_log_redaction
-from backend.api.routers import auth, competitions, economy, money, operator, tables, talk
+from backend.api.routers import (
+    auth,
+    competitions,
+    economy,
+    markets,
+    money,
+    operator,
+    tables,
+    talk,
+)
 from backend.api.web import install_web_client
 from backend.competitions.watch import TournamentWatch
 from backend.config import Settings, get_settings
@@ -86,6 +95,8 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
         # Only with a deployment, like the on-chain gate: without one every write route
         # could only answer 503 chain_unavailable.
         app.include_router(economy.router)
+        # The shop, the resale market and accessories (docs/economy.md, "Markets").
+        app.include_router(markets.router)
 
     @app.get("/health", tags=["meta"])
     def health() -> dict[str, str]:

@@ -19,6 +19,8 @@ from backend.db.session import make_session_factory
 from backend.economy import exceptions as economy_exc
 from backend.economy.screening import ScreenerRoles
 from backend.economy.transactions import ScholarshipTxBuilder
+from backend.markets import exceptions as markets_exc
+from backend.markets.jobs import MarketsChain
 from backend.tables.gating import Gate
 from backend.tables.hub import MatchHub
 
@@ -28,6 +30,7 @@ __all__ = [
     "CurrentPlayer",
     "GateDep",
     "HubDep",
+    "MarketsDep",
     "ScreenersDep",
     "SessionDep",
     "SettingsDep",
@@ -167,3 +170,24 @@ def get_screeners(request: Request, builder: BuilderDep, settings: SettingsDep) 
 
 
 ScreenersDep = Annotated[ScreenerRoles, Depends(get_screeners)]
+
+
+# --- markets ------------------------------------------------------------------------------
+
+
+def get_markets(request: Request) -> MarketsChain:
+    """The deployment's markets reader and builder: one per app (or set by the app/tests)."""
+    markets = getattr(request.app.state, "markets_chain", None)
+    if markets is None:
+        from backend.chain.exceptions import ChainError
+        from backend.markets.jobs import markets_chain
+
+        try:
+            markets = markets_chain(request.app.state.settings)
+        except (ChainError, OSError, KeyError) as error:
+            raise markets_exc.Unavailable(f"no markets deployment: {error}") from error
+        request.app.state.markets_chain = markets
+    return cast(MarketsChain, markets)
+
+
+MarketsDep = Annotated[MarketsChain, Depends(get_markets)]

@@ -24,6 +24,7 @@ from backend.accounts import exceptions as accounts_exc
 from backend.competitions import exceptions as competitions_exc
 from backend.economy import exceptions as economy_exc
 from backend.economy import operator as economy_operator
+from backend.markets import exceptions as markets_exc
 from backend.tables import exceptions as tables_exc
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ DOMAIN_ERRORS: tuple[type[Exception], ...] = (
     tables_exc.TablesError,
     economy_exc.EconomyError,
     competitions_exc.CompetitionsError,
+    markets_exc.MarketsError,
 )
 
 # Most specific first: the first matching class decides the status. Each service's root
@@ -73,6 +75,13 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (economy_exc.EconomyValueError, 422),
     (economy_exc.Unavailable, 503),
     (economy_exc.EconomyError, 400),
+    (markets_exc.NotOwner, 403),
+    (markets_exc.NotFound, 404),
+    (markets_exc.Refused, 409),
+    (markets_exc.Conflict, 409),
+    (markets_exc.MarketsValueError, 422),
+    (markets_exc.Unavailable, 503),
+    (markets_exc.MarketsError, 400),
     (competitions_exc.TournamentNotFound, 404),
     (competitions_exc.NotEligible, 403),
     (competitions_exc.InvalidTournament, 422),

@@ -32,7 +32,8 @@ from backend.chain.contracts import (
     load_manifest,
 )
 from backend.chain.exceptions import ChainError
-from backend.chain.models import SINGLE_KINDS, RequestKind
+from backend.chain.models import SHOP_KINDS, SINGLE_KINDS, RequestKind
+from backend.chain.shop_calls import encode_shop_call, shop_effect
 
 # mintBatch: a new run costs a storage push and a balance write; each id one event.
 MINT_GAS_BASE = 60_000
@@ -41,6 +42,10 @@ MINT_GAS_PER_AVATAR = 60_000
 # revoke clears and burns. One request per transaction; generous upper estimates.
 VIP_GAS_BASE = 30_000
 VIP_GAS = 90_000
+# Shop.list / setListing and Accessories.defineType: a few storage writes and an event (a
+# type's URI string is bounded by the operator route); generous upper estimates.
+SHOP_GAS_BASE = 30_000
+SHOP_GAS = 250_000
 
 
 def event_abi(contract: str, name: str) -> dict[str, Any]:
@@ -138,16 +143,24 @@ class ContractCalls:
         return cls(Contracts(w3, load_manifest(manifest_path)))
 
     def to_address(self, kind: RequestKind) -> str:
+        if kind in SHOP_KINDS:
+            if kind == RequestKind.ACCESSORY_TYPE:
+                return str(self.contracts.accessories.address)
+            return str(self.contracts.shop.address)
         if kind in SINGLE_KINDS:
             return self.vip_address
         return self.settlement_address if kind == RequestKind.SETTLE else self.avatar_address
 
     def base_gas(self, kind: RequestKind) -> int:
+        if kind in SHOP_KINDS:
+            return SHOP_GAS_BASE
         if kind in SINGLE_KINDS:
             return VIP_GAS_BASE
         return SETTLE_GAS_BASE if kind == RequestKind.SETTLE else MINT_GAS_BASE
 
     def gas_for(self, kind: RequestKind, payload: dict[str, Any]) -> int:
+        if kind in SHOP_KINDS:
+            return SHOP_GAS
         if kind in SINGLE_KINDS:
             return VIP_GAS
         if kind == RequestKind.MINT:
@@ -158,6 +171,10 @@ class ContractCalls:
         )
 
     def encode(self, kind: RequestKind, payloads: Sequence[dict[str, Any]]) -> bytes:
+        if kind in SHOP_KINDS:
+            if len(payloads) != 1:
+                raise ChainError(f"a {kind} call carries one request, got {len(payloads)}")
+            return encode_shop_call(self.contracts, kind, payloads[0])
         if kind in SINGLE_KINDS:
             if len(payloads) != 1:
                 raise ChainError(f"a {kind} call carries one request, got {len(payloads)}")
@@ -184,6 +201,8 @@ class ContractCalls:
         self, kind: RequestKind, receipt: dict[str, Any], payloads: Sequence[dict[str, Any]]
     ) -> list[dict[str, Any]]:
         logs = receipt.get("logs") or []
+        if kind in SHOP_KINDS:
+            return [shop_effect(self.contracts, kind, receipt, payloads)]
         if kind in SINGLE_KINDS:
             return [self._vip_effect(kind, receipt, logs, payloads)]
         if kind == RequestKind.SETTLE:

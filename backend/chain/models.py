@@ -36,10 +36,15 @@ class RequestKind(StrEnum):
     MINT = "mint"  # a list of avatar recipients: AvatarNFT.mintBatch
     VIP_ISSUE = "vip_issue"  # one holder and expiry: VIPPass.issue, one per transaction
     VIP_REVOKE = "vip_revoke"  # one holder: VIPPass.revoke, one per transaction
+    SHOP_LIST = "shop_list"  # the operator lists an item type: Shop.list, one per transaction
+    SHOP_SET = "shop_set"  # a shop listing's price or open flag: Shop.setListing
+    ACCESSORY_TYPE = "accessory_type"  # Accessories.defineType, one per transaction
 
 
+# The shop's operator calls (backend.markets.operator): one request per transaction.
+SHOP_KINDS = frozenset({RequestKind.SHOP_LIST, RequestKind.SHOP_SET, RequestKind.ACCESSORY_TYPE})
 # Kinds whose contract call takes one request: the sender never packs two in a transaction.
-SINGLE_KINDS = frozenset({RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE})
+SINGLE_KINDS = frozenset({RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE}) | SHOP_KINDS
 
 
 class RequestStatus(StrEnum):
@@ -58,6 +63,9 @@ class TxKind(StrEnum):
     MINT = "mint"
     VIP_ISSUE = "vip_issue"
     VIP_REVOKE = "vip_revoke"
+    SHOP_LIST = "shop_list"
+    SHOP_SET = "shop_set"
+    ACCESSORY_TYPE = "accessory_type"
     FILLER = "filler"  # a zero-value self-transfer that consumes a nonce (gap fill, cancel)
 
 

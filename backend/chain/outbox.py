@@ -26,7 +26,7 @@ from backend.chain.contracts import (
     pack_settle_batch,
 )
 from backend.chain.exceptions import ChainValueError, IdempotencyConflict
-from backend.chain.models import ChainRequest, RequestKind, RequestStatus
+from backend.chain.models import SHOP_KINDS, ChainRequest, RequestKind, RequestStatus
 from backend.config import get_settings
 from backend.db import dialect
 from backend.db.base import utcnow
@@ -291,3 +291,21 @@ def get_request(*, session: Session, request_id: int) -> ChainRequest:
     if request is None:
         raise LookupError(f"no chain request with id {request_id!r}")
     return request
+
+
+def request_shop_call(
+    *,
+    session: Session,
+    kind: RequestKind,
+    payload: dict[str, Any],
+    idempotency_key: str,
+    chain_id: int | None = None,
+) -> ChainRequest:
+    """Queue one of the shop's operator calls (``Shop.list``, ``Shop.setListing``,
+    ``Accessories.defineType``; see ``backend.chain.shop_calls``). The payload is checked
+    by ``backend.markets.operator`` before it gets here; ``result`` is
+    ``{"listing_id": ...}`` for a listing."""
+    if kind not in SHOP_KINDS:
+        raise ChainValueError(f"not a shop call: {kind!r}")
+    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
+    return _put_many(session, [(kind, idempotency_key, payload, chain)])[0]

@@ -11,6 +11,7 @@ from backend.cli import (  # noqa: F401  (registers commands)
     operator,
     ops,
     server,
+    shop,
     stack,
 )
 from backend.cli.app import app

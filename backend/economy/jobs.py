@@ -30,6 +30,8 @@ from backend.economy.models import BurnedMatchId, SettlementRequest
 from backend.economy.policy import FinishedMatch, PolicyError, RewardPolicy, TableEconomy
 from backend.economy.policy import default_policies as _defaults
 from backend.economy.stakes import index_deposits
+from backend.markets import jobs as markets_jobs
+from backend.markets.chain_reader import MarketReader
 
 logger = logging.getLogger(__name__)
 
@@ -215,6 +217,7 @@ def economy_cycle() -> dict[str, int]:
         session_factory=sessions, settings=settings, chain_clock_offset_s=reader.clock_offset_s()
     )
     booked = sync_ledger(session_factory=sessions, reader=reader)
+    market_events = index_markets(settings=settings, session_factory=sessions, reader=reader)
     if booked["reissued"]:
         prefix = match_ids.deployment_prefix(
             settings.chain.deployment_name, settings.chain.chain_id
@@ -222,6 +225,7 @@ def economy_cycle() -> dict[str, int]:
         skip_burned_sequence(session_factory=sessions, reader=reader, prefix=prefix)
     return {
         "registry_events": indexed.events,
+        "market_events": market_events,
         "deposits": deposits.credited,
         "planned": len(planned.planned),
         "rejected": len(planned.rejected),
@@ -251,6 +255,7 @@ def reconcile_books(
     ``ledger.reconcile_ledger``)."""
     report = reconcile(session_factory=session_factory, reader=reader)
     _add_withdrawals(report, session_factory=session_factory, reader=reader)
+    _add_markets(report, session_factory=session_factory, reader=reader)
     if with_requests:
         from backend.chain.calls import ContractCalls
         from backend.chain.reconcile import reconcile as reconcile_requests
@@ -284,6 +289,32 @@ def _add_withdrawals(
         found = reconcile_withdrawals(session=session, reader=reader)
     report.withdrawals_paid = found.paid_total
     report.differences += [f"withdrawals: {d}" for d in found.differences or []]
+
+
+def market_reader(reader: ChainReader) -> MarketReader:
+    """The markets' event reader over the same deployment and confirmation depth."""
+    return MarketReader(reader.contracts, confirmations=reader.confirmations)
+
+
+def index_markets(
+    *, settings: Settings, session_factory: sessionmaker[Session], reader: ChainReader
+) -> int:
+    """Follow the shop, market and accessory events into the markets mirror and ledger."""
+    return markets_jobs.index(
+        settings=settings, session_factory=session_factory, reader=market_reader(reader)
+    ).events
+
+
+def _add_markets(
+    report: ledger.LedgerReconciliation,
+    *,
+    session_factory: sessionmaker[Session],
+    reader: ChainReader,
+) -> None:
+    """Every shop purchase and market sale against the DEW transfers of its transaction."""
+    found = markets_jobs.reconcile(session_factory=session_factory, reader=market_reader(reader))
+    report.markets = found
+    report.differences += [f"markets: {d}" for d in found.differences]
 
 
 def wallet_rows(

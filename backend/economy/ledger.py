@@ -33,6 +33,7 @@ from backend.economy.models import (
     SettlementStatus,
 )
 from backend.economy.stakes import reverse_withdrawal
+from backend.markets.ledger import MarketsReconciliation
 
 logger = logging.getLogger(__name__)
 
@@ -348,6 +349,8 @@ class LedgerReconciliation:
     differences: list[str] = field(default_factory=list)
     # Our ids someone else settled first, and where each match was paid instead.
     burned: list[dict[str, object]] = field(default_factory=list)
+    # Shop purchases and market sales against their DEW transfers (economy.jobs adds it).
+    markets: MarketsReconciliation | None = None
 
     @property
     def ok(self) -> bool:

@@ -1,5 +1,6 @@
-"""Read-side views of the ledger for the API, the CLI and the demo: a wallet's summary and
-statement, an avatar's earnings and shares, an owner's avatars, a scholar's earnings, the
+"""Read-side views of the ledger for the API, the CLI and the demo: a wallet's summary (with
+its markets book: purchases, sales, royalties, fees) and statement, an avatar's earnings
+and shares, an owner's avatars, a scholar's earnings, the
 season schedule and a season's leaderboard. Nothing here writes.
 """
 
@@ -24,6 +25,7 @@ from backend.economy.models import (
 )
 from backend.economy.seasons import get_season
 from backend.economy.stakes import checksum as checksum  # the API normalizes addresses with it
+from backend.markets import service as markets
 
 
 def season_rewards(
@@ -124,11 +126,15 @@ def wallet_summary(*, session: Session, address: str) -> dict[str, object]:
         totals[leg.status] += int(leg.amount)
         party = by_party.setdefault(leg.party, {"pending": 0, "paid": 0, "failed": 0})
         party[leg.status] += int(leg.amount)
+    book = markets.wallet_report(session=session, address=address, limit=0)
     return {
         "address": address,
         "earned": totals["pending"] + totals["paid"],
         **totals,
         "by_role": by_party,
+        # Shop and market purchases, sales, royalties and fees (backend.markets.ledger):
+        # DEW that moved between wallets, not rewards, so not in the totals above.
+        "markets": {k: v for k, v in book.items() if k not in ("address", "lines")},
     }
 
 

@@ -109,6 +109,19 @@ class AvatarReportOut(BaseModel):
     scholar: Address | None
 
 
+class WalletMarketsTotalsOut(BaseModel):
+    """DEW wei the wallet spent and received in the shop and the market (``net`` may be
+    negative): purchases, sales, and the treasury's royalties, fees and shop proceeds."""
+
+    shop_purchases: Wei
+    market_purchases: Wei
+    sales: Wei
+    royalties: Wei
+    fees: Wei
+    shop_proceeds: Wei
+    net: str
+
+
 class WalletOut(BaseModel):
     address: Address
     earned: Wei
@@ -116,6 +129,7 @@ class WalletOut(BaseModel):
     paid: Wei
     failed: Wei
     by_role: dict[str, dict[str, Wei]]
+    markets: WalletMarketsTotalsOut | None = None
 
 
 class ScholarAvatarOut(BaseModel):

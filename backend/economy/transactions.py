@@ -17,6 +17,7 @@ from web3.exceptions import ContractCustomError, ContractLogicError, Web3Excepti
 
 from backend.chain.calls import _error_table, decode_revert
 from backend.chain.contracts import SCREENER_ROLE, Contracts
+from backend.chain.unsigned import UnsignedTx as UnsignedTx
 from backend.economy.exceptions import EconomyValueError, Refused, Unavailable
 from backend.economy.policy import BPS, Party, Terms
 
@@ -24,32 +25,6 @@ ZERO_ADDRESS = "0x" + "00" * 20
 MAX_DURATION_S = 365 * 24 * 3600
 # An offer made without an explicit validUntil may be accepted for this long (chain time).
 DEFAULT_OFFER_VALIDITY_S = 7 * 24 * 3600
-
-
-@dataclass(frozen=True)
-class UnsignedTx:
-    """An EIP-1193 ``eth_sendTransaction`` request (quantities as hex strings)."""
-
-    from_: str
-    to: str
-    data: str
-    value: int
-    chain_id: int
-    description: str
-    gas: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        tx: dict[str, Any] = {
-            "from": self.from_,
-            "to": self.to,
-            "data": self.data,
-            "value": hex(self.value),
-            "chainId": hex(self.chain_id),
-            "description": self.description,
-        }
-        if self.gas is not None:
-            tx["gas"] = hex(self.gas)
-        return tx
 
 
 @dataclass(frozen=True)

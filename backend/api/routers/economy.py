@@ -382,6 +382,7 @@ def wallet(address: str, session: SessionDep) -> schemas.WalletOut:
         by_role={
             role: {k: str(v) for k, v in values.items()} for role, values in data["by_role"].items()
         },
+        markets=schemas.WalletMarketsTotalsOut(**{k: str(v) for k, v in data["markets"].items()}),
     )
 
 

@@ -1,4 +1,5 @@
-"""Operator-only routes: avatar mints and VIP passes through the chain outbox, and seasons.
+"""Operator-only routes: avatar mints, VIP passes and shop listings through the chain
+outbox, and seasons.
 
 Every route needs a signed-in wallet listed in ``DEW_OPERATOR_ADDRESSES``
 (``deps.CurrentOperator``): anyone else gets 401 or 403 and nothing is read or written.
@@ -20,12 +21,16 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.api.deps import CurrentOperator, SessionDep
+from backend.api.deps import CurrentOperator, MarketsDep, SessionDep
 from backend.api.errors import ErrorResponse
 from backend.chain.models import ChainRequest
 from backend.db.base import aware
 from backend.economy import operator, season_rewards
 from backend.economy.models import Season
+from backend.markets import operator as markets_operator
+from backend.markets import service as markets_service
+from backend.markets.jobs import MarketsChain
+from backend.markets.schemas import ShopCloseIn, ShopListIn, ShopRequestOut
 
 router = APIRouter(prefix="/operator", tags=["operator"])
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -239,3 +244,98 @@ def get_vip(
 ) -> VipOut:
     """Where a VIP request stands: ``confirmed`` once the worker's transaction is final."""
     return VipOut(**operator.vip_status(session=session, request_id=request_id).__dict__)
+
+
+# --- the shop (docs/economy.md, "Markets") -----------------------------------------------
+
+
+def _shop_out(status: markets_operator.ShopRequest) -> ShopRequestOut:
+    return ShopRequestOut(**status.__dict__)
+
+
+def _item_address(markets: MarketsChain, item_kind: str) -> str:
+    contracts = markets.builder.contracts
+    return str(
+        {
+            "avatar": contracts.avatar.address,
+            "accessory": contracts.accessories.address,
+            "vip": contracts.vip.address,
+        }[item_kind]
+    )
+
+
+@router.post("/shop", response_model=ShopRequestOut, status_code=202, responses=_ERRORS)
+def queue_shop_listing(
+    body: ShopListIn,
+    request: Request,
+    session: SessionDep,
+    _operator: CurrentOperator,
+    markets: MarketsDep,
+) -> Any:
+    """List an item type for sale in the shop (an accessory type not defined yet is defined
+    first with ``max_supply``); the worker sends it (poll the GET for the listing id). A
+    repeat of the same key and body returns the first request with 200; another body 409."""
+    key = markets_operator.SHOP_KEY_PREFIX + body.idempotency_key
+    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
+    status = markets_operator.queue_listing(
+        session=session,
+        item_kind=body.item_kind,
+        item=_item_address(markets, body.item_kind),
+        item_id=body.item_id,
+        price=int(body.price),
+        supply=body.supply,
+        vip_term_s=body.vip_term_s,
+        name=body.name,
+        image=body.image,
+        slot=body.slot,
+        max_supply=body.max_supply,
+        uri=body.uri,
+        idempotency_key=body.idempotency_key,
+        chain_id=request.app.state.settings.chain.chain_id,
+    )
+    session.commit()
+    out = _shop_out(status)
+    if repeat is not None:
+        return JSONResponse(out.model_dump(mode="json"), status_code=200)
+    return out
+
+
+@router.post(
+    "/shop/{listing_id}", response_model=ShopRequestOut, status_code=202, responses=_ERRORS
+)
+def queue_shop_update(
+    listing_id: Annotated[int, Path(ge=1, le=2**63 - 1)],
+    body: ShopCloseIn,
+    request: Request,
+    session: SessionDep,
+    _operator: CurrentOperator,
+) -> Any:
+    """Change a shop listing's price or close it (``open: false``, the default)."""
+    key = markets_operator.SHOP_KEY_PREFIX + body.idempotency_key
+    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
+    price = body.price
+    if price is None:
+        price = markets_service.get_shop_listing(session=session, listing_id=listing_id).price
+    status = markets_operator.queue_update(
+        session=session,
+        listing_id=listing_id,
+        price=int(price),
+        open_=body.open,
+        idempotency_key=body.idempotency_key,
+        chain_id=request.app.state.settings.chain.chain_id,
+    )
+    session.commit()
+    out = _shop_out(status)
+    if repeat is not None:
+        return JSONResponse(out.model_dump(mode="json"), status_code=200)
+    return out
+
+
+@router.get("/shop/requests/{request_id}", response_model=ShopRequestOut, responses=_ERRORS)
+def get_shop_request(
+    request_id: Annotated[int, Path(ge=1, le=2**62)],
+    session: SessionDep,
+    _operator: CurrentOperator,
+) -> ShopRequestOut:
+    """Where a shop request stands: ``listing_id`` once the listing is confirmed."""
+    return _shop_out(markets_operator.request_status(session=session, request_id=request_id))

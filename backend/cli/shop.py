@@ -1,0 +1,153 @@
+"""``dew shop list|close``: the operator's shop, through the chain outbox.
+
+They call the same service as ``POST /operator/shop`` (``backend.markets.operator``),
+straight on the configured database: whoever can run ``dew`` there is the operator. The
+item contracts' addresses come from the deployment manifest in settings.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from backend.cli.app import app
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+shop_app = typer.Typer(
+    help="List item types for sale in the shop, or close a listing (through the chain outbox).",
+    no_args_is_help=True,
+)
+app.add_typer(shop_app, name="shop")
+
+
+def _fail(error: object) -> typer.Exit:
+    typer.echo(f"error: {error}", err=True)
+    return typer.Exit(1)
+
+
+def _wait(sessions: sessionmaker[Session], request_id: int, timeout_s: float) -> str:
+    """Poll a shop request until it is confirmed or failed (exit 1)."""
+    from backend.markets import operator
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with sessions() as session:
+            status = operator.request_status(session=session, request_id=request_id)
+        if status.status == "failed":
+            raise _fail(f"shop request #{request_id} failed: {status.failure_reason}")
+        if status.status == "confirmed":
+            return f"listing #{status.listing_id} in tx {status.tx_hash}"
+        if time.monotonic() > deadline:
+            raise _fail(f"shop request #{request_id} still {status.status} after {timeout_s}s")
+        time.sleep(0.5)
+
+
+def _run(action: object, wait: bool, timeout_s: float) -> None:
+    from backend.config import get_settings
+    from backend.db import create_db_engine, make_session_factory
+    from backend.markets.exceptions import MarketsError
+
+    engine = create_db_engine(get_settings().db.url)
+    sessions = make_session_factory(engine)
+    try:
+        with sessions.begin() as session:
+            status = action(session)  # type: ignore[operator]
+        typer.echo(
+            f"shop {status.action} request #{status.id} ({status.status}), "
+            f"key {status.idempotency_key!r}"
+        )
+        if wait:
+            typer.echo(_wait(sessions, status.id, timeout_s))
+    except MarketsError as error:
+        raise _fail(error) from None
+    finally:
+        engine.dispose()
+
+
+@shop_app.command("list")
+def shop_list(
+    kind: Annotated[str, typer.Argument(help="avatar | accessory | vip")],
+    price: Annotated[str, typer.Option(help="DEW wei")],
+    supply: Annotated[int, typer.Option(help="How many the shop sells")],
+    name: Annotated[str, typer.Option(help="Shown in the shop")],
+    key: Annotated[str, typer.Option(help="Idempotency key: running again never lists twice")],
+    item_id: Annotated[int, typer.Option(help="Accessory type id")] = 0,
+    max_supply: Annotated[
+        int | None, typer.Option(help="Supply cap of an accessory type not defined yet")
+    ] = None,
+    vip_days: Annotated[float, typer.Option(help="A VIP pass's term, in days")] = 0.0,
+    image: Annotated[str, typer.Option(help="Image path or https URL")] = "",
+    slot: Annotated[str | None, typer.Option(help="An accessory's slot (hat, ...)")] = None,
+    wait: Annotated[bool, typer.Option(help="Wait for the confirmed listing")] = False,
+    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+) -> None:
+    """Queue a shop listing of an item type; the worker sends it."""
+    from web3 import Web3
+
+    from backend.chain.contracts import Contracts, load_manifest
+    from backend.config import get_settings
+    from backend.markets import operator
+
+    if not price.isdigit():
+        raise _fail(f"--price must be DEW wei, a whole number: {price!r}")
+    settings = get_settings()
+    contracts = Contracts(
+        Web3(Web3.HTTPProvider(settings.chain.rpc_url)),
+        load_manifest(settings.chain.manifest_path),
+        check_chain=False,
+    )
+    items = {
+        "avatar": contracts.avatar.address,
+        "accessory": contracts.accessories.address,
+        "vip": contracts.vip.address,
+    }
+    if kind not in items:
+        raise _fail(f"kind must be avatar, accessory or vip, got {kind!r}")
+    _run(
+        lambda session: operator.queue_listing(
+            session=session,
+            item_kind=kind,
+            item=items[kind],
+            item_id=item_id,
+            price=int(price),
+            supply=supply,
+            vip_term_s=int(vip_days * 86400),
+            name=name,
+            image=image,
+            slot=slot,
+            max_supply=max_supply,
+            idempotency_key=key,
+            chain_id=settings.chain.chain_id,
+        ),
+        wait,
+        timeout_s,
+    )
+
+
+@shop_app.command("close")
+def shop_close(
+    listing_id: Annotated[int, typer.Argument(help="The shop listing")],
+    key: Annotated[str, typer.Option(help="Idempotency key: running again never sends twice")],
+    wait: Annotated[bool, typer.Option(help="Wait for the confirmed close")] = False,
+    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+) -> None:
+    """Queue the close of a shop listing (its price unchanged); the worker sends it."""
+    from backend.config import get_settings
+    from backend.markets import operator, service
+
+    def close(session: Session) -> operator.ShopRequest:
+        row = service.get_shop_listing(session=session, listing_id=listing_id)
+        return operator.queue_update(
+            session=session,
+            listing_id=listing_id,
+            price=int(row.price),
+            open_=False,
+            idempotency_key=key,
+            chain_id=get_settings().chain.chain_id,
+        )
+
+    _run(close, wait, timeout_s)
