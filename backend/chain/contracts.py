@@ -30,7 +30,19 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS_DIR = REPO_ROOT / "contracts" / "artifacts"
 
 # Deployment order; names are the Solidity contract names and the manifest's keys.
-CONTRACT_NAMES = ("DEWToken", "AvatarNFT", "VIPPass", "ScholarshipRegistry", "MatchSettlement")
+CONTRACT_NAMES = (
+    "DEWToken",
+    "AvatarNFT",
+    "VIPPass",
+    "ScholarshipRegistry",
+    "MatchSettlement",
+    "Accessories",
+    "Shop",
+    "Market",
+)
+# Short manifest keys (SPEC A3) for the contracts that have one: ``manifest.address("shop")``
+# is ``manifest.address("Shop")``.
+MANIFEST_KEYS = {"accessories": "Accessories", "shop": "Shop", "market": "Market"}
 
 DEFAULT_ADMIN_ROLE = b"\x00" * 32
 MINTER_ROLE = keccak(text="MINTER_ROLE")
@@ -40,6 +52,9 @@ SCREENER_ROLE = keccak(text="SCREENER_ROLE")
 SETTLER_ROLE = keccak(text="SETTLER_ROLE")
 GUARDIAN_ROLE = keccak(text="GUARDIAN_ROLE")
 SETTLEMENT_ROLE = keccak(text="SETTLEMENT_ROLE")
+SHOP_ROLE = keccak(text="SHOP_ROLE")
+CATALOG_ROLE = keccak(text="CATALOG_ROLE")
+LISTER_ROLE = keccak(text="LISTER_ROLE")
 
 # Every role of every contract, by name: what the manifest records and deploy checks.
 ROLES: dict[str, dict[str, bytes]] = {
@@ -48,6 +63,7 @@ ROLES: dict[str, dict[str, bytes]] = {
         "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
         "MINTER_ROLE": MINTER_ROLE,
         "RENTAL_ROLE": RENTAL_ROLE,
+        "SHOP_ROLE": SHOP_ROLE,
     },
     "VIPPass": {"DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE, "ISSUER_ROLE": ISSUER_ROLE},
     "ScholarshipRegistry": {
@@ -60,6 +76,17 @@ ROLES: dict[str, dict[str, bytes]] = {
         "SETTLER_ROLE": SETTLER_ROLE,
         "GUARDIAN_ROLE": GUARDIAN_ROLE,
     },
+    "Accessories": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "CATALOG_ROLE": CATALOG_ROLE,
+        "SHOP_ROLE": SHOP_ROLE,
+    },
+    "Shop": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "LISTER_ROLE": LISTER_ROLE,
+        "GUARDIAN_ROLE": GUARDIAN_ROLE,
+    },
+    "Market": {"DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE, "GUARDIAN_ROLE": GUARDIAN_ROLE},
 }
 
 MANIFEST_VERSION = 1
@@ -128,8 +155,9 @@ class Manifest:
     roles: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def address(self, name: str) -> str:
+        """The address of contract ``name`` (its Solidity name, or a key of MANIFEST_KEYS)."""
         try:
-            return self.addresses[name]
+            return self.addresses[MANIFEST_KEYS.get(name, name)]
         except KeyError:
             raise ManifestError(f"manifest has no address for {name!r}") from None
 
@@ -210,7 +238,8 @@ def save_manifest(manifest: Manifest, path: Path | str) -> Path:
 
 
 class Contracts:
-    """web3 contract objects for one deployment: ``.token .avatar .vip .registry .settlement``."""
+    """web3 contract objects for one deployment: ``.token .avatar .vip .registry .settlement
+    .accessories .shop .market``."""
 
     def __init__(self, w3: Web3, manifest: Manifest, *, check_chain: bool = True) -> None:
         if check_chain and w3.eth.chain_id != manifest.chain_id:
@@ -224,6 +253,9 @@ class Contracts:
         self.vip = self._bind("VIPPass")
         self.registry = self._bind("ScholarshipRegistry")
         self.settlement = self._bind("MatchSettlement")
+        self.accessories = self._bind("Accessories")
+        self.shop = self._bind("Shop")
+        self.market = self._bind("Market")
 
     def _bind(self, name: str) -> Contract:
         return self.w3.eth.contract(
@@ -237,7 +269,10 @@ class Contracts:
             "VIPPass": self.vip,
             "ScholarshipRegistry": self.registry,
             "MatchSettlement": self.settlement,
-        }[name]
+            "Accessories": self.accessories,
+            "Shop": self.shop,
+            "Market": self.market,
+        }[MANIFEST_KEYS.get(name, name)]
 
 
 # --- settle encoding ----------------------------------------------------------------------

@@ -10,6 +10,11 @@ and must be another key: it gets only the day-to-day roles (avatar minter, VIP i
 screener, settler, guardian), never DEW minting or an admin role. DEW is minted once, up to
 the cap (the vault's funding to the vault, the rest to the treasury), and the deployer then
 renounces ``MINTER_ROLE``, so nobody can mint DEW afterwards.
+
+The markets (issue 19): the *shop* contract gets ``SHOP_ROLE`` on the avatars and accessories
+and ``ISSUER_ROLE`` on VIPPass, and nothing on DEW; the *market* contract gets no role at all
+(it only moves what sellers and buyers approved). Royalties on both item contracts go to the
+treasury.
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from web3.types import Nonce, TxReceipt
 
 from backend.chain.contracts import (
     ARTIFACTS_DIR,
+    CATALOG_ROLE,
     GUARDIAN_ROLE,
     ISSUER_ROLE,
+    LISTER_ROLE,
     MINTER_ROLE,
     RENTAL_ROLE,
     REPO_ROOT,
@@ -38,6 +45,7 @@ from backend.chain.contracts import (
     SCREENER_ROLE,
     SETTLEMENT_ROLE,
     SETTLER_ROLE,
+    SHOP_ROLE,
     Manifest,
     load_artifact,
 )
@@ -52,6 +60,14 @@ MAX_SETTLE_PERIOD_LIMIT = ((1 << 32) - 1) * DEW
 MAX_SETTLE_PER_MATCH = ((1 << 24) - 1) * DEW
 MAX_SETTLE_PERIOD_S = (1 << 22) - 1
 MAX_SETTLE_MATCHES = (1 << 31) - 1
+# The contracts' hard caps (Market.MAX_FEE_BPS, AvatarNFT/Accessories.MAX_ROYALTY_BPS).
+MAX_MARKET_FEE_BPS = 1000
+MAX_ROYALTY_BPS = 1000
+# Shop.ItemKind and Market.Standard values.
+SHOP_ITEM_MINTABLE = 1
+SHOP_ITEM_VIP = 2
+MARKET_ERC721 = 1
+MARKET_ERC1155 = 2
 
 
 class DeploymentError(ChainError):
@@ -59,9 +75,10 @@ class DeploymentError(ChainError):
 
 
 class HotKeyError(DeploymentError):
-    """Everything was deployed, but the roles read back leave the operator's hot key an admin
-    or DEW still mintable. ``manifest`` holds the deployed addresses: save it anyway, or
-    contracts already on chain are lost track of."""
+    """Everything was deployed, but the roles read back leave the operator's hot key an admin,
+    DEW still mintable, or the shop's mint rights anywhere but on the shop (or the shop or
+    market holding a role they must not). ``manifest`` holds the deployed addresses: save it
+    anyway, or contracts already on chain are lost track of."""
 
     def __init__(self, message: str, manifest: Manifest) -> None:
         super().__init__(message)
@@ -85,6 +102,10 @@ class DeployConfig:
     settle_period_limit: int = 1_000_000 * DEW
     settle_max_per_match: int = 10_000 * DEW
     settle_max_matches: int = 100_000
+    # The resale market's fee and the ERC-2981 royalty of avatars and accessories, in basis
+    # points of a sale price (each at most 10%, the contracts' caps).
+    market_fee_bps: int = 250
+    royalty_bps: int = 500
 
 
 class _Sender:
@@ -135,18 +156,23 @@ def deploy_all(
     guardian: str | None = None,
     config: DeployConfig | None = None,
 ) -> Manifest:
-    """Deploy all five contracts and wire them up; returns the manifest (not yet saved).
+    """Deploy every contract (CONTRACT_NAMES) and wire them up; returns the manifest (not yet
+    saved).
 
     ``operator`` (required; not the deployer, admin or treasury) is the backend's hot wallet: it
-    gets the avatar minter, VIP issuer, screener and settler roles. ``guardian`` (default: the
-    operator) may pause settlement. The registry gets the avatar's rental role. DEW is minted
-    once, up to the cap: ``vault_funding`` to the vault and the rest to ``treasury`` (default:
-    the admin); then the deployer renounces ``MINTER_ROLE``. The deployer is the admin of every
-    contract; with ``admin`` set it also starts the two-step admin transfer to that address,
-    which ``admin`` accepts with ``acceptDefaultAdminTransfer`` after the contracts' delay.
-    The manifest's ``roles`` are read back from the chain; if they leave the operator an
-    admin or DEW mintable, ``HotKeyError`` is raised carrying the manifest (save it: the
-    contracts are deployed).
+    gets the avatar minter, VIP issuer, screener, settler, accessory catalog and shop lister
+    roles. ``guardian`` (default: the operator) may pause settlement, the shop and the market.
+    The registry gets the avatar's rental role. The shop gets SHOP_ROLE on avatars and
+    accessories and ISSUER_ROLE on VIPPass; the market trades avatars and accessories for a
+    ``market_fee_bps`` fee; both item contracts pay ``royalty_bps`` royalties to the treasury.
+    DEW is minted once, up to the cap: ``vault_funding`` to the vault and the rest to
+    ``treasury`` (default: the admin); then the deployer renounces ``MINTER_ROLE``. The
+    deployer is the admin of every contract; with ``admin`` set it also starts the two-step
+    admin transfer to that address, which ``admin`` accepts with ``acceptDefaultAdminTransfer``
+    after the contracts' delay. The manifest's ``roles`` are read back from the chain; if they
+    leave the operator an admin, DEW mintable, or the shop's and market's rights wider than
+    stated, ``HotKeyError`` is raised carrying the manifest (save it: the contracts are
+    deployed).
     """
     config = config or DeployConfig()
     account: LocalAccount = Account.from_key(deployer_key)
@@ -172,6 +198,11 @@ def deploy_all(
         and config.settle_max_per_match % DEW == 0
     ):
         raise ChainValueError(f"settlement limits out of range: {config!r}")
+    if not (
+        0 <= config.market_fee_bps <= MAX_MARKET_FEE_BPS
+        and 0 <= config.royalty_bps <= MAX_ROYALTY_BPS
+    ):
+        raise ChainValueError(f"market fee or royalty out of range: {config!r}")
     sender = _Sender(w3, account, config.receipt_timeout_s)
 
     def deploy(name: str, *args: Any) -> tuple[str, int]:
@@ -188,12 +219,20 @@ def deploy_all(
     vip_address, _ = deploy("VIPPass", deployer, config.vip_uri)
     registry_address, _ = deploy("ScholarshipRegistry", deployer, avatar_address, token_address)
     settlement_address, _ = deploy("MatchSettlement", deployer, token_address, registry_address)
+    accessories_address, _ = deploy("Accessories", deployer, avatar_address)
+    shop_address, _ = deploy("Shop", deployer, token_address, treasury)
+    market_address, _ = deploy(
+        "Market", deployer, token_address, treasury, avatar_address, config.market_fee_bps
+    )
     addresses = {
         "DEWToken": token_address,
         "AvatarNFT": avatar_address,
         "VIPPass": vip_address,
         "ScholarshipRegistry": registry_address,
         "MatchSettlement": settlement_address,
+        "Accessories": accessories_address,
+        "Shop": shop_address,
+        "Market": market_address,
     }
 
     def bind(name: str) -> Any:
@@ -201,7 +240,9 @@ def deploy_all(
             address=Web3.to_checksum_address(addresses[name]), abi=load_artifact(name).abi
         )
 
-    token, avatar, vip, registry, settlement = (bind(name) for name in addresses)
+    token, avatar, vip, registry, settlement, accessories, shop, market = (
+        bind(name) for name in addresses
+    )
     grants = [
         (avatar, MINTER_ROLE, operator, "AvatarNFT.MINTER_ROLE -> operator"),
         (avatar, RENTAL_ROLE, registry_address, "AvatarNFT.RENTAL_ROLE -> registry"),
@@ -215,6 +256,13 @@ def deploy_all(
         ),
         (settlement, SETTLER_ROLE, operator, "MatchSettlement.SETTLER_ROLE -> operator"),
         (settlement, GUARDIAN_ROLE, guardian, "MatchSettlement.GUARDIAN_ROLE -> guardian"),
+        (avatar, SHOP_ROLE, shop_address, "AvatarNFT.SHOP_ROLE -> shop"),
+        (accessories, SHOP_ROLE, shop_address, "Accessories.SHOP_ROLE -> shop"),
+        (vip, ISSUER_ROLE, shop_address, "VIPPass.ISSUER_ROLE -> shop"),
+        (accessories, CATALOG_ROLE, operator, "Accessories.CATALOG_ROLE -> operator"),
+        (shop, LISTER_ROLE, operator, "Shop.LISTER_ROLE -> operator"),
+        (shop, GUARDIAN_ROLE, guardian, "Shop.GUARDIAN_ROLE -> guardian"),
+        (market, GUARDIAN_ROLE, guardian, "Market.GUARDIAN_ROLE -> guardian"),
     ]
     for contract, role, holder, what in grants:
         if not contract.functions.hasRole(role, holder).call():
@@ -228,6 +276,8 @@ def deploy_all(
         ),
         "set the vault's outflow limits",
     )
+
+    _wire_markets(sender, addresses, treasury, config)
 
     # DEW is minted once, up to the cap; then nobody holds MINTER_ROLE any more.
     sender.send(token.functions.grantRole(MINTER_ROLE, deployer), "grant DEWToken.MINTER_ROLE")
@@ -264,6 +314,8 @@ def deploy_all(
             "admin": admin,
             "treasury": treasury,
             "guardian": guardian,
+            "market_fee_bps": config.market_fee_bps,
+            "royalty_bps": config.royalty_bps,
             "settle_limits": {
                 "period_s": config.settle_period_s,
                 "period_limit": str(config.settle_period_limit),
@@ -275,6 +327,38 @@ def deploy_all(
     )
     _check_hot_key(manifest)
     return manifest
+
+
+def _wire_markets(
+    sender: _Sender, addresses: dict[str, str], treasury: str, config: DeployConfig
+) -> None:
+    """What the shop may sell, what the market may trade, and the royalties to the treasury."""
+    w3 = sender.w3
+
+    def bind(name: str) -> Any:
+        return w3.eth.contract(
+            address=Web3.to_checksum_address(addresses[name]), abi=load_artifact(name).abi
+        )
+
+    shop, market = bind("Shop"), bind("Market")
+    avatar, accessories = addresses["AvatarNFT"], addresses["Accessories"]
+    vip = addresses["VIPPass"]
+    for item, kind, what in (
+        (avatar, SHOP_ITEM_MINTABLE, "avatars"),
+        (accessories, SHOP_ITEM_MINTABLE, "accessories"),
+        (vip, SHOP_ITEM_VIP, "VIP passes"),
+    ):
+        sender.send(shop.functions.setItem(item, kind), f"the shop sells {what}")
+    for token, standard, what in (
+        (avatar, MARKET_ERC721, "avatars"),
+        (accessories, MARKET_ERC1155, "accessories"),
+    ):
+        sender.send(market.functions.setToken(token, standard), f"the market trades {what}")
+    for name in ("AvatarNFT", "Accessories"):
+        sender.send(
+            bind(name).functions.setRoyalty(treasury, config.royalty_bps),
+            f"{name}: royalty {config.royalty_bps} bps to the treasury",
+        )
 
 
 def _checksum(address: str, what: str) -> str:
@@ -315,8 +399,29 @@ def hot_key_rights(roles: dict[str, dict[str, list[str]]], key: str) -> list[str
     ]
 
 
+def market_rights_problems(manifest: Manifest) -> list[str]:
+    """What is wrong with the shop's and market's rights (empty when right): the shop's
+    SHOP_ROLE is held by the shop alone; the shop holds nothing on DEW and no admin role; the
+    market holds no role at all."""
+    roles = manifest.roles
+    shop, market = manifest.address("Shop"), manifest.address("Market")
+    problems = [
+        f"{name}.SHOP_ROLE is held by {roles[name]['SHOP_ROLE']}, not by the shop alone"
+        for name in ("AvatarNFT", "Accessories")
+        if roles[name]["SHOP_ROLE"] != [shop]
+    ]
+    for name, by_role in roles.items():
+        for role, holders in by_role.items():
+            if market in holders:
+                problems.append(f"the market holds {name}.{role}")
+            if shop in holders and (name == "DEWToken" or role == "DEFAULT_ADMIN_ROLE"):
+                problems.append(f"the shop holds {name}.{role}")
+    return problems
+
+
 def _check_hot_key(manifest: Manifest) -> None:
-    """The operator's hot key must hold no admin role anywhere and must not mint DEW."""
+    """The operator's hot key must hold no admin role anywhere and must not mint DEW; only the
+    shop mints through SHOP_ROLE, and neither the shop nor the market holds more."""
     roles, operator = manifest.roles, manifest.operator
     rights = hot_key_rights(roles, operator)
     if rights:
@@ -324,3 +429,6 @@ def _check_hot_key(manifest: Manifest) -> None:
     if roles["DEWToken"]["MINTER_ROLE"]:
         minters = roles["DEWToken"]["MINTER_ROLE"]
         raise HotKeyError(f"DEW can still be minted by {minters}", manifest)
+    problems = market_rights_problems(manifest)
+    if problems:
+        raise HotKeyError("; ".join(problems), manifest)

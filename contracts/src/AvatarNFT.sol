@@ -3,9 +3,11 @@ pragma solidity ^0.8.24;
 
 import {DEWAccessControl} from "./access/DEWAccessControl.sol";
 import {ERC721} from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
+import {ERC2981} from "@openzeppelin/contracts/token/common/ERC2981.sol";
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
 import {IAvatarNFT} from "./interfaces/IAvatarNFT.sol";
 import {IERC4907} from "./interfaces/IERC4907.sol";
+import {IShopMintable} from "./interfaces/IShopMintable.sol";
 
 /// @title DEW player avatars: ERC-721 + ERC-4907 with cheap batch minting
 /// @dev Batch minting in the manner of ERC721A, on top of OZ's ERC721: a run of consecutive ids
@@ -14,9 +16,17 @@ import {IERC4907} from "./interfaces/IERC4907.sol";
 ///      to the start of its run. Runs are capped at `MAX_RUN` ids, so that walk costs at most
 ///      `MAX_RUN - 1` extra storage reads, and avatars minted to distinct players cost none.
 ///      Burning is not supported, which keeps the fallback sound.
-contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
+///      Resales pay an ERC-2981 royalty (default receiver the admin until the admin names the
+///      treasury), capped at `MAX_ROYALTY_BPS`; the shop mints single avatars through `shopMint`.
+contract AvatarNFT is ERC721, ERC2981, DEWAccessControl, IAvatarNFT, IShopMintable {
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
     bytes32 public constant RENTAL_ROLE = keccak256("RENTAL_ROLE");
+    /// @notice Held by the first-sale shop only: it may mint one avatar per `shopMint`.
+    bytes32 public constant SHOP_ROLE = keccak256("SHOP_ROLE");
+    /// @notice The highest royalty the admin may set: 10% of a resale price.
+    uint96 public constant MAX_ROYALTY_BPS = 1000;
+    /// @notice The royalty until the admin sets one: 5%.
+    uint96 public constant DEFAULT_ROYALTY_BPS = 500;
     /// @notice The most ids one ownership record covers.
     uint256 public constant MAX_RUN = 32;
     /// @notice The longest a rental lock may run.
@@ -47,6 +57,7 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
 
     constructor(address admin, string memory baseURI_) ERC721("DEW Avatar", "DEWAV") DEWAccessControl(admin) {
         _baseTokenURI = baseURI_;
+        _setDefaultRoyalty(admin, DEFAULT_ROYALTY_BPS);
     }
 
     /// @inheritdoc IAvatarNFT
@@ -76,6 +87,33 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
             i = runEnd;
         }
         _nextTokenId = id;
+    }
+
+    /// @inheritdoc IShopMintable
+    /// @dev One avatar per call, minted like a one-recipient `mintBatch` (no receiver callback,
+    ///      so a buyer contract cannot re-enter the shop mid-purchase); `itemId` is ignored.
+    function shopMint(address to, uint256, uint256 amount, bytes calldata)
+        external
+        onlyRole(SHOP_ROLE)
+        returns (uint256 tokenId)
+    {
+        if (amount != 1) revert AvatarShopAmount(amount);
+        if (to == address(0)) revert ERC721InvalidReceiver(address(0));
+        tokenId = _nextTokenId;
+        _runOwner[tokenId] = to;
+        // Safe: one id more than the last, far below 2**128.
+        unchecked {
+            _nextTokenId = tokenId + 1;
+            _increaseBalance(to, 1);
+        }
+        emit Transfer(address(0), to, tokenId);
+    }
+
+    /// @inheritdoc IAvatarNFT
+    function setRoyalty(address receiver, uint96 bps) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (bps > MAX_ROYALTY_BPS) revert AvatarRoyaltyTooHigh(bps, MAX_ROYALTY_BPS);
+        _setDefaultRoyalty(receiver, bps);
+        emit RoyaltySet(receiver, bps);
     }
 
     /// @inheritdoc IERC4907
@@ -165,7 +203,7 @@ contract AvatarNFT is ERC721, DEWAccessControl, IAvatarNFT {
     function supportsInterface(bytes4 interfaceId)
         public
         view
-        override(ERC721, DEWAccessControl, IERC165)
+        override(ERC721, ERC2981, DEWAccessControl, IERC165)
         returns (bool)
     {
         return interfaceId == type(IERC4907).interfaceId || super.supportsInterface(interfaceId);

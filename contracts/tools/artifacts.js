@@ -13,7 +13,12 @@ const CONTRACTS = [
   ["VIPPass", "VIPPass.sol"],
   ["ScholarshipRegistry", "ScholarshipRegistry.sol"],
   ["MatchSettlement", "MatchSettlement.sol"],
+  ["Accessories", "Accessories.sol"],
+  ["Shop", "Shop.sol"],
+  ["Market", "Market.sol"],
   ["PlainERC721", "PlainERC721.sol"], // benchmark baseline only
+  ["ERC6551BenchRegistry", "ERC6551Bench.sol"], // benchmark only (equip via token-bound accounts)
+  ["ERC6551BenchAccount", "ERC6551Bench.sol"], // benchmark only
 ];
 
 const root = path.join(__dirname, "..");

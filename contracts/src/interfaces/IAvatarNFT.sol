@@ -23,6 +23,13 @@ interface IAvatarNFT is IERC721, IERC4907 {
     ///         revoked before then (scholars must still be able to terminate).
     error AvatarRentalRoleInUse(address account, uint64 until);
 
+    /// @notice The shop mints avatars one at a time (`shopMint` with amount 1).
+    error AvatarShopAmount(uint256 amount);
+    /// @notice A royalty above the hard cap (`MAX_ROYALTY_BPS`, 10%).
+    error AvatarRoyaltyTooHigh(uint96 bps, uint96 maxBps);
+
+    /// @notice The ERC-2981 royalty on resales changed.
+    event RoyaltySet(address indexed receiver, uint96 bps);
     /// @notice An avatar was locked to `user` by the rental role until `expires`.
     event AvatarRentalStarted(uint256 indexed tokenId, address indexed user, uint64 expires);
     /// @notice The rental role released an avatar early (or after expiry).
@@ -56,6 +63,10 @@ interface IAvatarNFT is IERC721, IERC4907 {
     /// @notice Sets the metadata base URI. Only `DEFAULT_ADMIN_ROLE`.
     function setBaseURI(string calldata baseURI) external;
 
+    /// @notice Sets the ERC-2981 royalty every resale pays: `bps` of the price to `receiver`
+    ///         (the treasury). At most `MAX_ROYALTY_BPS` (10%). Only `DEFAULT_ADMIN_ROLE`.
+    function setRoyalty(address receiver, uint96 bps) external;
+
     /// @notice The next id `mintBatch` will assign.
     function nextTokenId() external view returns (uint256);
 
@@ -69,4 +80,5 @@ interface IAvatarNFT is IERC721, IERC4907 {
 
     function MINTER_ROLE() external view returns (bytes32);
     function RENTAL_ROLE() external view returns (bytes32);
+    function SHOP_ROLE() external view returns (bytes32);
 }
