@@ -39,7 +39,7 @@ function term(seconds) {
 function preview(h, listing) {
   if (listing.item_kind === "avatar") return avatarSvg(listing.item_id, [], { size: 40 });
   if (listing.item_kind === "accessory") {
-    return accessorySvg({ type_id: listing.item_id, name: listing.name, image: listing.image });
+    return accessorySvg({ type_id: listing.item_id, name: listing.name, image: listing.image, slot: listing.slot });
   }
   return h("span", { class: "item-badge", "aria-hidden": "true" }, listing.item_kind === "vip" ? "VIP" : "★");
 }

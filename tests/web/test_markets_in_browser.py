@@ -260,8 +260,9 @@ def test_a_second_wallet_buys_the_listed_avatar(
     assert dew.balanceOf(oscar.address).call() == buyer_before - RESALE_PRICE
     received = dew.balanceOf(olivia.address).call() - seller_before
     royalty_receiver, royalty = avatar.royaltyInfo(avatar_id, RESALE_PRICE).call()
-    assert royalty_receiver == season.treasury
-    assert 0 < received <= RESALE_PRICE - royalty
+    assert royalty_receiver == season.manifest.extra["treasury"] and royalty > 0
+    fee = RESALE_PRICE * season.manifest.extra["market_fee_bps"] // 10_000
+    assert received == RESALE_PRICE - royalty - fee
 
     sold = f"#my-listings tr[data-listing='{listing['listing_id']}'] [data-status=sold]"
     wait_for(
