@@ -22,6 +22,7 @@ import pytest
 from backend.cli.demo import DemoConfig, Season, ok, wait_for
 from backend.protocol.client import DewClient
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page, sign_tx_panel
+from tests.web.phone import phone_fits
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -241,7 +242,7 @@ def test_list_and_cancel_on_the_market(
 
 
 def test_a_second_wallet_buys_the_listed_avatar(
-    season: Season, pages: dict[str, Any], made: dict[str, Any], artifacts
+    browser: Any, season: Season, pages: dict[str, Any], made: dict[str, Any], artifacts
 ) -> None:
     avatar_id, type_id, listing = made["avatar_id"], made["type_id"], made["listing"]
     page, olivia, oscar = pages["oscar"], season.olivia, season.oscar
@@ -290,3 +291,8 @@ def test_a_second_wallet_buys_the_listed_avatar(
     seat = f"#seats .seat-avatar[data-avatar='{avatar_id}'][data-drawn=true]"
     page.wait_for_selector(f"{seat} svg .accessory[data-type-id='{type_id}']")
     page.screenshot(path=str(artifacts / "markets-table-avatar.png"), full_page=True)
+
+    # The three pages fit a phone (390 px) for a visitor who is not signed in.
+    for view in ("shop", "market", f"avatar/{avatar_id}"):
+        ready = f"main[data-ready=true][data-view={view.split('/')[0]}]"
+        assert phone_fits(browser, f"{season.base}/#/{view}", ready), view
