@@ -2,7 +2,7 @@
 ``dew serve``, a Celery worker and beat, the indexers): a player buys an avatar and an
 accessory in the shop, equips the accessory on the avatar, lists the avatar (and lists then
 cancels an accessory) on the resale market, and a second wallet buys the avatar, which
-arrives still wearing its accessory. Every transaction is built by the server and signed by
+arrives still wearing its accessory and is his to undress. Every transaction is built by the server and signed by
 the page's injected wallet (tests/web/conftest.py); what the page says is checked against
 the chain.
 
@@ -291,6 +291,14 @@ def test_a_second_wallet_buys_the_listed_avatar(
     seat = f"#seats .seat-avatar[data-avatar='{avatar_id}'][data-drawn=true]"
     page.wait_for_selector(f"{seat} svg .accessory[data-type-id='{type_id}']")
     page.screenshot(path=str(artifacts / "markets-table-avatar.png"), full_page=True)
+
+    # The new owner takes the accessory off: it comes to his wallet, not the seller's.
+    goto(page, season.base, f"avatar/{avatar_id}")
+    page.click(f"#equipped button.unequip[data-type-id='{type_id}']")
+    sign_tx_panel(page)
+    assert list(accessories.equippedOf(avatar_id).call()) == []
+    assert accessories.balanceOf(oscar.address, type_id).call() == 1
+    page.wait_for_selector("#avatar[data-equipped='']", timeout=60_000)
 
     # The three pages fit a phone (390 px) for a visitor who is not signed in.
     for view in ("shop", "market", f"avatar/{avatar_id}"):
