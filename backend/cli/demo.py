@@ -25,7 +25,7 @@ from typing import Annotated
 
 import typer
 
-from backend.cli import epilogue
+from backend.cli import epilogue, market_demo
 from backend.cli.app import app
 
 # The demo's public names, importable from here as before the split.
@@ -69,6 +69,7 @@ def run_demo(config: DemoConfig, check: Callable[[DemoContext], None] | None = N
         if config.boundaries:
             result = epilogue.boundaries(season, result)
         result = epilogue.season_rewards(season, result)
+        result = market_demo.markets(season, result)
         if check is not None:
             check(season.context())
         if config.stay:

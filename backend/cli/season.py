@@ -185,6 +185,7 @@ class DemoContext:
     campeonato: dict[str, Any] = field(default_factory=dict)  # the tournament after the season
     withdrawal: dict[str, Any] = field(default_factory=dict)  # vera's, after the season
     season_rewards: dict[str, Any] = field(default_factory=dict)  # paid at the season's end
+    markets: dict[str, Any] = field(default_factory=dict)  # shop, equip, resale (market_demo)
 
 
 class Season:
@@ -206,6 +207,7 @@ class Season:
         self.campeonato_table = ""
         self.withdrawal_seen: dict[str, Any] = {}
         self.season_rewards_seen: dict[str, Any] = {}
+        self.markets_seen: dict[str, Any] = {}
         self.withdrawal_line = ""
         self.boundary: dict[str, Any] = {}
 
@@ -587,4 +589,5 @@ class Season:
             campeonato=self.campeonato_seen,
             withdrawal=self.withdrawal_seen,
             season_rewards=self.season_rewards_seen,
+            markets=self.markets_seen,
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 Address = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{40}$")]
 # Up to 10**31 - 1 DEW wei; the builder refuses more than MAX_PRICE (10**30).
@@ -30,6 +30,9 @@ class ShopListingOut(BaseModel):
 
 
 class ListingIn(BaseModel):
+    """``id`` and ``price`` may come as JSON numbers or decimal strings (prices past 2**53
+    only as strings: a JSON number loses their digits)."""
+
     token_kind: Literal["avatar", "accessory"]
     id: TokenId
     amount: int = Field(default=1, ge=1, le=1_000_000)
@@ -37,6 +40,13 @@ class ListingIn(BaseModel):
     expires_at: int = Field(ge=1, le=2**64 - 1, description="unix seconds (chain time)")
 
     model_config = {"extra": "forbid"}
+
+    @field_validator("id", "price", mode="before")
+    @classmethod
+    def _integer_as_text(cls, value: object) -> object:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
 
 
 class ListingOut(BaseModel):

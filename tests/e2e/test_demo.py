@@ -155,9 +155,46 @@ def season_reward_payouts(ctx: DemoContext) -> dict[str, int]:
     return dict(paid)
 
 
+def market_flows(ctx: DemoContext) -> dict[str, int]:
+    """What the markets epilogue moved per wallet, computed here: the faucet, the shop's
+    prices (olivia), and the resale (sam pays the price; olivia gets it less the avatar's
+    ERC-2981 royalty and the market's fee, both read from the chain)."""
+    dew, price = 10**18, 40 * 10**18
+    avatar = ctx.markets["avatar_id"]
+    fee = price * ctx.contracts.market.functions.feeBps().call() // 10_000
+    _, royalty = ctx.contracts.avatar.functions.royaltyInfo(avatar, price).call()
+    royalty = min(royalty, price * 1_000 // 10_000)  # the market's cap
+    return {
+        "olivia": 100 * dew - 25 * dew - 5 * dew + price - royalty - fee,
+        "sam": 100 * dew - price,
+    }
+
+
+def check_markets(ctx: DemoContext) -> None:
+    """The avatar olivia bought, dressed and listed is sam's, still wearing the accessory;
+    the listing is sold; the ledger's legs equal the DEW transfers (the reconciliation)."""
+    seen, wallets = ctx.markets, ctx.wallets
+    avatar = seen["avatar_id"]
+    assert ctx.contracts.avatar.functions.ownerOf(avatar).call() == wallets["sam"].address
+    assert list(ctx.contracts.accessories.functions.equippedOf(avatar).call()) == [1]
+    view = ctx.http.get(f"/markets/avatars/{avatar}").json()
+    assert view["owner"] == wallets["sam"].address
+    assert [a["name"] for a in view["accessories"]] == ["Gold chain"]
+    rows = ctx.http.get(f"/markets/listings?seller={wallets['olivia'].address}").json()
+    [sold] = [x for x in rows if x["listing_id"] == seen["listing"]["listing_id"]]
+    assert sold["status"] == "sold" and sold["buyer"] == wallets["sam"].address
+    found = ctx.reconciliation.markets
+    assert found is not None and found.ok
+    assert (found.purchases_checked, found.sales_checked) == (2, 1)
+    book = ctx.http.get(f"/economy/wallets/{wallets['olivia'].address}").json()["markets"]
+    assert int(book["shop_purchases"]) == 30 * 10**18
+    assert int(book["net"]) == market_flows(ctx)["olivia"] - 100 * 10**18
+
+
 def check_chain_against_results(ctx: DemoContext) -> None:
     token = ctx.contracts.token.functions
     expected = expected_payouts(ctx)
+    markets = market_flows(ctx)
     rewards = season_reward_payouts(ctx)
     for name, amount in rewards.items():
         expected[name] = expected.get(name, 0) + amount
@@ -176,7 +213,12 @@ def check_chain_against_results(ctx: DemoContext) -> None:
     withdrawn = {ctx.withdrawal["wallet"]: ctx.withdrawal["amount"]}
     assert ctx.withdrawal["state"] == "paid" and ctx.withdrawal["amount"] > 0
     for name, wallet in ctx.wallets.items():
-        moved = expected.get(name, 0) + rent.get(name, 0) + withdrawn.get(name, 0)
+        moved = (
+            expected.get(name, 0)
+            + rent.get(name, 0)
+            + withdrawn.get(name, 0)
+            + markets.get(name, 0)
+        )
         assert delta(wallet.address) == moved, name
         assert int(statements[name]["paid"]) == expected.get(name, 0) + withdrawn.get(name, 0)
         assert int(statements[name]["pending"]) == 0, name
@@ -221,6 +263,7 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
         assert ctx.settings.db.url.startswith("sqlite")
         assert ctx.settings.broker.url.startswith("sqla+sqlite")
         check_chain_against_results(ctx)
+        check_markets(ctx)
         # Boundaries: the expired scholar was refused at join; after the term the owner's
         # winning match paid the owner (all of it, checked above) and the scholar nothing.
         refused = ctx.boundary["expiry"]["refused"]
@@ -257,6 +300,11 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
     assert "the operator ends the season; the worker pays its leaderboard rewards" in printed
     assert "place 1: " in printed
     assert "season rewards paid; reconciliation OK" in printed
+    assert "olivia bought avatar #" in printed and "sam bought avatar #" in printed
+    assert any(
+        line.startswith("markets: ") and line.endswith("reconciliation OK")
+        for line in printed.splitlines()
+    )
     assert "watch the season's tables live: http://127.0.0.1:" in printed
     for name in ("olivia", "oscar", "sam", "rita", "vera", "treasury"):
         assert name in result.table
@@ -278,6 +326,7 @@ def test_demo_season_on_postgresql_and_redis_with_a_worker_killed_mid_settlement
             in (tmp_path / "worker-(crash-hook).log").read_text()
         )
         check_chain_against_results(ctx)
+        check_markets(ctx)
         checked.append(True)
 
     config = DemoConfig(
