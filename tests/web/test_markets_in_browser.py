@@ -2,9 +2,9 @@
 ``dew serve``, a Celery worker and beat, the indexers): a player buys an avatar and an
 accessory in the shop, equips the accessory on the avatar, lists the avatar (and lists then
 cancels an accessory) on the resale market, and a second wallet buys the avatar, which
-arrives still wearing its accessory and is his to undress. Every transaction is built by the server and signed by
-the page's injected wallet (tests/web/conftest.py); what the page says is checked against
-the chain.
+arrives still wearing its accessory and is his to undress. Every transaction is built by
+the server and signed by the page's injected wallet (tests/web/conftest.py); what the page
+says is checked against the chain.
 
 The four tests run in order on one stack and share what they made (``made``): each one's
 assertions stand on their own, but a later one needs the earlier ones' items.
