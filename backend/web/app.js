@@ -139,6 +139,8 @@ function renderAccount() {
     h("a", { href: "#/competitions", id: "nav-competitions" }, t("competitions")),
     h("a", { href: "#/help", id: "nav-help" }, t("help")),
     h("a", { href: "#/screening", id: "nav-screening" }, t("screening")),
+    h("a", { href: "#/shop", id: "nav-shop" }, t("shop")),
+    h("a", { href: "#/market", id: "nav-market" }, t("market")),
   );
   document.getElementById("lang").textContent = currentLang() === "es" ? "EN" : "ES";
 }
@@ -385,6 +387,7 @@ async function tableView(tableId, query) {
     if (view) {
       const scores = view.scores.map((score, side) => `${side}: ${score}`).join(" · ");
       const seatItem = (s) => h("li", { class: view.turn === s.seat ? "turn" : "" },
+        s.avatar_id ? seatAvatar(s.avatar_id) : null,
         seatName(s.seat), ` · ${view.tile_counts[s.seat]} ${t("tiles")}`);
       const waiting = `${t("waitingTurn")} ${seatName(view.turn)}`;
       const turnText = state.final ? t("matchOver") : myTurn ? t("yourTurn") : waiting;
@@ -633,6 +636,21 @@ async function screeningView() {
   return view(api, { h, show, table, short, say, fail, ensureWallet });
 }
 
+// --- markets: the shop, the resale market and avatars (shop.js, market.js, avatar.js) ------
+
+async function marketScreen(load, ...args) {
+  const view = await load();
+  const onLeave = (fn) => { leaveView = fn; };
+  return view(api, { h, show, table, txPanel, dew, short, say, fail, onLeave }, ...args);
+}
+
+// A seat's avatar, drawn with its accessories by avatar.js (loaded once, when a seat has one).
+function seatAvatar(avatarId) {
+  const box = h("span", { class: "seat-avatar-slot" });
+  import("./avatar.js").then((m) => box.replaceChildren(m.seatAvatar(api, avatarId))).catch(() => {});
+  return box;
+}
+
 // --- routing ----------------------------------------------------------------------------------
 
 const ROUTES = [
@@ -647,6 +665,9 @@ const ROUTES = [
     (m) => screen(() => import("./competitions.js").then((x) => x.competitionView), m[1])],
   [/^#\/help(?:\/([a-z0-9_]+))?$/, (m) => screen(() => import("./help.js").then((x) => x.helpView), m[1])],
   [/^#\/screening$/, () => screeningView()],
+  [/^#\/shop$/, () => marketScreen(() => import("./shop.js").then((x) => x.shopView))],
+  [/^#\/market$/, () => marketScreen(() => import("./market.js").then((x) => x.marketView))],
+  [/^#\/avatar\/([0-9]+)$/, (m) => marketScreen(() => import("./avatar.js").then((x) => x.avatarView), m[1])],
   [/^.*$/, () => lobbyView()],
 ];
 

@@ -149,6 +149,9 @@ Object.assign(STRINGS.en, WALLET_STRINGS.en);
 // modules (seasons.js, competitions.js, help.js), which add them with addStrings().
 Object.assign(STRINGS.es, { seasons: "Temporadas", competitions: "Competiciones", help: "Ayuda" });
 Object.assign(STRINGS.en, { seasons: "Seasons", competitions: "Competitions", help: "Help" });
+// Navigation to the markets (issue 19): shop.js, market.js and avatar.js add their own strings.
+Object.assign(STRINGS.es, { shop: "Tienda", market: "Mercado" });
+Object.assign(STRINGS.en, { shop: "Shop", market: "Market" });
 
 /** Add a screen's strings: `{es: {...}, en: {...}}`. */
 export function addStrings(tables) {

@@ -1,0 +1,57 @@
+// The markets routes (docs/markets.md; backend/api/routers/markets.py): the shop, the resale
+// market, avatars with their accessories, and a wallet's items. The routes are not in
+// protocol.js (generated from backend/protocol), so they are called by path, with the
+// session's token, as competitions.js calls its own. Shared by shop.js, market.js and avatar.js.
+
+import { request } from "./competitions.js";
+import { addStrings } from "./i18n.js";
+
+// The words the shop, the market and the avatar page share.
+addStrings({
+  es: {
+    item: "Artículo", price: "Precio", buy: "Comprar", kind_avatar: "Avatar", kind_accessory: "Accesorio",
+    kind_vip: "Pase VIP", kind_center: "Centro de juego",
+  },
+  en: {
+    item: "Item", price: "Price", buy: "Buy", kind_avatar: "Avatar", kind_accessory: "Accessory",
+    kind_vip: "VIP pass", kind_center: "Game center",
+  },
+});
+
+const enc = encodeURIComponent;
+
+/** What the page needs from the server, one function per route of the markets router. */
+export const markets = {
+  shop: (api) => request(api, "GET", "/markets/shop"),
+  buyShop: (api, listingId) => request(api, "POST", `/markets/shop/${enc(listingId)}/buy`, {}),
+  listings: (api, filters = {}) => {
+    const search = new URLSearchParams(Object.entries(filters).filter(([, v]) => v !== undefined && v !== null));
+    const query = search.toString();
+    return request(api, "GET", `/markets/listings${query ? `?${query}` : ""}`);
+  },
+  list: (api, body) => request(api, "POST", "/markets/listings", body),
+  cancel: (api, listingId) => request(api, "POST", `/markets/listings/${enc(listingId)}/cancel`, {}),
+  buy: (api, listingId) => request(api, "POST", `/markets/listings/${enc(listingId)}/buy`, {}),
+  avatar: (api, avatarId) => request(api, "GET", `/markets/avatars/${enc(avatarId)}`),
+  equip: (api, avatarId, typeId, equip) =>
+    request(api, "POST", `/markets/avatars/${enc(avatarId)}/equip`, { type_id: Number(typeId), equip }),
+  items: (api, address) => request(api, "GET", `/markets/wallets/${enc(address)}/items`),
+};
+
+/** A time the server gives as unix seconds (a number or a digit string) or as ISO 8601. */
+export function toDate(value) {
+  if (value === null || value === undefined || value === "") return null;
+  if (typeof value === "number" || /^[0-9]+$/.test(String(value))) return new Date(Number(value) * 1000);
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** A time as the reader's locale writes it, or "—". */
+export function when(value) {
+  const date = toDate(value);
+  return date ? date.toLocaleString() : "—";
+}
+
+/** Is an address the signed-in wallet's (addresses compared without their EIP-55 case)? */
+export const isMe = (api, address) =>
+  Boolean(api.address && address && api.address.toLowerCase() === String(address).toLowerCase());

@@ -1,0 +1,93 @@
+// The shop (first sale): the operator's listings of avatars, accessories and VIP passes at a
+// DEW price with a supply. Buying is a transaction the server builds (a DEW approval when the
+// shop may not yet spend enough, then Shop.buy) and the buyer's wallet signs; the item is
+// minted to the buyer in that same transaction. Loaded on demand by app.js.
+
+import { addStrings, t } from "./i18n.js";
+import { accessorySvg, avatarSvg } from "./avatar.js";
+import { markets } from "./marketapi.js";
+
+addStrings({
+  es: {
+    shopIntro: "Primera venta: lo compras con DEW de tu billetera y se acuña a tu nombre "
+      + "en la misma transacción.", supplyLeft: "Quedan", vipTerm: "Pase VIP",
+    soldOut: "agotado", closed: "cerrado", days: "días", unlimited: "sin límite",
+    bought: "Comprado: llega a tu billetera cuando la cadena lo confirma.",
+  },
+  en: {
+    shopIntro: "First sale: you pay DEW from your wallet and the item is minted to you in the "
+      + "same transaction.", supplyLeft: "Left", vipTerm: "VIP pass",
+    soldOut: "sold out", closed: "closed", days: "days", unlimited: "unlimited",
+    bought: "Bought: it reaches your wallet when the chain confirms it.",
+  },
+});
+
+/** What is left of a listing's supply (null: no cap). */
+export function supplyLeft(listing) {
+  if (listing.supply === null || listing.supply === undefined || Number(listing.supply) === 0) return null;
+  return Math.max(0, Number(listing.supply) - Number(listing.sold || 0));
+}
+
+/** A VIP term (seconds) in days, as the shop states it. */
+function term(seconds) {
+  const s = Number(seconds || 0);
+  if (!s) return "—";
+  const days = s / 86400;
+  return `${Number.isInteger(days) ? days : days.toFixed(1)} ${t("days")}`;
+}
+
+function preview(h, listing) {
+  if (listing.item_kind === "avatar") return avatarSvg(listing.item_id, [], { size: 40 });
+  if (listing.item_kind === "accessory") {
+    return accessorySvg({ type_id: listing.item_id, name: listing.name, image: listing.image, slot: listing.slot });
+  }
+  return h("span", { class: "item-badge", "aria-hidden": "true" }, listing.item_kind === "vip" ? "VIP" : "★");
+}
+
+/** The page; `ui` holds app.js's helpers (h, show, table, txPanel, dew, say, fail, onLeave). */
+export async function shopView(api, ui) {
+  const { h, show, table, txPanel, dew, say, fail } = ui;
+  const listings = await markets.shop(api);
+  const pendingTx = h("div", { id: "pending-tx" });
+  const buy = async (listing, button) => {
+    button.disabled = true;
+    try {
+      const result = await markets.buyShop(api, listing.listing_id);
+      pendingTx.replaceChildren(txPanel(result, () => {
+        say(t("bought"));
+        setTimeout(() => location.hash.startsWith("#/shop") && shopView(api, ui).catch(fail), 1500);
+      }));
+    } catch (error) {
+      button.disabled = false;
+      fail(error);
+    }
+  };
+  const action = (listing) => {
+    const left = supplyLeft(listing);
+    if (!listing.open) return h("span", { class: "closed" }, t("closed"));
+    if (left === 0) return h("span", { class: "sold-out" }, t("soldOut"));
+    return h("button", {
+      type: "button", class: "buy", "data-listing": listing.listing_id, disabled: !api.token,
+      onclick: (e) => buy(listing, e.target),
+    }, t("buy"));
+  };
+  const rows = listings.map((l) => [
+    preview(h, l),
+    h("span", { class: "item-name", "data-kind": l.item_kind, "data-item": l.item_id }, l.name || `#${l.item_id}`),
+    t(`kind_${l.item_kind}`),
+    h("span", { class: "price", "data-wei": l.price }, dew(l.price)),
+    h("span", { class: "left", "data-left": supplyLeft(l) ?? "" }, String(supplyLeft(l) ?? t("unlimited"))),
+    l.item_kind === "vip" ? term(l.vip_term_s) : "—",
+    action(l),
+  ]);
+  show(
+    h("h2", {}, t("shop")),
+    h("p", { class: "hint" }, t("shopIntro")),
+    api.token ? null : h("p", { class: "hint" }, t("signInFirst")),
+    h("section", { id: "shop", class: "wide" },
+      table(["", t("item"), t("kind"), t("price"), t("supplyLeft"), t("vipTerm"), ""], rows)),
+    pendingTx,
+  );
+  // Rows carry their listing id, so a test (or a reader) finds one without parsing text.
+  document.querySelectorAll("#shop tbody tr").forEach((tr, i) => { tr.dataset.listing = listings[i].listing_id; });
+}
