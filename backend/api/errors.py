@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.accounts import exceptions as accounts_exc
+from backend.centers import exceptions as centers_exc
 from backend.competitions import exceptions as competitions_exc
 from backend.economy import exceptions as economy_exc
 from backend.economy import operator as economy_operator
@@ -45,6 +46,7 @@ DOMAIN_ERRORS: tuple[type[Exception], ...] = (
     tables_exc.TablesError,
     economy_exc.EconomyError,
     competitions_exc.CompetitionsError,
+    centers_exc.CentersError,
 )
 
 # Most specific first: the first matching class decides the status. Each service's root
@@ -78,6 +80,11 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (competitions_exc.InvalidTournament, 422),
     # Registration closed, already registered, full, short of stake, not cancellable.
     (competitions_exc.CompetitionsError, 409),
+    # Game Centers (issue 20).
+    (centers_exc.CenterNotFound, 404),
+    (centers_exc.NotCenterHost, 403),
+    (centers_exc.CentersValueError, 422),
+    (centers_exc.CentersError, 400),
 ]
 
 
