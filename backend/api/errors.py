@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.accounts import exceptions as accounts_exc
+from backend.centers import exceptions as centers_exc
 from backend.competitions import exceptions as competitions_exc
 from backend.creators import exceptions as creators_exc
 from backend.economy import exceptions as economy_exc
@@ -47,6 +48,7 @@ DOMAIN_ERRORS: tuple[type[Exception], ...] = (
     economy_exc.EconomyError,
     competitions_exc.CompetitionsError,
     creators_exc.CreatorsError,
+    centers_exc.CentersError,
 )
 
 # Most specific first: the first matching class decides the status. Each service's root
@@ -87,6 +89,11 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (creators_exc.TooManyStatements, 429),
     # A code taken, a second code for a wallet, a second bind.
     (creators_exc.CreatorsError, 409),
+    # Game Centers (issue 20).
+    (centers_exc.CenterNotFound, 404),
+    (centers_exc.NotCenterHost, 403),
+    (centers_exc.CentersValueError, 422),
+    (centers_exc.CentersError, 400),
 ]
 
 
