@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, String, column, select, table
 from sqlalchemy.orm import Session
 
+from backend.centers.service import payee_of as center_payee_of
 from backend.creators.service import beneficiary
 
 # The server's tables row, by name: its id and the center hosting it.
@@ -23,17 +24,16 @@ PayeeOf = Callable[[Session, int, datetime], str | None]
 
 
 class FeeRouting:
-    """Center legs to the center's payee (``payee_of``: who is paid its legs at a time),
-    creator legs to the player's creator (``backend.creators.service.beneficiary``)."""
+    """Center legs to the center's payee (``backend.centers.service.payee_of``: the renter
+    while rented, else the owner), creator legs to the player's creator
+    (``backend.creators.service.beneficiary``)."""
 
-    def __init__(self, payee_of: PayeeOf | None = None) -> None:
+    def __init__(self, payee_of: PayeeOf = center_payee_of) -> None:
         self._payee_of = payee_of
 
     def center_payee(
         self, session: Session, *, table_id: str | None, center_id: int | None, at: datetime
     ) -> tuple[int, str] | None:
-        if self._payee_of is None:
-            return None
         if center_id is None and table_id:
             center_id = session.scalar(select(_TABLES.c.center_id).where(_TABLES.c.id == table_id))
         if center_id is None:

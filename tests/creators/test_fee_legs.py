@@ -11,6 +11,7 @@ import pytest
 from eth_account import Account
 from sqlalchemy import select
 
+from backend.centers.models import GameCenter
 from backend.chain.models import ChainRequest
 from backend.creators import service as creators
 from backend.creators.routing import FeeRouting
@@ -21,6 +22,7 @@ from backend.economy.models import LedgerLeg, PlannedSettlement
 from backend.economy.policy import DEW, FinishedMatch, SeatResult, default_policies
 from backend.economy.seasons import create_season
 from backend.economy.settlement import plan_settlement
+from backend.tables.models import Table
 from tests.creators.helpers import bind
 
 STAKE = 10 * DEW
@@ -29,12 +31,41 @@ CENTER_OWNER = Account.create().address
 POLICIES = default_policies(fee_bps=500, emission_per_seat=0)
 
 
-class CenterAt(FeeRouting):
-    """Test-only seam until the centers package is merged: every table is hosted by center 7,
-    paid to CENTER_OWNER; creators come from the real routing."""
-
-    def center_payee(self, session, *, table_id, center_id, at):
-        return (7, CENTER_OWNER)
+def _center_table(sessions, *, renter: str | None = None) -> tuple[int, str]:
+    """A Game Center (the mirror's row, owned by CENTER_OWNER) and a table it hosts."""
+    center_id = secrets.randbelow(2**40) + 1
+    table_id = secrets.token_hex(16)
+    with sessions.begin() as session:
+        session.add(
+            GameCenter(
+                center_id=center_id,
+                name="Dominó Club",
+                country="PR",
+                city="San Juan",
+                lat_e2=1846,
+                lon_e2=-6611,
+                capacity=4,
+                owner=CENTER_OWNER,
+                renter=renter,
+                rented_until=datetime.now(UTC) + timedelta(days=1) if renter else None,
+                minted_block=1,
+                updated_block=1,
+            )
+        )
+        session.add(
+            Table(
+                id=table_id,
+                preset="draw",
+                seat_count=3,
+                stake=str(STAKE),
+                earning=True,
+                invite_code=secrets.token_hex(16),
+                turn_timeout_s=30.0,
+                status="playing",
+                center_id=center_id,
+            )
+        )
+    return center_id, table_id
 
 
 @pytest.fixture
@@ -44,7 +75,7 @@ def sessions(db_url):
     engine.dispose()
 
 
-def _staked_match(sessions, players, n: int) -> FinishedMatch:
+def _staked_match(sessions, players, n: int, table_id: str | None = None) -> FinishedMatch:
     match_id = secrets.token_hex(16)
     with sessions.begin() as session:
         for p in players:
@@ -67,7 +98,7 @@ def _staked_match(sessions, players, n: int) -> FinishedMatch:
         result_hash="0x" + "ab" * 32,
         earning=True,
         stake=STAKE,
-        table_id=secrets.token_hex(16),
+        table_id=table_id or secrets.token_hex(16),
         seats=tuple(
             SeatResult(seat=i, address=p.address, placement=i + 1, won=i == 0)
             for i, p in enumerate(players)
@@ -101,7 +132,8 @@ def test_a_referred_players_match_at_a_center_pays_every_leg_in_one_batch(sessio
             emission_budget=0,
         )
         season_id = season.id
-    match = _staked_match(sessions, [p1, p2, p3], 1)
+    _, table_id = _center_table(sessions)
+    match = _staked_match(sessions, [p1, p2, p3], 1, table_id)
     with sessions.begin() as session:
         planned = plan_settlement(
             session=session,
@@ -111,7 +143,7 @@ def test_a_referred_players_match_at_a_center_pays_every_leg_in_one_batch(sessio
             treasury=TREASURY,
             chain_id=31337,
             schedule=schedule,
-            recipients=CenterAt(),
+            recipients=FeeRouting(),
         )
         request_id = planned.chain_request_id
         assert planned.season_id == season_id
@@ -133,6 +165,28 @@ def test_a_referred_players_match_at_a_center_pays_every_leg_in_one_batch(sessio
     assert accounts[CENTER_OWNER] == fee * 2_000 // 10_000
     assert accounts[creator.address] == 2 * per_player
     assert sum(accounts.values()) == 3 * STAKE
+
+
+def test_a_rented_centers_legs_go_to_its_renter(sessions):
+    renter = Account.create().address
+    center_id, table_id = _center_table(sessions, renter=renter)
+    p1, p2 = Account.create(), Account.create()
+    match = _staked_match(sessions, [p1, p2], 0, table_id)
+    with sessions.begin() as session:
+        plan_settlement(
+            session=session,
+            match=match,
+            finished_at=datetime.now(UTC),
+            policies=POLICIES,
+            treasury=TREASURY,
+            chain_id=31337,
+            schedule=FeeSchedule(),
+            recipients=FeeRouting(),
+        )
+    fee = 2 * STAKE * 500 // 10_000
+    legs = _legs(sessions, match.match_id)
+    assert legs["fee_center"] == [(None, renter, fee * 2_000 // 10_000)]
+    assert legs["treasury"] == [(None, TREASURY, fee - fee * 2_000 // 10_000)]
 
 
 def test_a_creators_earnings_stop_at_the_season_cap_and_after_its_period(sessions):
