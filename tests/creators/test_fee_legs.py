@@ -169,7 +169,7 @@ def test_a_referred_players_match_at_a_center_pays_every_leg_in_one_batch(sessio
 
 def test_a_rented_centers_legs_go_to_its_renter(sessions):
     renter = Account.create().address
-    center_id, table_id = _center_table(sessions, renter=renter)
+    _, table_id = _center_table(sessions, renter=renter)
     p1, p2 = Account.create(), Account.create()
     match = _staked_match(sessions, [p1, p2], 0, table_id)
     with sessions.begin() as session:
