@@ -71,6 +71,9 @@ def test_a_contribution_is_pooled_once_and_never_a_stake_deposit(deployment, boo
     stakes.index_deposits(session_factory=sessions, reader=reader)
     with sessions() as session:
         assert contributions.contributed(session=session, tournament_id=open_id) == 7 * DEW
+        from backend.api.routers.competitions import _detail
+
+        assert _detail(session, open_id)["contributed"] == 7 * DEW
         assert contributions.orphaned_total(session=session) == 2 * DEW
         # Only the plain transfer is the wallet's stake balance.
         assert stakes.stake_balance(session=session, address=creator) == 3 * DEW
