@@ -12,7 +12,16 @@ from backend.api import ws
 from backend.api.edge import install_http_edge
 from backend.api.errors import install_error_handlers
 from backend.api.log_redaction import install_log_redaction
-from backend.api.routers import auth, competitions, economy, money, operator, tables, talk
+from backend.api.routers import (
+    auth,
+    centers,
+    competitions,
+    economy,
+    money,
+    operator,
+    tables,
+    talk,
+)
 from backend.api.web import install_web_client
 from backend.competitions.watch import TournamentWatch
 from backend.config import Settings, get_settings
@@ -76,6 +85,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.include_router(tables.router)
     app.include_router(ws.router)
     app.include_router(competitions.router)
+    app.include_router(centers.router)  # Game Centers (issue 20)
     # The player's money (docs/economy.md, "Deposits and withdrawals"): withdrawals need
     # only the outbox; a deposit or the on-chain balance answers 503 without a deployment.
     app.include_router(money.router)
