@@ -27,6 +27,7 @@ from backend.chain.contracts import (
     Contracts,
     SettlementMatch,
     SettlementPayout,
+    artifact_name,
     encode_settle,
     load_artifact,
     load_manifest,
@@ -86,7 +87,7 @@ def settlement_match(payload: dict[str, Any]) -> SettlementMatch:
 def _error_table() -> dict[bytes, tuple[str, list[str], list[str]]]:
     """Custom error selectors of every contract we call: name, argument types and names."""
     table: dict[bytes, tuple[str, list[str], list[str]]] = {}
-    for name in CONTRACT_NAMES:
+    for name in dict.fromkeys(artifact_name(key) for key in CONTRACT_NAMES):
         for item in load_artifact(name).abi:
             if item.get("type") != "error":
                 continue

@@ -29,8 +29,36 @@ from backend.chain.exceptions import ChainError, ChainValueError
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS_DIR = REPO_ROOT / "contracts" / "artifacts"
 
-# Deployment order; names are the Solidity contract names and the manifest's keys.
-CONTRACT_NAMES = ("DEWToken", "AvatarNFT", "VIPPass", "ScholarshipRegistry", "MatchSettlement")
+# Deployment order; names are the manifest's keys, and the Solidity contract names except
+# where ARTIFACT_OF says otherwise.
+CONTRACT_NAMES = (
+    "DEWToken",
+    "AvatarNFT",
+    "VIPPass",
+    "ScholarshipRegistry",
+    "MatchSettlement",
+    # issue 20 (h20-contracts): game centers, the registry that rents them out, contributions
+    "GameCenter",
+    "CenterRegistry",
+    "Contributions",
+)
+
+# Manifest keys whose contract is another key's artifact: the centers' rental registry is a
+# second ScholarshipRegistry, deployed over the GameCenter (docs/contracts.md, "Game Centers").
+ARTIFACT_OF: dict[str, str] = {"CenterRegistry": "ScholarshipRegistry"}
+
+# snake_case names that Manifest.address also accepts (the SPEC's manifest keys).
+MANIFEST_ALIASES: dict[str, str] = {
+    "game_center": "GameCenter",
+    "center_registry": "CenterRegistry",
+    "contributions": "Contributions",
+}
+
+
+def artifact_name(key: str) -> str:
+    """The artifact (Solidity contract name) of the manifest key ``key``."""
+    return ARTIFACT_OF.get(key, key)
+
 
 DEFAULT_ADMIN_ROLE = b"\x00" * 32
 MINTER_ROLE = keccak(text="MINTER_ROLE")
@@ -40,6 +68,7 @@ SCREENER_ROLE = keccak(text="SCREENER_ROLE")
 SETTLER_ROLE = keccak(text="SETTLER_ROLE")
 GUARDIAN_ROLE = keccak(text="GUARDIAN_ROLE")
 SETTLEMENT_ROLE = keccak(text="SETTLEMENT_ROLE")
+SHOP_ROLE = keccak(text="SHOP_ROLE")
 
 # Every role of every contract, by name: what the manifest records and deploy checks.
 ROLES: dict[str, dict[str, bytes]] = {
@@ -60,6 +89,19 @@ ROLES: dict[str, dict[str, bytes]] = {
         "SETTLER_ROLE": SETTLER_ROLE,
         "GUARDIAN_ROLE": GUARDIAN_ROLE,
     },
+    "GameCenter": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "MINTER_ROLE": MINTER_ROLE,
+        "SHOP_ROLE": SHOP_ROLE,
+        "RENTAL_ROLE": RENTAL_ROLE,
+    },
+    "CenterRegistry": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "SCREENER_ROLE": SCREENER_ROLE,
+        "SETTLEMENT_ROLE": SETTLEMENT_ROLE,
+    },
+    # No roles and no admin: it only moves the caller's own DEW to the vault.
+    "Contributions": {},
 }
 
 MANIFEST_VERSION = 1
@@ -129,7 +171,7 @@ class Manifest:
 
     def address(self, name: str) -> str:
         try:
-            return self.addresses[name]
+            return self.addresses[MANIFEST_ALIASES.get(name, name)]
         except KeyError:
             raise ManifestError(f"manifest has no address for {name!r}") from None
 
@@ -210,7 +252,8 @@ def save_manifest(manifest: Manifest, path: Path | str) -> Path:
 
 
 class Contracts:
-    """web3 contract objects for one deployment: ``.token .avatar .vip .registry .settlement``."""
+    """web3 contract objects for one deployment: ``.token .avatar .vip .registry .settlement``,
+    ``.game_center .center_registry .contributions``."""
 
     def __init__(self, w3: Web3, manifest: Manifest, *, check_chain: bool = True) -> None:
         if check_chain and w3.eth.chain_id != manifest.chain_id:
@@ -224,10 +267,14 @@ class Contracts:
         self.vip = self._bind("VIPPass")
         self.registry = self._bind("ScholarshipRegistry")
         self.settlement = self._bind("MatchSettlement")
+        self.game_center = self._bind("GameCenter")
+        self.center_registry = self._bind("CenterRegistry")
+        self.contributions = self._bind("Contributions")
 
     def _bind(self, name: str) -> Contract:
         return self.w3.eth.contract(
-            address=to_checksum_address(self.manifest.address(name)), abi=load_artifact(name).abi
+            address=to_checksum_address(self.manifest.address(name)),
+            abi=load_artifact(artifact_name(name)).abi,
         )
 
     def by_name(self, name: str) -> Contract:
@@ -237,6 +284,9 @@ class Contracts:
             "VIPPass": self.vip,
             "ScholarshipRegistry": self.registry,
             "MatchSettlement": self.settlement,
+            "GameCenter": self.game_center,
+            "CenterRegistry": self.center_registry,
+            "Contributions": self.contributions,
         }[name]
 
 

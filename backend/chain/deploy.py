@@ -39,6 +39,7 @@ from backend.chain.contracts import (
     SETTLEMENT_ROLE,
     SETTLER_ROLE,
     Manifest,
+    artifact_name,
     load_artifact,
 )
 from backend.chain.exceptions import ChainError, ChainValueError
@@ -52,6 +53,7 @@ MAX_SETTLE_PERIOD_LIMIT = ((1 << 32) - 1) * DEW
 MAX_SETTLE_PER_MATCH = ((1 << 24) - 1) * DEW
 MAX_SETTLE_PERIOD_S = (1 << 22) - 1
 MAX_SETTLE_MATCHES = (1 << 31) - 1
+MAX_CENTER_ROYALTY_BPS = 1000  # GameCenter.MAX_ROYALTY_BPS
 
 
 class DeploymentError(ChainError):
@@ -75,6 +77,9 @@ class DeployConfig:
     token_cap: int = 1_000_000_000 * DEW
     vault_funding: int = 10_000_000 * DEW
     avatar_base_uri: str = "https://dew.example/avatars/"
+    center_base_uri: str = "https://dew.example/centers/"
+    # ERC-2981 royalty on center resales, to the treasury (GameCenter.MAX_ROYALTY_BPS: 1000).
+    center_royalty_bps: int = 500
     vip_uri: str = "https://dew.example/vip/{id}.json"
     receipt_timeout_s: float = 120.0
     # The vault's outflow limits (MatchSettlement.setLimits): at most ``settle_period_limit``
@@ -172,10 +177,12 @@ def deploy_all(
         and config.settle_max_per_match % DEW == 0
     ):
         raise ChainValueError(f"settlement limits out of range: {config!r}")
+    if not 0 <= config.center_royalty_bps <= MAX_CENTER_ROYALTY_BPS:
+        raise ChainValueError(f"center_royalty_bps out of 0..1000: {config.center_royalty_bps}")
     sender = _Sender(w3, account, config.receipt_timeout_s)
 
     def deploy(name: str, *args: Any) -> tuple[str, int]:
-        artifact = load_artifact(name)
+        artifact = load_artifact(artifact_name(name))
         factory = w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
         receipt = sender.send(factory.constructor(*args), f"deploy {name}")
         address = receipt["contractAddress"]
@@ -195,13 +202,22 @@ def deploy_all(
         "ScholarshipRegistry": registry_address,
         "MatchSettlement": settlement_address,
     }
+    addresses.update(
+        _deploy_centers_and_contributions(
+            deploy, deployer, token_address, settlement_address, config.center_base_uri
+        )
+    )
 
     def bind(name: str) -> Any:
         return w3.eth.contract(
-            address=Web3.to_checksum_address(addresses[name]), abi=load_artifact(name).abi
+            address=Web3.to_checksum_address(addresses[name]),
+            abi=load_artifact(artifact_name(name)).abi,
         )
 
-    token, avatar, vip, registry, settlement = (bind(name) for name in addresses)
+    token, avatar, vip, registry, settlement = (
+        bind(name)
+        for name in ("DEWToken", "AvatarNFT", "VIPPass", "ScholarshipRegistry", "MatchSettlement")
+    )
     grants = [
         (avatar, MINTER_ROLE, operator, "AvatarNFT.MINTER_ROLE -> operator"),
         (avatar, RENTAL_ROLE, registry_address, "AvatarNFT.RENTAL_ROLE -> registry"),
@@ -216,9 +232,11 @@ def deploy_all(
         (settlement, SETTLER_ROLE, operator, "MatchSettlement.SETTLER_ROLE -> operator"),
         (settlement, GUARDIAN_ROLE, guardian, "MatchSettlement.GUARDIAN_ROLE -> guardian"),
     ]
+    grants += _center_grants(bind, addresses, operator)
     for contract, role, holder, what in grants:
         if not contract.functions.hasRole(role, holder).call():
             sender.send(contract.functions.grantRole(role, holder), f"grant {what}")
+    _set_center_royalty(sender, bind("GameCenter"), treasury, config.center_royalty_bps)
     sender.send(
         settlement.functions.setLimits(
             config.settle_period_limit,
@@ -243,6 +261,8 @@ def deploy_all(
     )
     if admin != deployer:
         for name in addresses:
+            if "DEFAULT_ADMIN_ROLE" not in ROLES[name]:
+                continue  # Contributions has no admin
             sender.send(
                 bind(name).functions.beginDefaultAdminTransfer(admin),
                 f"{name}: begin the admin transfer to {admin}",
@@ -255,7 +275,8 @@ def deploy_all(
         deployment_block=first_block,
         addresses=addresses,
         artifacts={
-            name: str((ARTIFACTS_DIR / f"{name}.json").relative_to(REPO_ROOT)) for name in addresses
+            name: str((ARTIFACTS_DIR / f"{artifact_name(name)}.json").relative_to(REPO_ROOT))
+            for name in addresses
         },
         deployer=deployer,
         operator=operator,
@@ -277,6 +298,48 @@ def deploy_all(
     return manifest
 
 
+# --- issue 20 (h20-contracts): game centers, their rental registry, contributions ----------
+
+
+def _deploy_centers_and_contributions(
+    deploy: Any, deployer: str, token_address: str, settlement_address: str, base_uri: str
+) -> dict[str, str]:
+    """Deploy the GameCenter, the ScholarshipRegistry that rents centers out (Fixed Rent over
+    the GameCenter; docs/contracts.md) and Contributions (DEW to the vault for a tournament)."""
+    center_address, _ = deploy("GameCenter", deployer, base_uri)
+    center_registry_address, _ = deploy("CenterRegistry", deployer, center_address, token_address)
+    contributions_address, _ = deploy("Contributions", token_address, settlement_address)
+    return {
+        "GameCenter": center_address,
+        "CenterRegistry": center_registry_address,
+        "Contributions": contributions_address,
+    }
+
+
+def _center_grants(
+    bind: Any, addresses: dict[str, str], operator: str
+) -> list[tuple[Any, bytes, str, str]]:
+    """The operator mints centers and screens center owners; the centers' registry may lock a
+    rented center. Nobody gets the centers' registry's SETTLEMENT_ROLE: a center's fee legs
+    are account payouts (``GameCenter.payeeOf``), never split by a registry."""
+    center, center_registry = bind("GameCenter"), bind("CenterRegistry")
+    return [
+        (center, MINTER_ROLE, operator, "GameCenter.MINTER_ROLE -> operator"),
+        (
+            center,
+            RENTAL_ROLE,
+            addresses["CenterRegistry"],
+            "GameCenter.RENTAL_ROLE -> center registry",
+        ),
+        (center_registry, SCREENER_ROLE, operator, "CenterRegistry.SCREENER_ROLE -> operator"),
+    ]
+
+
+def _set_center_royalty(sender: _Sender, center: Any, treasury: str, bps: int) -> None:
+    """Center resales pay their ERC-2981 royalty to the treasury (the deployer until now)."""
+    sender.send(center.functions.setRoyalty(treasury, bps), "GameCenter royalty -> treasury")
+
+
 def _checksum(address: str, what: str) -> str:
     if not isinstance(address, str) or not Web3.is_address(address):
         raise ChainValueError(f"{what} is not an address: {address!r}")
@@ -295,7 +358,7 @@ def role_holders(
     roles: dict[str, dict[str, list[str]]] = {}
     for name, address in addresses.items():
         contract = w3.eth.contract(
-            address=Web3.to_checksum_address(address), abi=load_artifact(name).abi
+            address=Web3.to_checksum_address(address), abi=load_artifact(artifact_name(name)).abi
         )
         roles[name] = {
             role_name: sorted(a for a in candidates if contract.functions.hasRole(role, a).call())

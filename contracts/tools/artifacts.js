@@ -14,6 +14,10 @@ const CONTRACTS = [
   ["ScholarshipRegistry", "ScholarshipRegistry.sol"],
   ["MatchSettlement", "MatchSettlement.sol"],
   ["PlainERC721", "PlainERC721.sol"], // benchmark baseline only
+  // issue 20 (h20-contracts): game centers, contributions, the fee split's test harness
+  ["GameCenter", "GameCenter.sol"],
+  ["Contributions", "Contributions.sol"],
+  ["FeeSplitHarness", "FeeSplitHarness.sol"], // tests of the Python twin only
 ];
 
 const root = path.join(__dirname, "..");
