@@ -7,6 +7,7 @@ import backend.accounts.models
 import backend.centers.models
 import backend.chain.models
 import backend.competitions.models
+import backend.creators.models
 import backend.economy.models
 import backend.ops.models
 import backend.tables.complaints

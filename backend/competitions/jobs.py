@@ -15,6 +15,7 @@ from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import jobs as economy_jobs
 from backend.economy.chain_reader import ChainReader
+from backend.economy.fee_schedule import FeeRecipients
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,7 @@ def advance_tournaments(
     session_factory: sessionmaker[Session],
     settings: Settings,
     chain_clock_offset_s: Callable[[], int] | None = None,
+    recipients: FeeRecipients | None = None,
 ) -> dict[str, int]:
     """Advance every registering or running tournament as far as it can go now.
 
@@ -47,6 +49,7 @@ def advance_tournaments(
                         settings=settings,
                         tournament_id=tournament_id,
                         chain_clock_offset_s=chain_clock_offset_s,
+                        recipients=recipients,
                     )
                 except Exception as error:
                     # This tournament's step is rolled back and the others still advance
@@ -80,7 +83,7 @@ def _chain_reader() -> ChainReader:
     return economy_jobs.chain_reader(get_settings())
 
 
-def advance_cycle() -> dict[str, int]:
+def advance_cycle(recipients: FeeRecipients | None = None) -> dict[str, int]:
     """One pass for the worker task, wired from settings alone. The chain is asked for its
     clock only when a tournament finishes (a node that is down then fails that step alone,
     retried on the next pass)."""
@@ -89,4 +92,5 @@ def advance_cycle() -> dict[str, int]:
         session_factory=sessions,
         settings=settings,
         chain_clock_offset_s=lambda: _chain_reader().clock_offset_s(),
+        recipients=recipients,
     )

@@ -12,6 +12,7 @@ from web3 import Web3
 from backend.accounts import terms
 from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
+from backend.economy.fee_schedule import BPS, FeeSchedule
 from backend.tables import exceptions as exc
 from backend.tables import matchmaking, schemas
 from backend.tables import service as tables
@@ -62,6 +63,23 @@ def table_out(
         invite_code=table.invite_code if mine else None,
         invite_link=_invite_link(request, table) if mine else None,
         ws_path=f"/ws/tables/{table.id}",
+        fees=table_fees(request.app.state.settings, table),
+    )
+
+
+def table_fees(settings: Any, table: Table) -> schemas.FeesOut:
+    """The table's fees from the one fee schedule: a staked table's pot pays the rake (other
+    tables take no fee); a center's share only where a center hosts the table."""
+    schedule = FeeSchedule.from_settings(settings.fees)
+    center_id = getattr(table, "center_id", None)
+    staked = table.earning and int(table.stake or 0) > 0
+    center_bps = schedule.center_bps if center_id is not None else 0
+    return schemas.FeesOut(
+        rake_bps=schedule.rake_bps if staked else 0,
+        treasury_bps=BPS - center_bps - schedule.creator_bps,
+        center_bps=center_bps,
+        creator_bps=schedule.creator_bps,
+        center_id=center_id,
     )
 
 
