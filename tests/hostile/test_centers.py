@@ -8,6 +8,7 @@ through the indexer's own code (``backend.centers.mirror``).
 
 from __future__ import annotations
 
+import json
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from eth_account import Account
 
+from backend.chain.models import ChainRequest
 from backend.competitions.models import Tournament
 from backend.db import create_db_engine, make_session_factory
 from backend.tables.models import Table
@@ -154,3 +156,45 @@ def test_options_outside_the_presets_and_foreign_fields_are_refused(start_server
         assert client.get(f"/centers/{center_id}/report?season=0").status_code == 422
     assert _count(db_url, Table, Table.center_id == center_id) == 0
     assert _count(db_url, Tournament, Tournament.center_id == center_id) == 0
+
+
+def test_center_mints_only_by_the_operator_and_only_within_bounds(start_server, db_url) -> None:  # type: ignore[no-untyped-def]
+    operator = Account.create()
+    env = {**LIMITS, "DEW_OPERATOR_ADDRESSES": json.dumps([operator.address])}
+    server = start_server(**SLOW_BOTS, extra_env=env)
+    owner = Account.create().address
+    key = "hostile-" + secrets.token_hex(4)
+    good = {
+        "to": owner, "name": "Peña", "country": "ES", "city": "Cádiz", "lat": 36.53,
+        "lon": -6.29, "capacity": 3, "idempotency_key": key,
+    }  # fmt: skip
+    before = _count(db_url, ChainRequest)
+    _, stranger = sign_in(server.url)
+    with api(server.url) as anonymous:
+        assert anonymous.post("/operator/centers", json=good).status_code == 401
+    with api(server.url, stranger) as client:
+        assert _error(client.post("/operator/centers", json=good)) == (403, "not_operator")
+    _, token = sign_in(server.url, operator)
+    bad_bodies = [
+        {"capacity": 0}, {"capacity": 501}, {"country": "es"}, {"lat": 90.5}, {"lon": -180.5},
+        {"lat": "NaN"}, {"name": ""}, {"name": "x" * 65}, {"to": "0x1234"},
+        {"idempotency_key": "no spaces"}, {"minter": owner},
+    ]  # fmt: skip
+    with api(server.url, token) as client:
+        for bad in bad_bodies:
+            refused = client.post("/operator/centers", json={**good, **bad})
+            assert refused.status_code == 422, (bad, refused.text)
+        # A name within 64 characters but over the contract's 64 bytes.
+        wide = client.post("/operator/centers", json={**good, "name": "ñ" * 40})
+        assert _error(wide) == (422, "invalid_center_request"), wide.text
+        assert _count(db_url, ChainRequest) == before
+        first = client.post("/operator/centers", json=good)
+        assert first.status_code == 202, first.text
+        repeat = client.post("/operator/centers", json=good)
+        assert repeat.status_code == 200 and repeat.json()["id"] == first.json()["id"]
+        other = client.post("/operator/centers", json={**good, "capacity": 4})
+        assert _error(other) == (409, "idempotency_conflict"), other.text
+        assert client.get(f"/operator/centers/{first.json()['id']}").json()["status"] == "queued"
+        assert client.get("/operator/centers/0").status_code == 422
+        assert _error(client.get("/operator/centers/999999999")) == (404, "center_mint_not_found")
+    assert _count(db_url, ChainRequest) == before + 1

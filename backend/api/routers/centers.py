@@ -14,13 +14,24 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy import select
 
-from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
+from backend.api.deps import (
+    CurrentOperator,
+    CurrentPlayer,
+    GateDep,
+    HubDep,
+    SessionDep,
+    SettingsDep,
+)
 from backend.api.errors import ErrorResponse
 from backend.api.routers.tables import table_out
+from backend.centers import operator as center_minting
 from backend.centers import service as centers
 from backend.centers.models import GameCenter
+from backend.chain.models import ChainRequest
 from backend.competitions import hosting
 from backend.competitions import service as competitions
 from backend.config import Settings
@@ -29,6 +40,8 @@ from backend.tables import schemas as table_schemas
 from backend.tables import service as tables
 
 router = APIRouter(prefix="/centers", tags=["centers"])
+# The operator's center mints (``/operator/centers``), kept beside the centers' routes.
+operator_router = APIRouter(prefix="/operator", tags=["operator"])
 _ERRORS: dict[int | str, dict[str, Any]] = {
     s: {"model": ErrorResponse} for s in (401, 403, 404, 409, 422, 503)
 }
@@ -218,3 +231,63 @@ def report(
 ) -> dict[str, Any]:
     """The center's share of fees from the matches and tournaments it hosted, per season."""
     return hosting.center_report(session=session, center_id=center_id, season_id=season)
+
+
+# --- the operator mints centers through the chain outbox -----------------------------------
+
+
+class CenterMintIn(BaseModel):
+    to: str = Field(pattern=r"^0x[0-9a-fA-F]{40}$", description="the center's first owner")
+    name: str = Field(min_length=1, max_length=64)
+    country: str = Field(pattern=r"^[A-Z]{2}$", description="ISO 3166-1 alpha-2")
+    city: str = Field(min_length=1, max_length=64)
+    lat: float = Field(ge=-90, le=90, allow_inf_nan=False, description="degrees")
+    lon: float = Field(ge=-180, le=180, allow_inf_nan=False)
+    capacity: int = Field(ge=center_minting.MIN_CAPACITY, le=center_minting.MAX_CAPACITY)
+    idempotency_key: str = Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+
+    model_config = {"extra": "forbid"}
+
+
+class CenterMintOut(BaseModel):
+    id: int
+    idempotency_key: str
+    status: str = Field(description="queued | submitted | confirmed | failed")
+    center: dict[str, Any]
+    center_id: int | None = Field(description="the minted center, once confirmed")
+    tx_hash: str | None
+    failure_reason: str | None
+
+
+@operator_router.post("/centers", response_model=CenterMintOut, status_code=202, responses=_ERRORS)
+def queue_center_mint(
+    body: CenterMintIn, request: Request, session: SessionDep, _operator: CurrentOperator
+) -> Any:
+    """Queue a Game Center mint; the worker sends it and the indexer mirrors it. A repeat of
+    the same key and body returns the first request with 200; another body under it is 409."""
+    center = center_minting.describe(
+        to=body.to, name=body.name, country=body.country, city=body.city,
+        lat_e2=round(body.lat * 100), lon_e2=round(body.lon * 100), capacity=body.capacity,
+    )  # fmt: skip
+    key = center_minting.KEY_PREFIX + body.idempotency_key
+    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
+    status = center_minting.queue_center_mint(
+        session=session, center=center, idempotency_key=body.idempotency_key,
+        chain_id=request.app.state.settings.chain.chain_id,
+    )  # fmt: skip
+    session.commit()
+    out = CenterMintOut(**status.__dict__)
+    if repeat is not None:
+        return JSONResponse(out.model_dump(mode="json"), status_code=200)
+    return out
+
+
+@operator_router.get("/centers/{request_id}", response_model=CenterMintOut, responses=_ERRORS)
+def get_center_mint(
+    request_id: Annotated[int, Path(ge=1, le=2**62)],
+    session: SessionDep,
+    _operator: CurrentOperator,
+) -> CenterMintOut:
+    """Where a center mint stands: ``center_id`` once the worker's transaction is final."""
+    status = center_minting.center_mint_status(session=session, request_id=request_id)
+    return CenterMintOut(**status.__dict__)
