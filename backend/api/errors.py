@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.accounts import exceptions as accounts_exc
 from backend.centers import exceptions as centers_exc
+from backend.centers import operator as centers_operator
 from backend.competitions import exceptions as competitions_exc
 from backend.creators import exceptions as creators_exc
 from backend.economy import exceptions as economy_exc
@@ -90,6 +91,7 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     # A code taken, a second code for a wallet, a second bind.
     (creators_exc.CreatorsError, 409),
     # Game Centers (issue 20).
+    (centers_operator.CenterMintConflict, 409),
     (centers_exc.CenterNotFound, 404),
     (centers_exc.NotCenterHost, 403),
     (centers_exc.CentersValueError, 422),

@@ -7,6 +7,8 @@ an event already recorded is skipped, so a range read twice (a crash between the
 the cursor's commit, two indexers racing) changes nothing. Nothing here commits.
 
 - ``CenterMinted(centerId, to, name, country, city, latE2, lonE2, capacity)`` creates the row;
+- ``CenterPlaced(centerId, by, name, country, city, latE2, lonE2)`` describes a center the
+  shop minted blank (country 0: not found by place until then);
 - ``Transfer(from, to, tokenId)`` moves ownership (the mint's own Transfer from the zero
   address is recorded and otherwise ignored: ``CenterMinted`` carries the owner);
 - ``UpdateUser(tokenId, user, expires)`` (ERC-4907) sets or clears the renter.
@@ -26,8 +28,13 @@ from backend.centers.models import CenterEvent, GameCenter
 from backend.db.base import utcnow
 
 ZERO_ADDRESS = "0x" + "00" * 20
-EVENT_NAMES = ("CenterMinted", "Transfer", "UpdateUser")
-_KIND = {"CenterMinted": "minted", "Transfer": "transfer", "UpdateUser": "user"}
+EVENT_NAMES = ("CenterMinted", "CenterPlaced", "Transfer", "UpdateUser")
+_KIND = {
+    "CenterMinted": "minted",
+    "CenterPlaced": "placed",
+    "Transfer": "transfer",
+    "UpdateUser": "user",
+}
 
 
 def _hex(value: Any) -> str:
@@ -43,7 +50,7 @@ def _country(value: Any) -> str:
 
 
 def _center_id(name: str, args: Mapping[str, Any]) -> int:
-    return int(args["centerId"] if name == "CenterMinted" else args["tokenId"])
+    return int(args["centerId"] if name.startswith("Center") else args["tokenId"])
 
 
 def apply_events(session: Session, events: Iterable[Mapping[str, Any]]) -> int:
@@ -93,6 +100,17 @@ def _minted(session: Session, center_id: int, args: Mapping[str, Any], block: in
     )
 
 
+def _placed(session: Session, center_id: int, args: Mapping[str, Any], block: int) -> None:
+    center = _center(session, center_id)
+    if center is None:
+        return
+    center.name, center.city = str(args["name"])[:64], str(args["city"])[:64]
+    center.country = _country(args["country"])
+    center.lat_e2, center.lon_e2 = int(args["latE2"]), int(args["lonE2"])
+    center.updated_block = block
+    center.updated_at = utcnow()
+
+
 def _center(session: Session, center_id: int) -> GameCenter | None:
     return session.scalar(select(GameCenter).where(GameCenter.center_id == center_id))
 
@@ -120,4 +138,9 @@ def _user(session: Session, center_id: int, args: Mapping[str, Any], block: int)
     center.updated_at = utcnow()
 
 
-_APPLY = {"CenterMinted": _minted, "Transfer": _transfer, "UpdateUser": _user}
+_APPLY = {
+    "CenterMinted": _minted,
+    "CenterPlaced": _placed,
+    "Transfer": _transfer,
+    "UpdateUser": _user,
+}

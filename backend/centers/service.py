@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from eth_utils.address import is_address, to_checksum_address
 from sqlalchemy import func, or_, select
@@ -98,7 +99,8 @@ def find(
     check_limit(limit)
     if (lat_e2 is None) != (lon_e2 is None):
         raise exc.CentersValueError("give both lat and lon, or neither")
-    conditions = []
+    # A center the shop minted blank has no place until its owner places it.
+    conditions: list[Any] = [GameCenter.country != ""]
     if query is not None:
         query = query.strip()
         if len(query) > MAX_QUERY_CHARS:

@@ -36,10 +36,12 @@ class RequestKind(StrEnum):
     MINT = "mint"  # a list of avatar recipients: AvatarNFT.mintBatch
     VIP_ISSUE = "vip_issue"  # one holder and expiry: VIPPass.issue, one per transaction
     VIP_REVOKE = "vip_revoke"  # one holder: VIPPass.revoke, one per transaction
+    # Game Centers (issue 20): GameCenter.mintCenter, one center per transaction.
+    CENTER_MINT = "center_mint"
 
 
 # Kinds whose contract call takes one request: the sender never packs two in a transaction.
-SINGLE_KINDS = frozenset({RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE})
+SINGLE_KINDS = frozenset({RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE, RequestKind.CENTER_MINT})
 
 
 class RequestStatus(StrEnum):
@@ -58,6 +60,7 @@ class TxKind(StrEnum):
     MINT = "mint"
     VIP_ISSUE = "vip_issue"
     VIP_REVOKE = "vip_revoke"
+    CENTER_MINT = "center_mint"
     FILLER = "filler"  # a zero-value self-transfer that consumes a nonce (gap fill, cancel)
 
 

@@ -73,6 +73,8 @@ class TournamentSpec:
     round_every_s: float = 0.0
     turn_timeout_s: float = 30.0
     bot_level: str = "medium"
+    # The Game Center it is run at (``backend.competitions.hosting`` checks its host).
+    center_id: int | None = None
 
 
 def match_seats(preset: str, options: dict[str, Any]) -> int:
@@ -220,6 +222,7 @@ def create_tournament(
         bot_level=spec.bot_level,
         status=TournamentStatus.REGISTERING,
         created_by=created_by,
+        center_id=spec.center_id,
         created_at=utcnow(),
     )
     session.add(tournament)
@@ -529,6 +532,7 @@ def summary(t: Tournament) -> dict[str, Any]:
         "current_round": t.current_round,
         "version": t.version,
         "cancel_reason": t.cancel_reason,
+        "center_id": t.center_id,
     }
 
 

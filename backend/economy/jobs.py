@@ -23,6 +23,7 @@ from backend.config import Settings, get_settings
 from backend.db import create_db_engine, dialect, make_session_factory
 from backend.db.base import aware, utcnow
 from backend.economy import ledger, reports, settlement
+from backend.economy.centers_indexer import index_centers
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyError
 from backend.economy.fee_schedule import FeeRecipients, FeeSchedule
@@ -225,6 +226,7 @@ def economy_cycle(recipients: FeeRecipients | None = None) -> dict[str, int]:
     max_blocks = settings.economy.indexer_max_blocks
     indexed = index_registry(session_factory=sessions, reader=reader, max_blocks=max_blocks)
     deposits = index_deposits(session_factory=sessions, reader=reader, max_blocks=max_blocks)
+    centers = index_centers(session_factory=sessions, reader=reader, max_blocks=max_blocks)
     planned = plan_finished_matches(
         session_factory=sessions,
         settings=settings,
@@ -240,6 +242,7 @@ def economy_cycle(recipients: FeeRecipients | None = None) -> dict[str, int]:
     return {
         "registry_events": indexed.events,
         "deposits": deposits.credited,
+        "center_events": centers.events,
         "planned": len(planned.planned),
         "rejected": len(planned.rejected),
         **booked,

@@ -139,6 +139,9 @@ function renderAccount() {
     h("a", { href: "#/competitions", id: "nav-competitions" }, t("competitions")),
     h("a", { href: "#/help", id: "nav-help" }, t("help")),
     h("a", { href: "#/screening", id: "nav-screening" }, t("screening")),
+    // Game Centers and content creators (issue 20, centers.js and creator.js).
+    h("a", { href: "#/centers", id: "nav-centers" }, t("centers")),
+    h("a", { href: "#/creator", id: "nav-creator" }, t("creator")),
   );
   document.getElementById("lang").textContent = currentLang() === "es" ? "EN" : "ES";
 }
@@ -633,6 +636,15 @@ async function screeningView() {
   return view(api, { h, show, table, short, say, fail, ensureWallet });
 }
 
+// --- Game Centers and content creators (centers.js, creator.js; issue 20) ---------------------
+
+async function issue20Screen(load, ...args) {
+  const view = await load();
+  const onLeave = (fn) => { leaveView = fn; };
+  const ui = { h, show, table, field, dew, short, say, fail, onLeave, ensureWallet, join: joinTable, refresh: route };
+  return view(api, ui, ...args);
+}
+
 // --- routing ----------------------------------------------------------------------------------
 
 const ROUTES = [
@@ -647,6 +659,9 @@ const ROUTES = [
     (m) => screen(() => import("./competitions.js").then((x) => x.competitionView), m[1])],
   [/^#\/help(?:\/([a-z0-9_]+))?$/, (m) => screen(() => import("./help.js").then((x) => x.helpView), m[1])],
   [/^#\/screening$/, () => screeningView()],
+  [/^#\/centers$/, () => issue20Screen(() => import("./centers.js").then((x) => x.centersView))],
+  [/^#\/centers\/([0-9]+)$/, (m) => issue20Screen(() => import("./centers.js").then((x) => x.centerView), m[1])],
+  [/^#\/creator$/, (m, q) => issue20Screen(() => import("./creator.js").then((x) => x.creatorView), q)],
   [/^.*$/, () => lobbyView()],
 ];
 

@@ -149,6 +149,9 @@ Object.assign(STRINGS.en, WALLET_STRINGS.en);
 // modules (seasons.js, competitions.js, help.js), which add them with addStrings().
 Object.assign(STRINGS.es, { seasons: "Temporadas", competitions: "Competiciones", help: "Ayuda" });
 Object.assign(STRINGS.en, { seasons: "Seasons", competitions: "Competitions", help: "Help" });
+// Game Centers and content creators (issue 20): the nav links; the pages add the rest.
+Object.assign(STRINGS.es, { centers: "Centros", creator: "Creadores" });
+Object.assign(STRINGS.en, { centers: "Centers", creator: "Creators" });
 
 /** Add a screen's strings: `{es: {...}, en: {...}}`. */
 export function addStrings(tables) {

@@ -31,7 +31,7 @@ def _address(text: str) -> str:
     return Web3.to_checksum_address(text)
 
 
-def _table_out(
+def table_out(
     request: Request, session: Session, table: Table, viewer: str | None = None
 ) -> schemas.TableOut:
     seats = tables.seats_of(session=session, table_id=table.id)
@@ -127,7 +127,7 @@ async def create_table(
     )
     if table.status == "playing":
         await hub.table_changed(table.id)
-    return await run_in_threadpool(_table_out, request, session, table, player.address)
+    return await run_in_threadpool(table_out, request, session, table, player.address)
 
 
 @router.get("/tables", response_model=list[schemas.TableOut], responses=_ERRORS)
@@ -143,7 +143,7 @@ def lobby(
         if status == "open"
         else tables.live_tables(session=session)
     )
-    return [_table_out(request, session, t) for t in found]
+    return [table_out(request, session, t) for t in found]
 
 
 @router.get("/tables/limits", response_model=schemas.TableLimits)
@@ -167,7 +167,7 @@ def get_table(
     request: Request, table_id: str, session: SessionDep, player: CurrentPlayer
 ) -> schemas.TableOut:
     table = tables.get_table(session=session, table_id=table_id)
-    return _table_out(request, session, table, player.address)
+    return table_out(request, session, table, player.address)
 
 
 @router.post("/tables/{table_id}/join", response_model=schemas.TableOut, responses=_ERRORS)
@@ -208,7 +208,7 @@ async def join_table(
         )
     )
     await hub.table_changed(table.id)
-    return await run_in_threadpool(_table_out, request, session, table, player.address)
+    return await run_in_threadpool(table_out, request, session, table, player.address)
 
 
 @router.post("/tables/{table_id}/leave", status_code=204, responses=_ERRORS)
@@ -236,7 +236,7 @@ def invite(
         by=player.address,
         addresses=[_address(a) for a in body.addresses],
     )
-    return _table_out(request, session, table, player.address)
+    return table_out(request, session, table, player.address)
 
 
 @router.post("/tables/{table_id}/start", response_model=schemas.TableOut, responses=_ERRORS)
@@ -248,7 +248,7 @@ async def start_with_bots(
         lambda: tables.start_with_bots(session=session, table_id=table_id, by=player.address)
     )
     await hub.table_changed(table.id)
-    return await run_in_threadpool(_table_out, request, session, table, player.address)
+    return await run_in_threadpool(table_out, request, session, table, player.address)
 
 
 @router.post("/matchmaking", response_model=schemas.TicketOut, status_code=201, responses=_ERRORS)
