@@ -3,8 +3,8 @@ players. Separate steps, called from ``backend.cli.demo`` and ``backend.cli.epil
 
 - ``bring_players``: cora signs in and registers the code CORA; rita and sam bind to it,
   each through the statement the server issues and its own wallet signs (EIP-191);
-- ``open_center``: the operator mints a Game Center to oscar on chain, and the centers mirror
-  applies its ``CenterMinted`` event;
+- ``open_center``: the admin mints a Game Center to oscar on chain, and the worker's centers
+  indexer mirrors its ``CenterMinted`` event;
 - ``host_at_center``: the Campeonato after the season is run at that center;
 - ``fee_lines``: what the center and the creator earned, from the ledger, for the report.
 
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from eth_typing import HexStr
 
 from backend.cli.players import Wallet, ok, sign_in
+from backend.cli.stack import wait_for
 
 if TYPE_CHECKING:
     from backend.cli.season import Season
@@ -59,10 +60,10 @@ def bring_players(season: Season) -> None:
 
 
 def open_center(season: Season) -> None:
-    """The admin mints a Game Center to oscar; the mirror applies the event. (The admin
+    """The admin mints a Game Center to oscar; the worker's centers indexer mirrors it. (The admin
     grants itself the minter role first: the operator's key belongs to the transaction
     engine, whose nonces a transaction sent beside it would disturb.)"""
-    from backend.centers import mirror
+    from backend.centers.models import GameCenter
     from backend.chain.contracts import MINTER_ROLE
 
     season.step("the admin mints a Game Center to oscar (GameCenter.mintCenter)")
@@ -76,9 +77,14 @@ def open_center(season: Season) -> None:
     (tx_hash,) = season.chain.send(season.deployer_key, [{"to": call["to"], "data": call["data"]}])
     receipt = season.w3.eth.get_transaction_receipt(HexStr(tx_hash))
     (minted,) = game_center.events.CenterMinted().process_receipt(receipt)
-    with season.sessions.begin() as session:
-        mirror.apply_events(session, [minted])
-    season.center_id = int(minted["args"]["centerId"])
+    center_id = int(minted["args"]["centerId"])
+
+    def mirrored() -> GameCenter | None:  # the worker's economy cycle indexes the event
+        with season.sessions() as session:
+            return session.get(GameCenter, center_id)
+
+    wait_for("the center in the centers mirror", mirrored, timeout_s=60, every_s=0.3)
+    season.center_id = center_id
     season.out(f"  center #{season.center_id} {CENTER[0]!r}, {CENTER[2]}, owner oscar")
 
 
