@@ -206,8 +206,6 @@ class EconomySettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="DEW_ECONOMY_")
 
-    # Platform fee on staked tables' pots, in basis points (docs/economy.md).
-    fee_bps: int = 500
     # DEW wei emitted per seat of an earning match, from the running season's budget.
     emission_per_seat: int = 10 * 10**18
     # Receives the platform fee; anvil's tenth dev account by default.
@@ -235,6 +233,35 @@ class EconomySettings(BaseSettings):
     screening_reason_max_chars: int = 500
     screening_applications_per_wallet_per_day: int = 3
     screening_role_cache_s: float = 30.0
+
+
+class FeeSettings(BaseSettings):
+    """The one fee schedule (docs/economy.md, "Fees"): every fee the platform takes (the
+    staked pot's rake, tournament entry fees, market sales) is read from here and split by
+    ``backend.economy.fee_schedule.split_fee`` into treasury, center and creator legs."""
+
+    model_config = SettingsConfigDict(env_prefix="DEW_FEES_")
+
+    # The rake on a staked table's pot (bps of the stakes in play).
+    rake_bps: int = Field(500, ge=0, le=2_000)
+    # The highest fee a tournament may take from its entry fees (bps of the fees).
+    tournament_max_bps: int = Field(2_000, ge=0, le=5_000)
+    # The market's fee on a sale (bps of the price), once the markets land.
+    market_bps: int = Field(250, ge=0, le=1_000)
+    # Shares of every fee (bps of the fee): the center that hosted the match, the creator
+    # who brought the player; the treasury takes the rest and the rounding remainder.
+    center_bps: int = Field(2_000, ge=0, le=10_000)
+    creator_bps: int = Field(1_000, ge=0, le=10_000)
+    # A creator earns from a player's matches for this long after the player bound to it.
+    creator_period_days: int = Field(180, ge=1, le=3_650)
+    # The most one creator earns per season; the excess goes to the treasury.
+    creator_cap_per_season: int = Field(1_000 * 10**18, ge=0)
+
+    @model_validator(mode="after")
+    def _shares_fit(self) -> FeeSettings:
+        if self.center_bps + self.creator_bps > 10_000:
+            raise ValueError("DEW_FEES_CENTER_BPS + DEW_FEES_CREATOR_BPS must be <= 10000")
+        return self
 
 
 class TablesSettings(BaseSettings):
@@ -455,6 +482,7 @@ class Settings(BaseSettings):
     auth: AuthSettings = Field(default_factory=AuthSettings)
     server: ServerSettings = ServerSettings()
     economy: EconomySettings = EconomySettings()
+    fees: FeeSettings = FeeSettings()
     competitions: CompetitionsSettings = CompetitionsSettings()
     tables: TablesSettings = TablesSettings()
     http: HttpSettings = HttpSettings()
@@ -498,6 +526,7 @@ def get_settings() -> Settings:
         auth=AuthSettings(),
         server=ServerSettings(),
         economy=EconomySettings(),
+        fees=FeeSettings(),
         tables=TablesSettings(),
         http=HttpSettings(),
         sockets=SocketSettings(),

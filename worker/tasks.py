@@ -49,9 +49,10 @@ def reconcile_task() -> dict[str, int]:
 @task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
 def economy_cycle_task() -> dict[str, int]:
     """Index the registry and vault deposits, plan finished matches, book confirmed ones."""
+    from backend.creators.routing import FeeRouting
     from backend.economy import jobs  # the economy imports the chain engine, not the reverse
 
-    return jobs.economy_cycle()
+    return jobs.economy_cycle(recipients=FeeRouting())
 
 
 @task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
@@ -69,8 +70,9 @@ def reconcile_economy_task() -> dict[str, int]:
 def advance_tournaments_task() -> dict[str, int]:
     """Start due tournaments and rounds, collect results, finish tournaments (prizes)."""
     from backend.competitions import jobs
+    from backend.creators.routing import FeeRouting
 
-    return jobs.advance_cycle()
+    return jobs.advance_cycle(recipients=FeeRouting())
 
 
 @task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)

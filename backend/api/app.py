@@ -14,7 +14,9 @@ from backend.api.errors import install_error_handlers
 from backend.api.log_redaction import install_log_redaction
 from backend.api.routers import (
     auth,
+    centers,
     competitions,
+    creators,
     economy,
     markets,
     money,
@@ -85,6 +87,9 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.include_router(tables.router)
     app.include_router(ws.router)
     app.include_router(competitions.router)
+    app.include_router(centers.router)  # Game Centers (issue 20)
+    app.include_router(centers.operator_router)
+    app.include_router(creators.router)
     # The player's money (docs/economy.md, "Deposits and withdrawals"): withdrawals need
     # only the outbox; a deposit or the on-chain balance answers 503 without a deployment.
     app.include_router(money.router)

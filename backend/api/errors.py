@@ -21,7 +21,10 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.accounts import exceptions as accounts_exc
+from backend.centers import exceptions as centers_exc
+from backend.centers import operator as centers_operator
 from backend.competitions import exceptions as competitions_exc
+from backend.creators import exceptions as creators_exc
 from backend.economy import exceptions as economy_exc
 from backend.economy import operator as economy_operator
 from backend.markets import exceptions as markets_exc
@@ -47,6 +50,8 @@ DOMAIN_ERRORS: tuple[type[Exception], ...] = (
     economy_exc.EconomyError,
     competitions_exc.CompetitionsError,
     markets_exc.MarketsError,
+    creators_exc.CreatorsError,
+    centers_exc.CentersError,
 )
 
 # Most specific first: the first matching class decides the status. Each service's root
@@ -87,6 +92,19 @@ STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
     (competitions_exc.InvalidTournament, 422),
     # Registration closed, already registered, full, short of stake, not cancellable.
     (competitions_exc.CompetitionsError, 409),
+    (creators_exc.CreatorNotFound, 404),
+    (creators_exc.InvalidCode, 422),
+    (creators_exc.BadStatement, 403),
+    (creators_exc.BindRefused, 403),
+    (creators_exc.TooManyStatements, 429),
+    # A code taken, a second code for a wallet, a second bind.
+    (creators_exc.CreatorsError, 409),
+    # Game Centers (issue 20).
+    (centers_operator.CenterMintConflict, 409),
+    (centers_exc.CenterNotFound, 404),
+    (centers_exc.NotCenterHost, 403),
+    (centers_exc.CentersValueError, 422),
+    (centers_exc.CentersError, 400),
 ]
 
 

@@ -27,6 +27,7 @@ from backend.chain.contracts import (
     Contracts,
     SettlementMatch,
     SettlementPayout,
+    artifact_name,
     encode_settle,
     load_artifact,
     load_manifest,
@@ -67,6 +68,10 @@ MATCH_SKIPPED = event_topic("MatchSettlement", "MatchSkipped")
 TRANSFER = event_topic("AvatarNFT", "Transfer")
 PASS_ISSUED = event_topic("VIPPass", "PassIssued")
 PASS_REVOKED = event_topic("VIPPass", "PassRevoked")
+CENTER_MINTED = event_topic("GameCenter", "CenterMinted")
+# GameCenter.mintCenter: an ERC-721 mint plus the description's strings (name and city up to
+# 64 bytes each: a few storage slots) and CenterMinted; a generous upper estimate.
+CENTER_MINT_GAS = 350_000
 ZERO_TOPIC = "0x" + "00" * 32
 
 PANIC_SELECTOR = keccak(text="Panic(uint256)")[:4]
@@ -91,7 +96,7 @@ def settlement_match(payload: dict[str, Any]) -> SettlementMatch:
 def _error_table() -> dict[bytes, tuple[str, list[str], list[str]]]:
     """Custom error selectors of every contract we call: name, argument types and names."""
     table: dict[bytes, tuple[str, list[str], list[str]]] = {}
-    for name in CONTRACT_NAMES:
+    for name in dict.fromkeys(artifact_name(key) for key in CONTRACT_NAMES):
         for item in load_artifact(name).abi:
             if item.get("type") != "error":
                 continue
@@ -135,6 +140,7 @@ class ContractCalls:
         self.settlement_address = contracts.settlement.address
         self.avatar_address = contracts.avatar.address
         self.vip_address = contracts.vip.address
+        self.center_address = contracts.game_center.address
         self._errors = _error_table()
 
     @classmethod
@@ -147,6 +153,8 @@ class ContractCalls:
             if kind == RequestKind.ACCESSORY_TYPE:
                 return str(self.contracts.accessories.address)
             return str(self.contracts.shop.address)
+        if kind == RequestKind.CENTER_MINT:
+            return self.center_address
         if kind in SINGLE_KINDS:
             return self.vip_address
         return self.settlement_address if kind == RequestKind.SETTLE else self.avatar_address
@@ -161,6 +169,8 @@ class ContractCalls:
     def gas_for(self, kind: RequestKind, payload: dict[str, Any]) -> int:
         if kind in SHOP_KINDS:
             return SHOP_GAS
+        if kind == RequestKind.CENTER_MINT:
+            return CENTER_MINT_GAS
         if kind in SINGLE_KINDS:
             return VIP_GAS
         if kind == RequestKind.MINT:
@@ -175,6 +185,8 @@ class ContractCalls:
             if len(payloads) != 1:
                 raise ChainError(f"a {kind} call carries one request, got {len(payloads)}")
             return encode_shop_call(self.contracts, kind, payloads[0])
+        if kind == RequestKind.CENTER_MINT:
+            return self._encode_center_mint(payloads)
         if kind in SINGLE_KINDS:
             if len(payloads) != 1:
                 raise ChainError(f"a {kind} call carries one request, got {len(payloads)}")
@@ -203,6 +215,8 @@ class ContractCalls:
         logs = receipt.get("logs") or []
         if kind in SHOP_KINDS:
             return [shop_effect(self.contracts, kind, receipt, payloads)]
+        if kind == RequestKind.CENTER_MINT:
+            return [self._center_effect(receipt, logs, payloads)]
         if kind in SINGLE_KINDS:
             return [self._vip_effect(kind, receipt, logs, payloads)]
         if kind == RequestKind.SETTLE:
@@ -245,6 +259,39 @@ class ContractCalls:
                 raise ChainError(f"receipt {receipt['transactionHash']} mints differ from request")
             results.append({"token_ids": [token_id for _, token_id in mine]})
         return results
+
+    def _encode_center_mint(self, payloads: Sequence[dict[str, Any]]) -> bytes:
+        if len(payloads) != 1:
+            raise ChainError(f"a center mint carries one request, got {len(payloads)}")
+        p = payloads[0]
+        args = [
+            to_checksum_address(p["to"]),
+            p["name"],
+            p["country"].encode("ascii"),
+            p["city"],
+            int(p["lat_e2"]),
+            int(p["lon_e2"]),
+            int(p["capacity"]),
+        ]
+        data = self.contracts.game_center.encode_abi("mintCenter", args=args)
+        return bytes.fromhex(data.removeprefix("0x"))
+
+    def _center_effect(
+        self,
+        receipt: dict[str, Any],
+        logs: Sequence[dict[str, Any]],
+        payloads: Sequence[dict[str, Any]],
+    ) -> dict[str, Any]:
+        """The new center's id, from its ``CenterMinted(centerId, to, ...)`` log."""
+        to = to_checksum_address(payloads[0]["to"])
+        for log in logs:
+            if (
+                log["address"].lower() == self.center_address.lower()
+                and log["topics"][0] == CENTER_MINTED
+                and to_checksum_address("0x" + log["topics"][2][-40:]) == to
+            ):
+                return {"center_id": int(log["topics"][1], 16)}
+        raise ChainError(f"receipt {receipt['transactionHash']} lacks the CenterMinted to {to}")
 
     def _vip_effect(
         self,

@@ -29,7 +29,8 @@ from backend.chain.exceptions import ChainError, ChainValueError
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS_DIR = REPO_ROOT / "contracts" / "artifacts"
 
-# Deployment order; names are the Solidity contract names and the manifest's keys.
+# Deployment order; names are the manifest's keys, and the Solidity contract names except
+# where ARTIFACT_OF says otherwise.
 CONTRACT_NAMES = (
     "DEWToken",
     "AvatarNFT",
@@ -39,10 +40,32 @@ CONTRACT_NAMES = (
     "Accessories",
     "Shop",
     "Market",
+    # issue 20: game centers, the registry that rents them out, contributions
+    "GameCenter",
+    "CenterRegistry",
+    "Contributions",
 )
-# Short manifest keys (SPEC A3) for the contracts that have one: ``manifest.address("shop")``
-# is ``manifest.address("Shop")``.
-MANIFEST_KEYS = {"accessories": "Accessories", "shop": "Shop", "market": "Market"}
+
+# Manifest keys whose contract is another key's artifact: the centers' rental registry is a
+# second ScholarshipRegistry, deployed over the GameCenter (docs/contracts.md, "Game Centers").
+ARTIFACT_OF: dict[str, str] = {"CenterRegistry": "ScholarshipRegistry"}
+
+# snake_case names that Manifest.address also accepts (the SPEC's manifest keys):
+# ``manifest.address("shop")`` is ``manifest.address("Shop")``.
+MANIFEST_KEYS: dict[str, str] = {
+    "accessories": "Accessories",
+    "shop": "Shop",
+    "market": "Market",
+    "game_center": "GameCenter",
+    "center_registry": "CenterRegistry",
+    "contributions": "Contributions",
+}
+
+
+def artifact_name(key: str) -> str:
+    """The artifact (Solidity contract name) of the manifest key ``key``."""
+    return ARTIFACT_OF.get(key, key)
+
 
 DEFAULT_ADMIN_ROLE = b"\x00" * 32
 MINTER_ROLE = keccak(text="MINTER_ROLE")
@@ -87,6 +110,19 @@ ROLES: dict[str, dict[str, bytes]] = {
         "GUARDIAN_ROLE": GUARDIAN_ROLE,
     },
     "Market": {"DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE, "GUARDIAN_ROLE": GUARDIAN_ROLE},
+    "GameCenter": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "MINTER_ROLE": MINTER_ROLE,
+        "SHOP_ROLE": SHOP_ROLE,
+        "RENTAL_ROLE": RENTAL_ROLE,
+    },
+    "CenterRegistry": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "SCREENER_ROLE": SCREENER_ROLE,
+        "SETTLEMENT_ROLE": SETTLEMENT_ROLE,
+    },
+    # No roles and no admin: it only moves the caller's own DEW to the vault.
+    "Contributions": {},
 }
 
 MANIFEST_VERSION = 1
@@ -239,7 +275,7 @@ def save_manifest(manifest: Manifest, path: Path | str) -> Path:
 
 class Contracts:
     """web3 contract objects for one deployment: ``.token .avatar .vip .registry .settlement
-    .accessories .shop .market``."""
+    .accessories .shop .market .game_center .center_registry .contributions``."""
 
     def __init__(self, w3: Web3, manifest: Manifest, *, check_chain: bool = True) -> None:
         if check_chain and w3.eth.chain_id != manifest.chain_id:
@@ -256,10 +292,14 @@ class Contracts:
         self.accessories = self._bind("Accessories")
         self.shop = self._bind("Shop")
         self.market = self._bind("Market")
+        self.game_center = self._bind("GameCenter")
+        self.center_registry = self._bind("CenterRegistry")
+        self.contributions = self._bind("Contributions")
 
     def _bind(self, name: str) -> Contract:
         return self.w3.eth.contract(
-            address=to_checksum_address(self.manifest.address(name)), abi=load_artifact(name).abi
+            address=to_checksum_address(self.manifest.address(name)),
+            abi=load_artifact(artifact_name(name)).abi,
         )
 
     def by_name(self, name: str) -> Contract:
@@ -272,6 +312,9 @@ class Contracts:
             "Accessories": self.accessories,
             "Shop": self.shop,
             "Market": self.market,
+            "GameCenter": self.game_center,
+            "CenterRegistry": self.center_registry,
+            "Contributions": self.contributions,
         }[MANIFEST_KEYS.get(name, name)]
 
 

@@ -47,6 +47,7 @@ from backend.chain.contracts import (
     SETTLER_ROLE,
     SHOP_ROLE,
     Manifest,
+    artifact_name,
     load_artifact,
 )
 from backend.chain.exceptions import ChainError, ChainValueError
@@ -68,6 +69,7 @@ SHOP_ITEM_MINTABLE = 1
 SHOP_ITEM_VIP = 2
 MARKET_ERC721 = 1
 MARKET_ERC1155 = 2
+MAX_CENTER_ROYALTY_BPS = 1000  # GameCenter.MAX_ROYALTY_BPS
 
 
 class DeploymentError(ChainError):
@@ -92,6 +94,9 @@ class DeployConfig:
     token_cap: int = 1_000_000_000 * DEW
     vault_funding: int = 10_000_000 * DEW
     avatar_base_uri: str = "https://dew.example/avatars/"
+    center_base_uri: str = "https://dew.example/centers/"
+    # ERC-2981 royalty on center resales, to the treasury (GameCenter.MAX_ROYALTY_BPS: 1000).
+    center_royalty_bps: int = 500
     vip_uri: str = "https://dew.example/vip/{id}.json"
     receipt_timeout_s: float = 120.0
     # The vault's outflow limits (MatchSettlement.setLimits): at most ``settle_period_limit``
@@ -203,10 +208,12 @@ def deploy_all(
         and 0 <= config.royalty_bps <= MAX_ROYALTY_BPS
     ):
         raise ChainValueError(f"market fee or royalty out of range: {config!r}")
+    if not 0 <= config.center_royalty_bps <= MAX_CENTER_ROYALTY_BPS:
+        raise ChainValueError(f"center_royalty_bps out of 0..1000: {config.center_royalty_bps}")
     sender = _Sender(w3, account, config.receipt_timeout_s)
 
     def deploy(name: str, *args: Any) -> tuple[str, int]:
-        artifact = load_artifact(name)
+        artifact = load_artifact(artifact_name(name))
         factory = w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
         receipt = sender.send(factory.constructor(*args), f"deploy {name}")
         address = receipt["contractAddress"]
@@ -240,14 +247,30 @@ def deploy_all(
         "Shop": shop_address,
         "Market": market_address,
     }
+    addresses.update(
+        _deploy_centers_and_contributions(
+            deploy, deployer, token_address, settlement_address, config.center_base_uri
+        )
+    )
 
     def bind(name: str) -> Any:
         return w3.eth.contract(
-            address=Web3.to_checksum_address(addresses[name]), abi=load_artifact(name).abi
+            address=Web3.to_checksum_address(addresses[name]),
+            abi=load_artifact(artifact_name(name)).abi,
         )
 
     token, avatar, vip, registry, settlement, accessories, shop, market = (
-        bind(name) for name in addresses
+        bind(name)
+        for name in (
+            "DEWToken",
+            "AvatarNFT",
+            "VIPPass",
+            "ScholarshipRegistry",
+            "MatchSettlement",
+            "Accessories",
+            "Shop",
+            "Market",
+        )
     )
     grants = [
         (avatar, MINTER_ROLE, operator, "AvatarNFT.MINTER_ROLE -> operator"),
@@ -265,14 +288,17 @@ def deploy_all(
         (avatar, SHOP_ROLE, shop_address, "AvatarNFT.SHOP_ROLE -> shop"),
         (accessories, SHOP_ROLE, shop_address, "Accessories.SHOP_ROLE -> shop"),
         (vip, ISSUER_ROLE, shop_address, "VIPPass.ISSUER_ROLE -> shop"),
+        (bind("GameCenter"), SHOP_ROLE, shop_address, "GameCenter.SHOP_ROLE -> shop"),
         (accessories, CATALOG_ROLE, operator, "Accessories.CATALOG_ROLE -> operator"),
         (shop, LISTER_ROLE, operator, "Shop.LISTER_ROLE -> operator"),
         (shop, GUARDIAN_ROLE, guardian, "Shop.GUARDIAN_ROLE -> guardian"),
         (market, GUARDIAN_ROLE, guardian, "Market.GUARDIAN_ROLE -> guardian"),
     ]
+    grants += _center_grants(bind, addresses, operator)
     for contract, role, holder, what in grants:
         if not contract.functions.hasRole(role, holder).call():
             sender.send(contract.functions.grantRole(role, holder), f"grant {what}")
+    _set_center_royalty(sender, bind("GameCenter"), treasury, config.center_royalty_bps)
     sender.send(
         settlement.functions.setLimits(
             config.settle_period_limit,
@@ -299,6 +325,8 @@ def deploy_all(
     )
     if admin != deployer:
         for name in addresses:
+            if "DEFAULT_ADMIN_ROLE" not in ROLES[name]:
+                continue  # Contributions has no admin
             sender.send(
                 bind(name).functions.beginDefaultAdminTransfer(admin),
                 f"{name}: begin the admin transfer to {admin}",
@@ -311,7 +339,8 @@ def deploy_all(
         deployment_block=first_block,
         addresses=addresses,
         artifacts={
-            name: str((ARTIFACTS_DIR / f"{name}.json").relative_to(REPO_ROOT)) for name in addresses
+            name: str((ARTIFACTS_DIR / f"{artifact_name(name)}.json").relative_to(REPO_ROOT))
+            for name in addresses
         },
         deployer=deployer,
         operator=operator,
@@ -353,11 +382,13 @@ def _wire_markets(
         (avatar, SHOP_ITEM_MINTABLE, "avatars"),
         (accessories, SHOP_ITEM_MINTABLE, "accessories"),
         (vip, SHOP_ITEM_VIP, "VIP passes"),
+        (addresses["GameCenter"], SHOP_ITEM_MINTABLE, "game centers"),
     ):
         sender.send(shop.functions.setItem(item, kind), f"the shop sells {what}")
     for token, standard, what in (
         (avatar, MARKET_ERC721, "avatars"),
         (accessories, MARKET_ERC1155, "accessories"),
+        (addresses["GameCenter"], MARKET_ERC721, "game centers"),
     ):
         sender.send(market.functions.setToken(token, standard), f"the market trades {what}")
     for name in ("AvatarNFT", "Accessories"):
@@ -365,6 +396,48 @@ def _wire_markets(
             bind(name).functions.setRoyalty(treasury, config.royalty_bps),
             f"{name}: royalty {config.royalty_bps} bps to the treasury",
         )
+
+
+# --- issue 20 (h20-contracts): game centers, their rental registry, contributions ----------
+
+
+def _deploy_centers_and_contributions(
+    deploy: Any, deployer: str, token_address: str, settlement_address: str, base_uri: str
+) -> dict[str, str]:
+    """Deploy the GameCenter, the ScholarshipRegistry that rents centers out (Fixed Rent over
+    the GameCenter; docs/contracts.md) and Contributions (DEW to the vault for a tournament)."""
+    center_address, _ = deploy("GameCenter", deployer, base_uri)
+    center_registry_address, _ = deploy("CenterRegistry", deployer, center_address, token_address)
+    contributions_address, _ = deploy("Contributions", token_address, settlement_address)
+    return {
+        "GameCenter": center_address,
+        "CenterRegistry": center_registry_address,
+        "Contributions": contributions_address,
+    }
+
+
+def _center_grants(
+    bind: Any, addresses: dict[str, str], operator: str
+) -> list[tuple[Any, bytes, str, str]]:
+    """The operator mints centers and screens center owners; the centers' registry may lock a
+    rented center. Nobody gets the centers' registry's SETTLEMENT_ROLE: a center's fee legs
+    are account payouts (``GameCenter.payeeOf``), never split by a registry."""
+    center, center_registry = bind("GameCenter"), bind("CenterRegistry")
+    return [
+        (center, MINTER_ROLE, operator, "GameCenter.MINTER_ROLE -> operator"),
+        (
+            center,
+            RENTAL_ROLE,
+            addresses["CenterRegistry"],
+            "GameCenter.RENTAL_ROLE -> center registry",
+        ),
+        (center_registry, SCREENER_ROLE, operator, "CenterRegistry.SCREENER_ROLE -> operator"),
+    ]
+
+
+def _set_center_royalty(sender: _Sender, center: Any, treasury: str, bps: int) -> None:
+    """Center resales pay their ERC-2981 royalty to the treasury (the deployer until now)."""
+    sender.send(center.functions.setRoyalty(treasury, bps), "GameCenter royalty -> treasury")
 
 
 def _checksum(address: str, what: str) -> str:
@@ -385,7 +458,7 @@ def role_holders(
     roles: dict[str, dict[str, list[str]]] = {}
     for name, address in addresses.items():
         contract = w3.eth.contract(
-            address=Web3.to_checksum_address(address), abi=load_artifact(name).abi
+            address=Web3.to_checksum_address(address), abi=load_artifact(artifact_name(name)).abi
         )
         roles[name] = {
             role_name: sorted(a for a in candidates if contract.functions.hasRole(role, a).call())

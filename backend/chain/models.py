@@ -39,12 +39,16 @@ class RequestKind(StrEnum):
     SHOP_LIST = "shop_list"  # the operator lists an item type: Shop.list, one per transaction
     SHOP_SET = "shop_set"  # a shop listing's price or open flag: Shop.setListing
     ACCESSORY_TYPE = "accessory_type"  # Accessories.defineType, one per transaction
+    # Game Centers (issue 20): GameCenter.mintCenter, one center per transaction.
+    CENTER_MINT = "center_mint"
 
 
 # The shop's operator calls (backend.markets.operator): one request per transaction.
 SHOP_KINDS = frozenset({RequestKind.SHOP_LIST, RequestKind.SHOP_SET, RequestKind.ACCESSORY_TYPE})
 # Kinds whose contract call takes one request: the sender never packs two in a transaction.
-SINGLE_KINDS = frozenset({RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE}) | SHOP_KINDS
+SINGLE_KINDS = (
+    frozenset({RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE, RequestKind.CENTER_MINT}) | SHOP_KINDS
+)
 
 
 class RequestStatus(StrEnum):
@@ -66,6 +70,7 @@ class TxKind(StrEnum):
     SHOP_LIST = "shop_list"
     SHOP_SET = "shop_set"
     ACCESSORY_TYPE = "accessory_type"
+    CENTER_MINT = "center_mint"
     FILLER = "filler"  # a zero-value self-transfer that consumes a nonce (gap fill, cancel)
 
 

@@ -285,6 +285,21 @@ def request_vip_revoke(
     return _put_many(session, [(RequestKind.VIP_REVOKE, idempotency_key, payload, chain)])[0]
 
 
+def request_center_mint(
+    *,
+    session: Session,
+    center: dict[str, Any],
+    idempotency_key: str,
+    chain_id: int | None = None,
+) -> ChainRequest:
+    """Queue ``GameCenter.mintCenter`` (issue 20) with a description the caller validated
+    (``backend.centers.operator``): ``to``, ``name``, ``country``, ``city``, ``lat_e2``,
+    ``lon_e2``, ``capacity``; ``result`` is ``{"center_id": ...}``."""
+    payload = {**center, "to": _address(center["to"], "center owner")}
+    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
+    return _put_many(session, [(RequestKind.CENTER_MINT, idempotency_key, payload, chain)])[0]
+
+
 def get_request(*, session: Session, request_id: int) -> ChainRequest:
     """One request by id, for callers that wait on its outcome (``dew demo``'s mint)."""
     request = session.get(ChainRequest, request_id)

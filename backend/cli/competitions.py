@@ -95,9 +95,15 @@ def create_tournament(
         except Exception as error:  # no manifest, node down: the pool cannot be checked
             typer.echo(f"error: cannot read the vault's limits from the chain: {error}", err=True)
             raise typer.Exit(1) from None
+        from backend.config import get_settings
+
         with sessions() as session:
             t = service.create_tournament(
-                session=session, spec=spec, created_by="operator", settlement_limit=limit
+                session=session,
+                spec=spec,
+                created_by="operator",
+                settlement_limit=limit,
+                max_fee_bps=get_settings().fees.tournament_max_bps,
             )
             typer.echo(f"tournament {t.id} {t.name!r} open until {t.starts_at.isoformat()}")
     except (exc.CompetitionsError, ValueError) as error:

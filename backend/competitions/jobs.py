@@ -10,11 +10,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import rounds
+from backend.competitions.contributions import index_contributions
 from backend.competitions.exceptions import CompetitionsError
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import jobs as economy_jobs
 from backend.economy.chain_reader import ChainReader
+from backend.economy.fee_schedule import FeeRecipients
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +29,7 @@ def advance_tournaments(
     session_factory: sessionmaker[Session],
     settings: Settings,
     chain_clock_offset_s: Callable[[], int] | None = None,
+    recipients: FeeRecipients | None = None,
 ) -> dict[str, int]:
     """Advance every registering or running tournament as far as it can go now.
 
@@ -47,6 +50,7 @@ def advance_tournaments(
                         settings=settings,
                         tournament_id=tournament_id,
                         chain_clock_offset_s=chain_clock_offset_s,
+                        recipients=recipients,
                     )
                 except Exception as error:
                     # This tournament's step is rolled back and the others still advance
@@ -80,13 +84,22 @@ def _chain_reader() -> ChainReader:
     return economy_jobs.chain_reader(get_settings())
 
 
-def advance_cycle() -> dict[str, int]:
+def advance_cycle(recipients: FeeRecipients | None = None) -> dict[str, int]:
     """One pass for the worker task, wired from settings alone. The chain is asked for its
     clock only when a tournament finishes (a node that is down then fails that step alone,
     retried on the next pass)."""
     settings, sessions = _process_wiring()
+    try:
+        index_contributions(
+            session_factory=sessions,
+            reader=_chain_reader(),
+            max_blocks=settings.economy.indexer_max_blocks,
+        )
+    except Exception as error:  # a node that is down: the next pass reads the same range
+        log.warning("contributions not indexed this pass: %s", error)
     return advance_tournaments(
         session_factory=sessions,
         settings=settings,
         chain_clock_offset_s=lambda: _chain_reader().clock_offset_s(),
+        recipients=recipients,
     )

@@ -86,6 +86,8 @@ class Tournament(TimestampMixin, Base):
     created_by: Mapped[str | None] = mapped_column(String(42))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     cancel_reason: Mapped[str | None] = mapped_column(Text)
+    # The Game Center the Campeonato is run at (``backend.centers``), None for none.
+    center_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
 
 
 class Entrant(Base):

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from backend.chain import match_ids
 from backend.competitions import pairing
+from backend.competitions.contributions import contributed
 from backend.competitions.models import (
     Entrant,
     Game,
@@ -41,7 +42,9 @@ from backend.competitions.service import (
 )
 from backend.config import Settings
 from backend.db.base import aware, utcnow
+from backend.economy import jobs as economy_jobs
 from backend.economy import reports, settlement
+from backend.economy.fee_schedule import FeeRecipients
 from backend.economy.models import Season
 from backend.tables import service as tables
 from backend.tables.models import Match
@@ -141,6 +144,7 @@ def advance(
     settings: Settings,
     tournament_id: int,
     chain_clock_offset_s: Callable[[], int] | None = None,
+    recipients: FeeRecipients | None = None,
 ) -> str:
     """One step of one tournament, committed: start it, collect a round's results, start the
     next round when it is due, or finish it (standings, prizes, qualifiers). Returns what
@@ -148,7 +152,8 @@ def advance(
 
     ``chain_clock_offset_s`` gives chain time minus this machine's (as for match rewards,
     ``economy.jobs.plan_finished_matches``); it is asked only when the tournament finishes,
-    to date its avatar prizes in chain time (default 0)."""
+    to date its avatar prizes in chain time (default 0). ``recipients`` names the center and
+    creator legs of its fee (none: all to the treasury)."""
     t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
     now = utcnow()
     step = "idle"
@@ -190,7 +195,8 @@ def advance(
                 _start_round(session, t, t.current_round + 1, nxt)
                 step = f"round {t.current_round}"
         else:
-            _finish(session, settings, t, chain_clock_offset_s() if chain_clock_offset_s else 0)
+            offset = chain_clock_offset_s() if chain_clock_offset_s else 0
+            _finish(session, settings, t, offset, recipients)
             step = "finished"
     session.commit()
     if step not in ("idle", "registering", "playing", "waiting"):
@@ -210,7 +216,13 @@ def _seed(session: Session, t: Tournament, entrants: list[Entrant]) -> None:
         e.seed = position[e.number]
 
 
-def _finish(session: Session, settings: Settings, t: Tournament, clock_offset_s: int) -> None:
+def _finish(
+    session: Session,
+    settings: Settings,
+    t: Tournament,
+    clock_offset_s: int,
+    recipients: FeeRecipients | None = None,
+) -> None:
     """Final standings; prizes and qualification go down the standings to human entrants
     (bots win nothing); the prizes are planned into the settlement outbox here, in the
     transaction that marks the tournament finished, so they are planned exactly once.
@@ -227,7 +239,11 @@ def _finish(session: Session, settings: Settings, t: Tournament, clock_offset_s:
         season.emitted = str(int(season.emitted) - added)  # nobody to pay: back to the season
         added = 0
     fee = fees * t.fee_bps // pairing.BPS
-    shares = pairing.prize_shares(fees + added - fee, t.prize_bps, len(humans)) if humans else []
+    # DEW contributions pooled into this tournament (fee-free); with no human to pay they
+    # stay in the vault, booked as pooled, and the reconciliation of contributions says so.
+    gifts = contributed(session=session, tournament_id=t.id) if humans else 0
+    pool = fees + added + gifts - fee
+    shares = pairing.prize_shares(pool, t.prize_bps, len(humans)) if humans else []
     prizes = []
     for s in final:
         e = entrants[s.entrant]
@@ -266,7 +282,7 @@ def _finish(session: Session, settings: Settings, t: Tournament, clock_offset_s:
         json.dumps({"key": key, "standings": results, "matches": match_hashes}).encode()
     ).hexdigest()
     finished_at = utcnow()
-    if fees + added:
+    if fees + added + gifts:
         settlement.plan_prize_settlement(
             session=session,
             key=key,
@@ -283,6 +299,11 @@ def _finish(session: Session, settings: Settings, t: Tournament, clock_offset_s:
             finished_at=finished_at,
             chain_id=settings.chain.chain_id,
             played_at_s=int(finished_at.timestamp()) + clock_offset_s,
+            # A competition run at a Game Center pays the center's leg of its fee.
+            center_id=getattr(t, "center_id", None),
+            schedule=economy_jobs.fee_schedule(settings),
+            recipients=recipients,
+            contributed=gifts,
         )
     t.status = TournamentStatus.FINISHED
     t.finished_at = finished_at

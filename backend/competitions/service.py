@@ -33,6 +33,7 @@ from backend.competitions.models import (
 from backend.db.base import aware, utcnow
 from backend.economy import reports, stakes
 from backend.economy.exceptions import EconomyError
+from backend.economy.fee_schedule import FeeSchedule
 from backend.economy.models import Season
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
 from backend.tables import play
@@ -72,6 +73,8 @@ class TournamentSpec:
     round_every_s: float = 0.0
     turn_timeout_s: float = 30.0
     bot_level: str = "medium"
+    # The Game Center it is run at (``backend.competitions.hosting`` checks its host).
+    center_id: int | None = None
 
 
 def match_seats(preset: str, options: dict[str, Any]) -> int:
@@ -100,12 +103,14 @@ def create_tournament(
     spec: TournamentSpec,
     created_by: str | None = None,
     settlement_limit: int | None = None,
+    max_fee_bps: int | None = None,
 ) -> Tournament:
     """Create a tournament open for registration; its added prize is charged to the season's
     emission budget now (given back if it is cancelled).
 
     ``settlement_limit`` (``settlement_limit(contracts)``, read from the chain) refuses a
-    tournament whose full prize pool the vault would never let one settlement pay."""
+    tournament whose full prize pool the vault would never let one settlement pay;
+    ``max_fee_bps`` is the fee schedule's bound on its fee (``DEW_FEES_TOURNAMENT_MAX_BPS``)."""
     if not spec.name or len(spec.name) > 64:
         raise exc.InvalidTournament(f"name must be 1..64 characters, got {spec.name!r}")
     if spec.tier not in TIERS:
@@ -123,8 +128,10 @@ def create_tournament(
         value = getattr(spec, name)
         if not isinstance(value, int) or not 0 <= value <= MAX_PAYOUT_AMOUNT:
             raise exc.InvalidTournament(f"{name} must be an integer 0..2**88-1, got {value!r}")
-    if not 0 <= spec.fee_bps <= 2_000:
-        raise exc.InvalidTournament(f"fee_bps must be 0..2000, got {spec.fee_bps!r}")
+    # The fee schedule's bound (DEW_FEES_TOURNAMENT_MAX_BPS; the schedule's default without one).
+    bound = FeeSchedule().tournament_max_bps if max_fee_bps is None else max_fee_bps
+    if not isinstance(spec.fee_bps, int) or not 0 <= spec.fee_bps <= bound:
+        raise exc.InvalidTournament(f"fee_bps must be 0..{bound}, got {spec.fee_bps!r}")
     if len(spec.prize_bps) > MAX_PRIZE_PLACES:
         raise exc.InvalidTournament(
             f"at most {MAX_PRIZE_PLACES} prize places (one settle entry holds "
@@ -215,6 +222,7 @@ def create_tournament(
         bot_level=spec.bot_level,
         status=TournamentStatus.REGISTERING,
         created_by=created_by,
+        center_id=spec.center_id,
         created_at=utcnow(),
     )
     session.add(tournament)
@@ -524,6 +532,7 @@ def summary(t: Tournament) -> dict[str, Any]:
         "current_round": t.current_round,
         "version": t.version,
         "cancel_reason": t.cancel_reason,
+        "center_id": t.center_id,
     }
 
 

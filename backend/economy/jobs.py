@@ -23,8 +23,10 @@ from backend.config import Settings, get_settings
 from backend.db import create_db_engine, dialect, make_session_factory
 from backend.db.base import aware, utcnow
 from backend.economy import ledger, reports, settlement
+from backend.economy.centers_indexer import index_centers
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyError
+from backend.economy.fee_schedule import FeeRecipients, FeeSchedule
 from backend.economy.indexer import index_registry
 from backend.economy.models import BurnedMatchId, SettlementRequest
 from backend.economy.policy import FinishedMatch, PolicyError, RewardPolicy, TableEconomy
@@ -37,9 +39,15 @@ logger = logging.getLogger(__name__)
 
 
 def policies(settings: Settings) -> dict[TableEconomy, RewardPolicy]:
+    """The rewards policies; the staked pot's rake comes from the one fee schedule."""
     return _defaults(
-        fee_bps=settings.economy.fee_bps, emission_per_seat=settings.economy.emission_per_seat
+        fee_bps=settings.fees.rake_bps, emission_per_seat=settings.economy.emission_per_seat
     )
+
+
+def fee_schedule(settings: Settings) -> FeeSchedule:
+    """The one fee schedule (``DEW_FEES_*``)."""
+    return FeeSchedule.from_settings(settings.fees)
 
 
 def chain_reader(settings: Settings) -> ChainReader:
@@ -67,15 +75,19 @@ def plan_finished_matches(
     settings: Settings,
     limit: int = 100,
     chain_clock_offset_s: int = 0,
+    recipients: FeeRecipients | None = None,
 ) -> PlanReport:
     """Plan every pending finished match (one transaction per match); bad rows are
     marked ``rejected`` with the reason and never block the others.
 
     ``chain_clock_offset_s`` (chain time minus this machine's, ``ChainReader.clock_offset_s``)
     turns a match's ``finished_at`` into the chain time it was played at, which decides the
-    agreement its avatar rewards are split by: 0 on a real network, the warp on a dev chain."""
+    agreement its avatar rewards are split by: 0 on a real network, the warp on a dev chain.
+    ``recipients`` names the center and creator legs of each fee (none: all to the treasury).
+    """
     report = PlanReport()
     rules = policies(settings)
+    schedule = fee_schedule(settings)
     while len(report.planned) + len(report.rejected) < limit:
         with session_factory() as session, session.begin():
             query = (
@@ -102,6 +114,8 @@ def plan_finished_matches(
                         played_at_s=int(aware(row["finished_at"]).timestamp())
                         + chain_clock_offset_s,
                         emission_per_wallet_per_day=settings.economy.emission_per_wallet_per_day,
+                        schedule=schedule,
+                        recipients=recipients,
                     )
                 values["status"] = "planned"
                 report.planned.append(row["match_id"])
@@ -206,15 +220,20 @@ def _process_wiring() -> tuple[Settings, sessionmaker[Session], ChainReader]:
     return settings, make_session_factory(db), chain_reader(settings)
 
 
-def economy_cycle() -> dict[str, int]:
+def economy_cycle(recipients: FeeRecipients | None = None) -> dict[str, int]:
     """One periodic pass for a worker task: follow the registry and the vault deposits,
-    plan finished matches into the chain outbox, and book confirmed settlements."""
+    plan finished matches into the chain outbox (fees split with ``recipients``), and book
+    confirmed settlements."""
     settings, sessions, reader = _process_wiring()
     max_blocks = settings.economy.indexer_max_blocks
     indexed = index_registry(session_factory=sessions, reader=reader, max_blocks=max_blocks)
     deposits = index_deposits(session_factory=sessions, reader=reader, max_blocks=max_blocks)
+    centers = index_centers(session_factory=sessions, reader=reader, max_blocks=max_blocks)
     planned = plan_finished_matches(
-        session_factory=sessions, settings=settings, chain_clock_offset_s=reader.clock_offset_s()
+        session_factory=sessions,
+        settings=settings,
+        chain_clock_offset_s=reader.clock_offset_s(),
+        recipients=recipients,
     )
     booked = sync_ledger(session_factory=sessions, reader=reader)
     market_events = index_markets(settings=settings, session_factory=sessions, reader=reader)
@@ -227,6 +246,7 @@ def economy_cycle() -> dict[str, int]:
         "registry_events": indexed.events,
         "market_events": market_events,
         "deposits": deposits.credited,
+        "center_events": centers.events,
         "planned": len(planned.planned),
         "rejected": len(planned.rejected),
         **booked,

@@ -178,6 +178,8 @@ class FinishedMatch:
     seats: tuple[SeatResult, ...]
     preset: str = ""
     aborted: bool = False
+    # The table it was played at (its Game Center, if any, takes a leg of the fee).
+    table_id: str = ""
 
     @property
     def economy(self) -> TableEconomy:
@@ -202,6 +204,7 @@ class FinishedMatch:
             stake=stake,
             seats=tuple(SeatResult.from_json(s) for s in row.seats),
             preset=row.preset or "",
+            table_id=getattr(row, "table_id", "") or "",
         )
 
 

@@ -12,50 +12,41 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from eth_utils.address import is_address, to_checksum_address
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.chain import outbox
 from backend.db import dialect
 from backend.db.base import aware
 from backend.economy.exceptions import EconomyValueError
+from backend.economy.fee_legs import Payer
+from backend.economy.fee_schedule import FeeRecipients, FeeSchedule
 from backend.economy.models import (
-    AgreementMirror,
-    AgreementStatus,
-    LedgerLeg,
-    LegStatus,
     PlannedSettlement,
     SeatRecord,
     SettlementRequest,
     SettlementStatus,
+    StakeEntry,
 )
+from backend.economy.payouts import Payouts
 from backend.economy.policy import (
     AVATAR_ADMISSIONS,
     MAX_PAYOUT_AMOUNT,
-    PARTY_NAMES,
-    AgreementShares,
     FinishedMatch,
     PolicyError,
     RewardPlan,
     RewardPolicy,
     TableEconomy,
-    Terms,
-    payee_shares,
     plan_rewards,
-    split_payout,
 )
 from backend.economy.seasons import season_at
 from backend.economy.stakes import checksum, escrowed
 
 logger = logging.getLogger(__name__)
-
-# The gate's admission of a wallet that owns the avatar it plays and has let nobody use it.
-OWNER_ADMISSION = "avatar_owner"
 
 
 # --- the server's queue -------------------------------------------------------------------
@@ -104,185 +95,6 @@ def queue_match(
 # --- planning -----------------------------------------------------------------------------
 
 
-def _agreement_at(session: Session, avatar_id: int, played_at_s: int) -> AgreementMirror | None:
-    """The mirror's agreement in force at ``played_at_s``, as ``payeesAt`` finds it on chain:
-    accepted by then and not yet ended (terminated, reclaimed or run out)."""
-    return session.scalars(
-        select(AgreementMirror).where(
-            AgreementMirror.avatar_id == avatar_id,
-            AgreementMirror.status.in_((AgreementStatus.ACTIVE, AgreementStatus.ENDED)),
-            AgreementMirror.starts_at <= played_at_s,
-            func.coalesce(AgreementMirror.ended_at, AgreementMirror.ends_at) > played_at_s,
-        )
-    ).first()
-
-
-def _shares(agreement: AgreementMirror | None) -> AgreementShares | None:
-    if agreement is None:
-        return None
-    terms = Terms.FIXED_RENT if agreement.terms == "fixed_rent" else Terms.REWARDS_DIVISION
-    dust = {v: k for k, v in PARTY_NAMES.items()}[agreement.dust_to]
-    return AgreementShares(terms, agreement.owner_bps, agreement.manager_bps, dust)
-
-
-def _predicted_avatar_legs(
-    session: Session,
-    *,
-    match_id: str,
-    seat: int,
-    avatar_id: int,
-    amount: int,
-    player: str,
-    admitted_as: str | None,
-    played_at_s: int,
-) -> list[LedgerLeg]:
-    """The split as the mirror expects it; rewritten from the chain's event once paid."""
-    agreement = _agreement_at(session, avatar_id, played_at_s)
-    owner_bps, manager_bps, dust_to = payee_shares(_shares(agreement))
-    split = split_payout(amount, owner_bps=owner_bps, manager_bps=manager_bps, dust_to=dust_to)
-    if agreement is not None:
-        parties = [
-            ("owner", agreement.owner, split.owner),
-            ("manager", agreement.manager, split.manager),
-            ("scholar", agreement.scholar, split.scholar),
-        ]
-    else:
-        # No agreement in its term: everything goes to the owner, who is the player when the
-        # seat was admitted as the avatar's owner (otherwise the last known owner).
-        owner = player
-        if admitted_as != "avatar_owner":
-            last = session.scalars(
-                select(AgreementMirror)
-                .where(AgreementMirror.avatar_id == avatar_id)
-                .order_by(AgreementMirror.id.desc())
-            ).first()
-            owner = last.owner if last is not None else player
-        parties = [("owner", owner, split.owner)]
-    return [
-        LedgerLeg(
-            match_id=match_id,
-            seat=seat,
-            avatar_id=avatar_id,
-            agreement_id=agreement.id if agreement is not None else None,
-            party=party,
-            address=to_checksum_address(address),
-            amount=str(value),
-            status=LegStatus.PENDING,
-        )
-        for party, address, value in parties
-        if value and address
-    ]
-
-
-@dataclass
-class _Payouts:
-    """One settlement's chain payouts, in order, and the pending ledger legs booking them
-    (shared by matches and prizes). ``played_at`` dates avatar payouts (chain time)."""
-
-    match_id: str
-    played_at: int
-    chain: list[outbox.Payout] = field(default_factory=list)
-    legs: list[LedgerLeg] = field(default_factory=list)
-
-    @classmethod
-    def at(cls, match_id: str, finished_at: datetime, played_at_s: int | None) -> _Payouts:
-        """``played_at_s`` if given, else ``finished_at``."""
-        played_at = int(aware(finished_at).timestamp()) if played_at_s is None else played_at_s
-        return cls(match_id, played_at)
-
-    def to_avatar(
-        self,
-        session: Session,
-        *,
-        seat: int,
-        avatar_id: int,
-        amount: int,
-        player: str,
-        admitted_as: str | None,
-    ) -> None:
-        if admitted_as == OWNER_ADMISSION:
-            # The gate admitted the player as the avatar's owner with no user (so no rental in
-            # force) and re-checked it at the end: the owner at play time is the player. An
-            # avatar payout would pay whoever owns the avatar when the batch lands (the
-            # contract's no-agreement case), so a buyer could collect the seller's reward.
-            # A plain wallet payout to the server's own record of the seat cannot move.
-            self._pay_account(player, amount)
-            self.legs.append(
-                LedgerLeg(
-                    match_id=self.match_id,
-                    seat=seat,
-                    avatar_id=avatar_id,
-                    party="owner",
-                    address=to_checksum_address(player),
-                    amount=str(amount),
-                    status=LegStatus.PENDING,
-                )
-            )
-            return
-        self.chain.append(
-            outbox.Payout(amount=amount, avatar_id=avatar_id, played_at=self.played_at)
-        )
-        self.legs += _predicted_avatar_legs(
-            session,
-            match_id=self.match_id,
-            seat=seat,
-            avatar_id=avatar_id,
-            amount=amount,
-            player=player,
-            admitted_as=admitted_as,
-            played_at_s=self.played_at,
-        )
-
-    def _pay_account(self, address: str, amount: int) -> None:
-        """One chain payout per wallet: a second leg to the same wallet (an owner's reward
-        and their own stake back) adds to its payout, which saves a transfer's gas."""
-        for i, payout in enumerate(self.chain):
-            if (
-                payout.account is not None
-                and payout.account.lower() == address.lower()
-                and payout.amount + amount <= MAX_PAYOUT_AMOUNT
-            ):
-                self.chain[i] = outbox.Payout(amount=payout.amount + amount, account=payout.account)
-                return
-        self.chain.append(outbox.Payout(amount=amount, account=address))
-
-    def to_account(self, *, party: str, address: str, amount: int, seat: int | None = None) -> None:
-        self._pay_account(address, amount)
-        self.legs.append(
-            LedgerLeg(
-                match_id=self.match_id,
-                seat=seat,
-                party=party,
-                address=to_checksum_address(address),
-                amount=str(amount),
-                status=LegStatus.PENDING,
-            )
-        )
-
-    def submit(
-        self,
-        session: Session,
-        settlement: PlannedSettlement,
-        *,
-        chain_match_id: str,
-        result_hash: str,
-        chain_id: int | None,
-    ) -> None:
-        """Book the legs as pending and queue the payouts as one ``settle`` entry, if any."""
-        session.add_all(self.legs)
-        if self.chain:
-            request = outbox.request_settlement(
-                session=session,
-                match_id=chain_match_id,
-                result_hash=result_hash,
-                payouts=self.chain,
-                chain_id=chain_id,
-            )
-            settlement.chain_request_id = request.id
-            settlement.status = SettlementStatus.SUBMITTED
-        session.flush()
-
-
 def _check_escrow(session: Session, match: FinishedMatch) -> None:
     """A staked match pays its pot out of the vault: every human seat must have put it in."""
     held = escrowed(session=session, match_id=match.match_id)
@@ -327,6 +139,8 @@ def plan_settlement(
     chain_id: int | None = None,
     played_at_s: int | None = None,
     emission_per_wallet_per_day: int | None = None,
+    schedule: FeeSchedule | None = None,
+    recipients: FeeRecipients | None = None,
 ) -> PlannedSettlement:
     """Plan a finished match's rewards, book them as pending and queue the on-chain settlement.
 
@@ -337,6 +151,8 @@ def plan_settlement(
     by what is left of the season the match finished in (none outside a season). Avatar
     rewards carry ``played_at_s``, the chain time the match was played at (default:
     ``finished_at``), and are split by the agreement in force then, however late they settle.
+    The fee is split by ``schedule`` between the treasury and what ``recipients`` names (the
+    table's center, each referred player's creator), as legs of the same batch.
     """
     existing = session.get(PlannedSettlement, match.match_id)
     if existing is not None:
@@ -378,7 +194,7 @@ def plan_settlement(
     )
     session.add(settlement)
     session.flush()
-    payouts = _Payouts.at(match.match_id, finished_at, played_at_s)
+    payouts = Payouts.at(match.match_id, finished_at, played_at_s)
     by_seat = {p.seat: p for p in plan.payouts}
     for s in match.seats:
         p = by_seat.get(s.seat)
@@ -423,7 +239,22 @@ def plan_settlement(
         if to_wallet:
             payouts.to_account(party="wallet", address=p.address, amount=to_wallet, seat=s.seat)
     if plan.fee:
-        payouts.to_account(party="treasury", address=treasury, amount=plan.fee)
+        payouts.to_fee_legs(
+            session,
+            fee=plan.fee,
+            at=finished_at,
+            payers=[
+                Payer(s.seat, s.address, match.stake)
+                for s in match.seats
+                if s.address is not None and s.eligible
+            ],
+            treasury=treasury,
+            table_id=match.table_id or None,
+            center_id=None,
+            season_id=settlement.season_id,
+            schedule=schedule,
+            recipients=recipients,
+        )
     payouts.submit(
         session,
         settlement,
@@ -461,6 +292,14 @@ class Prize:
         return self.avatar_id is not None and self.admitted_as in AVATAR_ADMISSIONS
 
 
+def _entry_payers(session: Session, key: str) -> list[Payer]:
+    """Who paid a competition's entry fees: its escrow entries (entrant number, wallet)."""
+    rows = session.scalars(
+        select(StakeEntry).where(StakeEntry.match_id == key, StakeEntry.kind == "escrow")
+    )
+    return [Payer(int(r.seat or 0), r.address, int(r.amount)) for r in rows]
+
+
 def plan_prize_settlement(
     *,
     session: Session,
@@ -476,20 +315,28 @@ def plan_prize_settlement(
     finished_at: datetime,
     chain_id: int | None = None,
     played_at_s: int | None = None,
+    center_id: int | None = None,
+    schedule: FeeSchedule | None = None,
+    recipients: FeeRecipients | None = None,
+    contributed: int = 0,
 ) -> PlannedSettlement:
     """Book a competition's prizes as pending and queue them as one ``settle`` entry, through
     the same outbox, ledger and reconciliation as a match.
 
     ``key`` is the competition's stake-escrow key: the entry fees held under it must equal
     ``entry_fees`` (the vault never pays a pool nobody put in), and
-    ``sum(prizes) + fee == entry_fees + added_prize``. The added prize was already charged to
-    the season when the competition was created. Idempotent per key."""
+    ``sum(prizes) + fee == entry_fees + added_prize + contributed`` (``contributed``: DEW
+    contributions already in the vault for this competition, fee-free). The added prize was
+    already charged to the season when the competition was created. The fee is split like a
+    match's: the center the competition ran at (``center_id``) and each referred entrant's
+    creator take their legs (``schedule``, ``recipients``), the treasury the rest.
+    Idempotent per key."""
     existing = session.get(PlannedSettlement, key)
     if existing is not None:
         return existing
     if not is_address(treasury):
         raise EconomyValueError(f"treasury is not an address: {treasury!r}")
-    if min(entry_fees, added_prize, fee, *(p.amount for p in prizes), 0) < 0:
+    if min(entry_fees, added_prize, fee, contributed, *(p.amount for p in prizes), 0) < 0:
         raise EconomyValueError("prize amounts must be >= 0")
     held = sum(escrowed(session=session, match_id=key).values())
     if held != entry_fees:
@@ -497,9 +344,10 @@ def plan_prize_settlement(
             f"{key!r} holds {held} DEW wei of entry fees, the pool counts {entry_fees}"
         )
     total = sum(p.amount for p in prizes) + fee
-    if total != entry_fees + added_prize:
+    if total != entry_fees + added_prize + contributed:
         raise PolicyError(
             f"prizes {total - fee} + fee {fee} != entry fees {entry_fees} + added {added_prize}"
+            f" + contributed {contributed}"
         )
     if any(p.amount > MAX_PAYOUT_AMOUNT for p in prizes):
         raise PolicyError("a prize exceeds the contract's 2**88-1")
@@ -511,7 +359,9 @@ def plan_prize_settlement(
         economy="prize",
         preset="",
         finished_at=finished_at,
-        stake_pot=str(entry_fees),
+        # What entrants and contributors put in the vault (contributions are never the
+        # season's: a failed settlement gives only the added prize back to the season).
+        stake_pot=str(entry_fees + contributed),
         emission=str(added_prize),
         fee=str(fee),
         returned="0",
@@ -522,7 +372,7 @@ def plan_prize_settlement(
     session.flush()
     # A prize is won when the competition ends: an avatar's prize is split by the agreement
     # in force then (``played_at_s``, chain time; default ``finished_at``).
-    payouts = _Payouts.at(key, finished_at, played_at_s)
+    payouts = Payouts.at(key, finished_at, played_at_s)
     for p in prizes:
         if not p.amount:
             continue
@@ -540,7 +390,18 @@ def plan_prize_settlement(
         else:
             payouts.to_account(party="wallet", address=address, amount=p.amount, seat=p.place)
     if fee:
-        payouts.to_account(party="treasury", address=treasury, amount=fee)
+        payouts.to_fee_legs(
+            session,
+            fee=fee,
+            at=finished_at,
+            payers=_entry_payers(session, key),
+            treasury=treasury,
+            table_id=None,
+            center_id=center_id,
+            season_id=season_id,
+            schedule=schedule,
+            recipients=recipients,
+        )
     payouts.submit(
         session,
         settlement,

@@ -81,6 +81,12 @@ class TooManyTables(Conflict):
     code = "too_many_tables"
 
 
+class CenterFull(Conflict):
+    """The Game Center already hosts as many open or playing tables as its capacity."""
+
+    code = "center_full"
+
+
 class TableNotOpen(Conflict):
     code = "table_not_open"
 

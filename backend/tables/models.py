@@ -51,6 +51,9 @@ class Table(TimestampMixin, Base):
     spectator_delay_s: Mapped[float] = mapped_column(Float, default=0.0)
     status: Mapped[str] = mapped_column(String(16), default="open", index=True)
     match_id: Mapped[str | None] = mapped_column(String(32))
+    # The Game Center hosting the table (``backend.centers``), None for none. Its fee legs go
+    # to the center's payee; its host alone opens tables under it, up to its capacity.
+    center_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
 
 
 class TableSeat(Base):

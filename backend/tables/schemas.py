@@ -47,6 +47,18 @@ class SeatOut(BaseModel):
     avatar_id: int | None
 
 
+class FeesOut(BaseModel):
+    """A table's fees before a join (docs/economy.md, "Fees"): the rake on its pot, and how
+    that fee is shared (bps of the fee): the treasury, the hosting center, a referred
+    player's creator."""
+
+    rake_bps: int
+    treasury_bps: int
+    center_bps: int
+    creator_bps: int
+    center_id: int | None = None
+
+
 class TableOut(BaseModel):
     id: str
     preset: str
@@ -69,6 +81,7 @@ class TableOut(BaseModel):
     invite_code: str | None = Field(default=None, description="Only shown to the creator")
     invite_link: str | None = None
     ws_path: str
+    fees: FeesOut | None = None
 
 
 class QueueRequest(BaseModel):

@@ -21,6 +21,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from backend.centers import service as centers
 from backend.config import Settings
 from backend.db import dialect
 from backend.db.base import utcnow
@@ -68,6 +69,10 @@ class TableSpec:
     turn_timeout_s: float | None = None
     spectators_allowed: bool = True
     spectator_delay_s: float = 0.0
+    # A table opened by a Game Center's host under the center (``backend.centers``): a
+    # human table its host does not sit at, counted against the center's capacity instead
+    # of the host's own cap.
+    center_id: int | None = None
 
 
 def get_table(*, session: Session, table_id: str, lock: bool = False) -> Table:
@@ -107,8 +112,15 @@ def create_table(
         )
     # The gate reads the chain: before the first statement of the write transaction (on
     # SQLite that statement takes the one write lock).
-    admission = gate.admit(creator, spec.avatar_id) if spec.earning and spec.kind != "ai" else None
-    _check_table_cap(session, settings, creator)
+    hosted = spec.center_id is not None
+    if hosted and spec.kind != "human":
+        raise exc.InvalidRequest(f"a center hosts tables of human players, not {spec.kind!r}")
+    seated = spec.earning and spec.kind != "ai" and not hosted
+    admission = gate.admit(creator, spec.avatar_id) if seated else None
+    if spec.center_id is not None:
+        _check_center_capacity(session, creator, spec.center_id)
+    else:
+        _check_table_cap(session, settings, creator)
     table = Table(
         id=uuid.uuid4().hex,
         preset=spec.preset,
@@ -126,6 +138,7 @@ def create_table(
         spectators_allowed=spec.spectators_allowed,
         spectator_delay_s=spec.spectator_delay_s,
         status="open",
+        center_id=spec.center_id,
         created_at=utcnow(),
     )
     session.add(table)
@@ -143,7 +156,7 @@ def create_table(
             for seat in range(SAME_DEVICE_SEATS):
                 seating.take_seat(session, table, seat, creator)
             seating.start_match(session, table)
-        elif spec.kind == "human":
+        elif spec.kind == "human" and not hosted:
             seating.take_seat(session, table, 0, creator, admission)
         session.commit()
     except IntegrityError:
@@ -223,6 +236,34 @@ def _check_table_cap(session: Session, settings: Settings, creator: str) -> None
             f"you already have {live} open or playing tables (at most {cap}); "
             "finish or leave one first"
         )
+
+
+def _check_center_capacity(session: Session, host: str, center_id: int) -> None:
+    """The caller must host the center now, and the center must have a free table slot.
+    ``require_host`` locks the center's row first, so two openings cannot both see the
+    last free slot."""
+    center = centers.require_host(session=session, center_id=center_id, wallet=host, at=utcnow())
+    live = (
+        session.scalar(
+            select(func.count())
+            .select_from(Table)
+            .where(Table.center_id == center_id, Table.status.in_(LIVE_STATUSES))
+        )
+        or 0
+    )
+    if live >= center.capacity:
+        raise exc.CenterFull(
+            f"center {center_id} already hosts {live} open or playing tables "
+            f"(its capacity is {center.capacity}); wait until one finishes"
+        )
+
+
+def open_at_center(*, session: Session, center_id: int, limit: int = 100) -> list[Table]:
+    """A center's tables still waiting for players, oldest first."""
+    query = select(Table).where(
+        Table.center_id == center_id, Table.status == "open", Table.visibility == "public"
+    )
+    return list(session.scalars(query.order_by(Table.created_at).limit(limit)))
 
 
 def lobby(*, session: Session, preset: str | None = None, limit: int = 100) -> list[Table]:

@@ -141,6 +141,9 @@ function renderAccount() {
     h("a", { href: "#/screening", id: "nav-screening" }, t("screening")),
     h("a", { href: "#/shop", id: "nav-shop" }, t("shop")),
     h("a", { href: "#/market", id: "nav-market" }, t("market")),
+    // Game Centers and content creators (issue 20, centers.js and creator.js).
+    h("a", { href: "#/centers", id: "nav-centers" }, t("centers")),
+    h("a", { href: "#/creator", id: "nav-creator" }, t("creator")),
   );
   document.getElementById("lang").textContent = currentLang() === "es" ? "EN" : "ES";
 }
@@ -651,6 +654,15 @@ function seatAvatar(avatarId) {
   return box;
 }
 
+// --- Game Centers and content creators (centers.js, creator.js; issue 20) ---------------------
+
+async function issue20Screen(load, ...args) {
+  const view = await load();
+  const onLeave = (fn) => { leaveView = fn; };
+  const ui = { h, show, table, field, dew, short, say, fail, onLeave, ensureWallet, join: joinTable, refresh: route };
+  return view(api, ui, ...args);
+}
+
 // --- routing ----------------------------------------------------------------------------------
 
 const ROUTES = [
@@ -668,6 +680,9 @@ const ROUTES = [
   [/^#\/shop$/, () => marketScreen(() => import("./shop.js").then((x) => x.shopView))],
   [/^#\/market$/, () => marketScreen(() => import("./market.js").then((x) => x.marketView))],
   [/^#\/avatar\/([0-9]+)$/, (m) => marketScreen(() => import("./avatar.js").then((x) => x.avatarView), m[1])],
+  [/^#\/centers$/, () => issue20Screen(() => import("./centers.js").then((x) => x.centersView))],
+  [/^#\/centers\/([0-9]+)$/, (m) => issue20Screen(() => import("./centers.js").then((x) => x.centerView), m[1])],
+  [/^#\/creator$/, (m, q) => issue20Screen(() => import("./creator.js").then((x) => x.creatorView), q)],
   [/^.*$/, () => lobbyView()],
 ];
 

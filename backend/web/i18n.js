@@ -152,6 +152,9 @@ Object.assign(STRINGS.en, { seasons: "Seasons", competitions: "Competitions", he
 // Navigation to the markets (issue 19): shop.js, market.js and avatar.js add their own strings.
 Object.assign(STRINGS.es, { shop: "Tienda", market: "Mercado" });
 Object.assign(STRINGS.en, { shop: "Shop", market: "Market" });
+// Game Centers and content creators (issue 20): the nav links; the pages add the rest.
+Object.assign(STRINGS.es, { centers: "Centros", creator: "Creadores" });
+Object.assign(STRINGS.en, { centers: "Centers", creator: "Creators" });
 
 /** Add a screen's strings: `{es: {...}, en: {...}}`. */
 export function addStrings(tables) {

@@ -19,6 +19,10 @@ const CONTRACTS = [
   ["PlainERC721", "PlainERC721.sol"], // benchmark baseline only
   ["ERC6551BenchRegistry", "ERC6551Bench.sol"], // benchmark only (equip via token-bound accounts)
   ["ERC6551BenchAccount", "ERC6551Bench.sol"], // benchmark only
+  // issue 20 (h20-contracts): game centers, contributions, the fee split's test harness
+  ["GameCenter", "GameCenter.sol"],
+  ["Contributions", "Contributions.sol"],
+  ["FeeSplitHarness", "FeeSplitHarness.sol"], // tests of the Python twin only
 ];
 
 const root = path.join(__dirname, "..");

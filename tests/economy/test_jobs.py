@@ -171,7 +171,7 @@ def test_pending_matches_are_planned_once_and_bad_rows_rejected(db_url):
             ("owner", ALICE_CHECKSUM, 3),
             ("wallet", ALICE_CHECKSUM, None),
         ]
-        fee = settings.economy.fee_bps * 2 * 10**18 // 10_000
+        fee = settings.fees.rake_bps * 2 * 10**18 // 10_000
         assert payouts[-1] == {"account": settings.economy.treasury, "amount": str(fee)}
         total = sum(int(p["amount"]) for p in payouts)
         assert total == 2 * 10**18 + int(planned.emission) - int(planned.returned)

@@ -111,7 +111,7 @@ def _check_plan(sessions, settings, match_id, outcomes):
     assert request.payload["result_hash"] == row.result_hash
     humans_won = {o.seat for o in outcomes if o.won} & {0, 2}
     paid_seats = {s for s, r in records.items() if int(r.amount) > 0}
-    fee = 2 * STAKE * settings.economy.fee_bps // 10_000
+    fee = 2 * STAKE * settings.fees.rake_bps // 10_000
     emission = 2 * settings.economy.emission_per_seat  # the two human seats; bots bring none
     if humans_won:  # Alice and Carol's team won: they share the pot and the emission
         assert paid_seats == {0, 2}

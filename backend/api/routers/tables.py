@@ -12,6 +12,7 @@ from web3 import Web3
 from backend.accounts import terms
 from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
+from backend.economy.fee_schedule import BPS, FeeSchedule
 from backend.tables import exceptions as exc
 from backend.tables import matchmaking, schemas
 from backend.tables import service as tables
@@ -30,7 +31,7 @@ def _address(text: str) -> str:
     return Web3.to_checksum_address(text)
 
 
-def _table_out(
+def table_out(
     request: Request, session: Session, table: Table, viewer: str | None = None
 ) -> schemas.TableOut:
     seats = tables.seats_of(session=session, table_id=table.id)
@@ -62,6 +63,23 @@ def _table_out(
         invite_code=table.invite_code if mine else None,
         invite_link=_invite_link(request, table) if mine else None,
         ws_path=f"/ws/tables/{table.id}",
+        fees=table_fees(request.app.state.settings, table),
+    )
+
+
+def table_fees(settings: Any, table: Table) -> schemas.FeesOut:
+    """The table's fees from the one fee schedule: a staked table's pot pays the rake (other
+    tables take no fee); a center's share only where a center hosts the table."""
+    schedule = FeeSchedule.from_settings(settings.fees)
+    center_id = getattr(table, "center_id", None)
+    staked = table.earning and int(table.stake or 0) > 0
+    center_bps = schedule.center_bps if center_id is not None else 0
+    return schemas.FeesOut(
+        rake_bps=schedule.rake_bps if staked else 0,
+        treasury_bps=BPS - center_bps - schedule.creator_bps,
+        center_bps=center_bps,
+        creator_bps=schedule.creator_bps,
+        center_id=center_id,
     )
 
 
@@ -109,7 +127,7 @@ async def create_table(
     )
     if table.status == "playing":
         await hub.table_changed(table.id)
-    return await run_in_threadpool(_table_out, request, session, table, player.address)
+    return await run_in_threadpool(table_out, request, session, table, player.address)
 
 
 @router.get("/tables", response_model=list[schemas.TableOut], responses=_ERRORS)
@@ -125,7 +143,7 @@ def lobby(
         if status == "open"
         else tables.live_tables(session=session)
     )
-    return [_table_out(request, session, t) for t in found]
+    return [table_out(request, session, t) for t in found]
 
 
 @router.get("/tables/limits", response_model=schemas.TableLimits)
@@ -149,7 +167,7 @@ def get_table(
     request: Request, table_id: str, session: SessionDep, player: CurrentPlayer
 ) -> schemas.TableOut:
     table = tables.get_table(session=session, table_id=table_id)
-    return _table_out(request, session, table, player.address)
+    return table_out(request, session, table, player.address)
 
 
 @router.post("/tables/{table_id}/join", response_model=schemas.TableOut, responses=_ERRORS)
@@ -190,7 +208,7 @@ async def join_table(
         )
     )
     await hub.table_changed(table.id)
-    return await run_in_threadpool(_table_out, request, session, table, player.address)
+    return await run_in_threadpool(table_out, request, session, table, player.address)
 
 
 @router.post("/tables/{table_id}/leave", status_code=204, responses=_ERRORS)
@@ -218,7 +236,7 @@ def invite(
         by=player.address,
         addresses=[_address(a) for a in body.addresses],
     )
-    return _table_out(request, session, table, player.address)
+    return table_out(request, session, table, player.address)
 
 
 @router.post("/tables/{table_id}/start", response_model=schemas.TableOut, responses=_ERRORS)
@@ -230,7 +248,7 @@ async def start_with_bots(
         lambda: tables.start_with_bots(session=session, table_id=table_id, by=player.address)
     )
     await hub.table_changed(table.id)
-    return await run_in_threadpool(_table_out, request, session, table, player.address)
+    return await run_in_threadpool(table_out, request, session, table, player.address)
 
 
 @router.post("/matchmaking", response_model=schemas.TicketOut, status_code=201, responses=_ERRORS)

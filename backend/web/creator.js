@@ -1,0 +1,113 @@
+// Content creators (issue 20): the creator dashboard (its code and link, the players it
+// brought, their matches since binding, its earnings per season) from GET /creators/me/dashboard,
+// registering a code, and binding the signed-in player to a creator through a `?ref=CODE` link:
+// the server issues a statement, the player's wallet signs it (EIP-191), POST /creators/bind.
+// Loaded on demand by app.js, which passes its helpers in `ui`.
+
+import { request } from "./competitions.js";
+import { addStrings, t } from "./i18n.js";
+
+addStrings({
+  es: {
+    creatorTitle: "Creador de contenido", yourCode: "Tu código", yourLink: "Tu enlace para invitar",
+    playersBrought: "Jugadores que trajiste", player: "Jugador", boundAt: "Desde", earnsUntil: "Ganas hasta",
+    creatorEarnings: "Tus ganancias por temporada", season: "Temporada", paid: "Pagado",
+    noSeason: "sin temporada", registerCode: "Registrar un código", code: "Código", registerBtn: "Registrar",
+    notCreator: "Aún no tienes un código de creador.", signInFirst: "Inicia sesión para ver tu panel.",
+    bindTitle: "Unirte a un creador",
+    bindExplain: "El creador {code} te invitó. Tu billetera firma la unión; solo se hace una vez.",
+    bindBtn: "Firmar y unirme", boundTo: "Estás unido al creador {code}.",
+  },
+  en: {
+    creatorTitle: "Content creator", yourCode: "Your code", yourLink: "Your invitation link",
+    playersBrought: "Players you brought", player: "Player", boundAt: "Since", earnsUntil: "You earn until",
+    creatorEarnings: "Your earnings per season", season: "Season", paid: "Paid",
+    noSeason: "no season", registerCode: "Register a code", code: "Code", registerBtn: "Register",
+    notCreator: "You have no creator code yet.", signInFirst: "Sign in to see your dashboard.",
+    bindTitle: "Join a creator",
+    bindExplain: "Creator {code} invited you. Your wallet signs the binding; it is done once.",
+    bindBtn: "Sign and join", boundTo: "You are bound to creator {code}.",
+  },
+});
+
+const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
+const day = (iso) => {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleDateString();
+};
+// Amounts may come as JSON integers: above 2**53 a browser rounds them (shown to the cent).
+const wei = (value) => (typeof value === "number" ? BigInt(Math.round(value)).toString() : String(value ?? "0"));
+const CODE = /^[A-Za-z0-9]{4,16}$/;
+
+function registerForm(api, ui) {
+  const { h, field, fail } = ui;
+  const code = h("input", { name: "code", required: true, minlength: "4", maxlength: "16", pattern: "[A-Za-z0-9]+" });
+  const submit = async (event) => {
+    event.preventDefault();
+    try {
+      await request(api, "POST", "/creators", { code: code.value });
+      ui.refresh();
+    } catch (error) {
+      fail(error);
+    }
+  };
+  return h("form", { id: "creator-register", onsubmit: submit },
+    h("h3", {}, t("registerCode")), field(t("code"), code), h("button", { type: "submit" }, t("registerBtn")));
+}
+
+function bindPanel(api, ui, code) {
+  const { h, say, fail } = ui;
+  const bind = async () => {
+    try {
+      const wallet = await ui.ensureWallet();
+      const statement = await request(api, "POST", "/creators/bind/statement", { code });
+      const signature = await wallet.signMessage(statement.message);
+      const bound = await request(api, "POST", "/creators/bind", { nonce: statement.nonce, signature });
+      const text = fill(t("boundTo"), { code: bound.code });
+      panel.replaceChildren(h("p", { id: "bound-to", "data-code": bound.code }, text));
+      say(fill(t("boundTo"), { code: bound.code }));
+    } catch (error) {
+      fail(error);
+    }
+  };
+  const panel = h("section", { id: "creator-bind", "aria-labelledby": "bind-h" },
+    h("h3", { id: "bind-h" }, t("bindTitle")),
+    h("p", {}, fill(t("bindExplain"), { code })),
+    h("button", { type: "button", id: "bind-creator", disabled: !api.token, onclick: bind }, t("bindBtn")));
+  return panel;
+}
+
+export async function creatorView(api, ui, query) {
+  const { h, show, table, short, dew } = ui;
+  const ref = query?.get("ref") ?? "";
+  const bind = CODE.test(ref) ? bindPanel(api, ui, ref) : null;
+  if (!api.token) return show(h("h2", {}, t("creatorTitle")), bind, h("p", {}, t("signInFirst")));
+  let data = null;
+  try {
+    data = await request(api, "GET", "/creators/me/dashboard");
+  } catch (error) {
+    if (error.status !== 404) throw error;
+  }
+  if (!data) return show(h("h2", {}, t("creatorTitle")), bind, h("p", { id: "not-creator" }, t("notCreator")),
+    registerForm(api, ui));
+  const link = `${location.origin}/#/creator?ref=${encodeURIComponent(data.code)}`;
+  show(
+    h("h2", {}, t("creatorTitle")),
+    bind,
+    h("p", {}, `${t("yourCode")}: `, h("strong", { id: "creator-code" }, data.code)),
+    h("p", {}, `${t("yourLink")}: `, h("code", { id: "creator-link" }, link)),
+    h("section", { id: "creator-players", "aria-labelledby": "cp-h" },
+      h("h3", { id: "cp-h" }, t("playersBrought")),
+      table([t("player"), t("matches"), t("boundAt"), t("earnsUntil")], data.players.map((p) => [
+        h("code", { title: p.player, class: "brought", "data-address": p.player }, short(p.player)),
+        h("span", { class: "player-matches" }, String(p.matches)), day(p.bound_at), day(p.earns_until),
+      ]))),
+    h("section", { id: "creator-earnings", "aria-labelledby": "ce-h" },
+      h("h3", { id: "ce-h" }, t("creatorEarnings")),
+      table([t("season"), t("paid"), t("pending")], data.earnings.map((e) => [
+        e.season ?? t("noSeason"),
+        h("span", { class: "earned-paid", "data-wei": wei(e.paid) }, dew(wei(e.paid))),
+        h("span", { class: "earned-pending", "data-wei": wei(e.pending) }, dew(wei(e.pending))),
+      ]))),
+  );
+}
