@@ -47,8 +47,9 @@ CONTRACT_NAMES = (
 # second ScholarshipRegistry, deployed over the GameCenter (docs/contracts.md, "Game Centers").
 ARTIFACT_OF: dict[str, str] = {"CenterRegistry": "ScholarshipRegistry"}
 
-# snake_case names that Manifest.address also accepts (the SPEC's manifest keys).
-MANIFEST_ALIASES: dict[str, str] = {
+# Short manifest keys (SPEC A4, A6) for the contracts that have one:
+# ``manifest.address("game_center")`` is ``manifest.address("GameCenter")``.
+MANIFEST_KEYS = {
     "game_center": "GameCenter",
     "center_registry": "CenterRegistry",
     "contributions": "Contributions",
@@ -170,8 +171,9 @@ class Manifest:
     roles: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def address(self, name: str) -> str:
+        """The address of contract ``name`` (its Solidity name, or a key of MANIFEST_KEYS)."""
         try:
-            return self.addresses[MANIFEST_ALIASES.get(name, name)]
+            return self.addresses[MANIFEST_KEYS.get(name, name)]
         except KeyError:
             raise ManifestError(f"manifest has no address for {name!r}") from None
 
@@ -287,7 +289,7 @@ class Contracts:
             "GameCenter": self.game_center,
             "CenterRegistry": self.center_registry,
             "Contributions": self.contributions,
-        }[name]
+        }[MANIFEST_KEYS.get(name, name)]
 
 
 # --- settle encoding ----------------------------------------------------------------------

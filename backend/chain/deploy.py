@@ -38,6 +38,7 @@ from backend.chain.contracts import (
     SCREENER_ROLE,
     SETTLEMENT_ROLE,
     SETTLER_ROLE,
+    SHOP_ROLE,
     Manifest,
     artifact_name,
     load_artifact,
@@ -323,7 +324,7 @@ def _center_grants(
     rented center. Nobody gets the centers' registry's SETTLEMENT_ROLE: a center's fee legs
     are account payouts (``GameCenter.payeeOf``), never split by a registry."""
     center, center_registry = bind("GameCenter"), bind("CenterRegistry")
-    return [
+    grants: list[tuple[Any, bytes, str, str]] = [
         (center, MINTER_ROLE, operator, "GameCenter.MINTER_ROLE -> operator"),
         (
             center,
@@ -333,6 +334,9 @@ def _center_grants(
         ),
         (center_registry, SCREENER_ROLE, operator, "CenterRegistry.SCREENER_ROLE -> operator"),
     ]
+    if "Shop" in addresses:  # issue 19's shop sells blank centers, placed by their buyers
+        grants.append((center, SHOP_ROLE, addresses["Shop"], "GameCenter.SHOP_ROLE -> shop"))
+    return grants
 
 
 def _set_center_royalty(sender: _Sender, center: Any, treasury: str, bps: int) -> None:
