@@ -288,7 +288,6 @@ def deploy_all(
         (avatar, SHOP_ROLE, shop_address, "AvatarNFT.SHOP_ROLE -> shop"),
         (accessories, SHOP_ROLE, shop_address, "Accessories.SHOP_ROLE -> shop"),
         (vip, ISSUER_ROLE, shop_address, "VIPPass.ISSUER_ROLE -> shop"),
-        (bind("GameCenter"), SHOP_ROLE, shop_address, "GameCenter.SHOP_ROLE -> shop"),
         (accessories, CATALOG_ROLE, operator, "Accessories.CATALOG_ROLE -> operator"),
         (shop, LISTER_ROLE, operator, "Shop.LISTER_ROLE -> operator"),
         (shop, GUARDIAN_ROLE, guardian, "Shop.GUARDIAN_ROLE -> guardian"),
@@ -423,7 +422,7 @@ def _center_grants(
     rented center. Nobody gets the centers' registry's SETTLEMENT_ROLE: a center's fee legs
     are account payouts (``GameCenter.payeeOf``), never split by a registry."""
     center, center_registry = bind("GameCenter"), bind("CenterRegistry")
-    return [
+    grants: list[tuple[Any, bytes, str, str]] = [
         (center, MINTER_ROLE, operator, "GameCenter.MINTER_ROLE -> operator"),
         (
             center,
@@ -433,6 +432,9 @@ def _center_grants(
         ),
         (center_registry, SCREENER_ROLE, operator, "CenterRegistry.SCREENER_ROLE -> operator"),
     ]
+    if "Shop" in addresses:  # issue 19's shop sells blank centers, placed by their buyers
+        grants.append((center, SHOP_ROLE, addresses["Shop"], "GameCenter.SHOP_ROLE -> shop"))
+    return grants
 
 
 def _set_center_royalty(sender: _Sender, center: Any, treasury: str, bps: int) -> None:

@@ -240,6 +240,59 @@ contract GameCenterTest is CenterFixture {
         vm.assertEq(center.nextTokenId(), 1);
     }
 
+    /// Whatever bytes the shop passes, a center is minted only when they describe a valid one.
+    function testFuzz_shopMint_neverMintsAnInvalidCenter(bytes calldata data) public {
+        vm.prank(shop);
+        try center.shopMint(owner, 0, 1, data) returns (uint256 id) {
+            (string memory name, bytes2 country, string memory city, int32 lat, int32 lon, uint16 capacity) =
+                center.centerOf(id);
+            if (data.length == 0) {
+                vm.assertFalse(center.isPlaced(id));
+                vm.assertTrue(capacity == center.SHOP_CAPACITY());
+                return;
+            }
+            vm.assertTrue(bytes(name).length >= 1 && bytes(name).length <= 64);
+            vm.assertTrue(bytes(city).length >= 1 && bytes(city).length <= 64);
+            vm.assertTrue(country[0] >= "A" && country[0] <= "Z" && country[1] >= "A" && country[1] <= "Z");
+            vm.assertTrue(lat >= -9000 && lat <= 9000 && lon >= -18_000 && lon <= 18_000);
+            vm.assertTrue(capacity >= 1 && capacity <= 500);
+        } catch {
+            vm.assertEq(center.nextTokenId(), 1);
+        }
+    }
+
+    /// A described shop center is minted exactly when every field is within its bounds.
+    function testFuzz_shopMint_describedBounds(
+        string calldata name,
+        bytes2 country,
+        string calldata city,
+        int32 lat,
+        int32 lon,
+        uint16 capacity
+    ) public {
+        // Around the bounds, so that both outcomes are common: letters '@'..'[' and coordinates
+        // and capacities a little past their limits.
+        country = bytes2(uint16(0x40 + uint8(country[0]) % 28) << 8 | uint16(0x40 + uint8(country[1]) % 28));
+        lat = int32(int256(bound(uint256(int256(lat) + 2 ** 31), 2 ** 31 - 9100, 2 ** 31 + 9100)) - 2 ** 31);
+        lon = int32(int256(bound(uint256(int256(lon) + 2 ** 31), 2 ** 31 - 18_100, 2 ** 31 + 18_100)) - 2 ** 31);
+        capacity = uint16(bound(capacity, 0, 520));
+        bool valid = bytes(name).length >= 1 && bytes(name).length <= 64 && bytes(city).length >= 1
+            && bytes(city).length <= 64 && country[0] >= "A" && country[0] <= "Z" && country[1] >= "A"
+            && country[1] <= "Z" && lat >= -9000 && lat <= 9000 && lon >= -18_000 && lon <= 18_000 && capacity >= 1
+            && capacity <= 500;
+        bytes memory data = abi.encode(name, country, city, lat, lon, capacity);
+        vm.prank(shop);
+        try center.shopMint(owner, 0, 1, data) returns (uint256 id) {
+            vm.assertTrue(valid, "an invalid description was minted");
+            (string memory storedName,,,,, uint16 storedCapacity) = center.centerOf(id);
+            vm.assertEq(storedName, name);
+            vm.assertTrue(storedCapacity == capacity);
+        } catch {
+            vm.assertFalse(valid, "a valid description was refused");
+            vm.assertEq(center.nextTokenId(), 1);
+        }
+    }
+
     // --- royalties and interfaces ---
 
     function test_royalty_defaultsToTheAdminAndIsCapped() public {
