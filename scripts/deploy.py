@@ -8,8 +8,10 @@ Defaults come from the chain settings (``DEW_CHAIN_RPC_URL``, ``DEW_CHAIN_MANIFE
 The deployer's key comes from ``--key-file``, else the ``DEPLOYER_KEY`` environment variable
 (deliberately not a ``DEW_*`` setting: no server process ever reads the deployer's key).
 ``--operator`` is the backend's hot wallet and must not be the deployer, admin or
-treasury: it gets the avatar minter, VIP issuer, screener and settler roles (and guardian,
-unless ``--guardian``). The deployer is the admin of every contract (with ``--admin``, it
+treasury: it gets the avatar minter, VIP issuer, screener, settler, accessory catalog and
+shop lister roles (and guardian of settlement, shop and market, unless ``--guardian``). The
+shop contract gets the avatar's and accessories' SHOP_ROLE and VIPPass's ISSUER_ROLE.
+The deployer is the admin of every contract (with ``--admin``, it
 starts the two-step transfer to that address). DEW is minted once, up to the cap: the
 vault's funding, the rest to the treasury (default: the admin); then nobody can mint DEW. It
 prints who holds every role (also recorded in the manifest) and exits 1 if the operator
