@@ -29,6 +29,7 @@ from backend.markets.models import (
     MarketListing,
     MarketsCursor,
     ShopListing,
+    event_seq,
 )
 
 logger = logging.getLogger(__name__)
@@ -101,6 +102,7 @@ def _avatar_transfer(session: Session, reader: MarketReader, event: MarketEvent)
         # ERC-4907: a new owner does not inherit the old owner's user.
         row.user, row.user_expires = None, 0
     row.owner = to
+    row.changed_seq = event_seq(event.block_number, event.log_index)
     row.updated_block = event.block_number
 
 
@@ -196,13 +198,20 @@ def _transfer_batch(session: Session, reader: MarketReader, event: MarketEvent) 
         session.flush()
 
 
+def _equipment_changed(session: Session, event: MarketEvent) -> None:
+    row = _avatar_row(session, int(event.args["avatarId"]), event.block_number)
+    row.changed_seq = event_seq(event.block_number, event.log_index)
+
+
 def _equipped(session: Session, reader: MarketReader, event: MarketEvent) -> None:
+    _equipment_changed(session, event)
     key = (int(event.args["avatarId"]), int(event.args["typeId"]))
     if session.get(Equipment, key) is None:
         session.add(Equipment(avatar_id=key[0], type_id=key[1], equipped_block=event.block_number))
 
 
 def _unequipped(session: Session, reader: MarketReader, event: MarketEvent) -> None:
+    _equipment_changed(session, event)
     row = session.get(Equipment, (int(event.args["avatarId"]), int(event.args["typeId"])))
     if row is not None:
         session.delete(row)
@@ -255,6 +264,7 @@ def _listed(session: Session, reader: MarketReader, event: MarketEvent) -> None:
             expires_at=int(a["expiresAt"]),
             status=ListingStatus.OPEN,
             listed_block=event.block_number,
+            listed_seq=event_seq(event.block_number, event.log_index),
             updated_block=event.block_number,
         )
     )

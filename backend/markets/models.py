@@ -16,6 +16,12 @@ from sqlalchemy.orm import Mapped, mapped_column
 from backend.db.base import Base, utcnow
 
 
+def event_seq(block_number: int, log_index: int) -> int:
+    """An event's place in chain order as one integer (a block holds far fewer than 2**20
+    logs)."""
+    return block_number * 2**20 + log_index
+
+
 class ItemKind:
     AVATAR = "avatar"
     ACCESSORY = "accessory"
@@ -79,6 +85,7 @@ class MarketListing(Base):
     status: Mapped[str] = mapped_column(String(16), index=True)
     buyer: Mapped[str | None] = mapped_column(String(42))
     listed_block: Mapped[int] = mapped_column(BigInteger)
+    listed_seq: Mapped[int] = mapped_column(BigInteger, default=0)  # its Listed's event_seq
     updated_block: Mapped[int] = mapped_column(BigInteger)
 
 
@@ -94,6 +101,9 @@ class AvatarState(Base):
     user_expires: Mapped[int] = mapped_column(BigInteger, default=0)
     # The end of a scholarship's rental lock (0: none): no transfer, no unequip before it.
     rented_until: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Where (``event_seq``) its owner or equipped set last changed: the market pins both
+    # when the avatar is listed, so a listing older than this is stale.
+    changed_seq: Mapped[int] = mapped_column(BigInteger, default=0)
     updated_block: Mapped[int] = mapped_column(BigInteger)
 
 

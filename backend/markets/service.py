@@ -95,8 +95,9 @@ def get_listing(*, session: Session, listing_id: int) -> MarketListing:
 
 def listing_status(session: Session, row: MarketListing, now_s: int) -> str:
     """``sold`` and ``cancelled`` as booked; an open listing is ``expired`` past its end,
-    ``stale`` when its seller no longer holds the item, withdrew the market's approval, or
-    the avatar is rented (the market refuses all three), else ``open``."""
+    ``stale`` when its seller no longer holds the item, withdrew the market's approval, the
+    avatar is rented, or the avatar moved or changed what it wears since it was listed (the
+    market pins its transfer count and equipped set), else ``open``."""
     if row.status != ListingStatus.OPEN:
         return row.status
     if row.expires_at and row.expires_at <= now_s:
@@ -107,6 +108,8 @@ def listing_status(session: Session, row: MarketListing, now_s: int) -> str:
     if row.item_kind == ItemKind.AVATAR:
         avatar = session.get(AvatarState, int(row.token_id))
         if avatar is None or avatar.owner != row.seller or avatar.rented_until > now_s:
+            return ListingStatus.STALE
+        if avatar.changed_seq > row.listed_seq:  # moved or re-dressed since: pinned at listing
             return ListingStatus.STALE
     else:
         held = session.get(AccessoryBalance, (row.seller, int(row.token_id)))

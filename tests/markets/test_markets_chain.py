@@ -10,7 +10,9 @@ import secrets
 
 import pytest
 from sqlalchemy import func, select
+from web3.exceptions import ContractCustomError
 
+from backend.chain.calls import _error_table, decode_revert
 from backend.db import create_db_engine, make_session_factory
 from backend.economy.reports import wallet_summary
 from backend.markets import ledger, service
@@ -186,3 +188,34 @@ def test_buy_equip_list_resell_reconciles_to_the_unit(world, deployment):
     with world.sessions.begin() as session:
         leg = session.get(MarketLedgerEntry, leg.id)
         leg.amount = str(int(leg.amount) + 1)
+
+    # B lists the avatar, then takes the hat off: the market pinned what it wore, so the
+    # listing is stale in the mirror and the contract refuses a buy of it.
+    world.sign(
+        key_b,
+        world.builder.market_list(
+            seller=b,
+            token_kind="avatar",
+            token_id=avatar_id,
+            amount=1,
+            price=300 * DEW,
+            expires_at=_chain_time(world) + 3600,
+        ),
+    )
+    world.index()
+    with world.sessions() as session:
+        [relisted] = service.listings(
+            session=session, now_s=_chain_time(world), seller=b, status="open"
+        )
+    world.sign(
+        key_b, [world.builder.equip(owner=b, avatar_id=avatar_id, type_id=type_id, equip=False)]
+    )
+    world.index()
+    with world.sessions() as session:
+        row = service.get_listing(session=session, listing_id=int(relisted["listing_id"]))
+        assert service.listing_status(session, row, _chain_time(world)) == "stale"
+    world.sign(key_a, [c.token.functions.approve(c.market.address, 300 * DEW)])
+    with pytest.raises(ContractCustomError) as refused:
+        c.market.functions.buy(int(relisted["listing_id"]), 300 * DEW).call({"from": a})
+    assert decode_revert(refused.value.data, _error_table()).startswith("MarketListingStale")
+    assert c.avatar.functions.ownerOf(avatar_id).call() == b

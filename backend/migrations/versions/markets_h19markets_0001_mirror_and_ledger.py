@@ -49,6 +49,7 @@ def upgrade() -> None:
         sa.Column("user", sa.String(length=42), nullable=True),
         sa.Column("user_expires", sa.BigInteger(), nullable=False),
         sa.Column("rented_until", sa.BigInteger(), nullable=False),
+        sa.Column("changed_seq", sa.BigInteger(), nullable=False),
         sa.Column("updated_block", sa.BigInteger(), nullable=False),
         sa.PrimaryKeyConstraint("avatar_id", name=op.f("pk_markets_avatars")),
     )
@@ -127,6 +128,7 @@ def upgrade() -> None:
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("buyer", sa.String(length=42), nullable=True),
         sa.Column("listed_block", sa.BigInteger(), nullable=False),
+        sa.Column("listed_seq", sa.BigInteger(), nullable=False),
         sa.Column("updated_block", sa.BigInteger(), nullable=False),
         sa.PrimaryKeyConstraint("listing_id", name=op.f("pk_markets_listings")),
     )
