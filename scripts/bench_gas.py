@@ -184,6 +184,96 @@ def per_payout(gas: int, n: int) -> int:
     return math.ceil(gas / n)
 
 
+# --- issue 20 (h20-contracts): a match's center and creator fee legs; renting a center ------
+
+# The staked match of these figures: a four-seat partnership match whose two winners are paid
+# (both already hold DEW: they staked it) and whose fee goes to the treasury, as
+# backend/economy/settlement.py plans it. "With legs": the same match plus two more kind-0
+# payouts, the Game Center's and the creator's share of the fee, in the same settle batch.
+CENTER_CREATOR_SAMPLES = 3
+
+
+def _fee_match(b: Bench, extra: Sequence[str]) -> list[SettlementPayout]:
+    winners = b.existing_holders(2)
+    fee = PAYOUT // 10
+    payouts = [SettlementPayout(amount=PAYOUT, account=w) for w in winners]
+    payouts.append(SettlementPayout(amount=fee, account=b.deployer))  # the treasury
+    payouts += [SettlementPayout(amount=fee // 4, account=a) for a in extra]
+    return payouts
+
+
+def _median_settle_gas(
+    b: Bench, matches: int, extra: Callable[[], Sequence[str]], samples: int
+) -> int:
+    """Median gas per match of settling ``matches`` fee matches in one transaction; each match
+    gets ``extra()`` as its additional legs. The median keeps out the one sample that opens a
+    fresh idempotency word (every 256th sequential id)."""
+    runs = []
+    for _ in range(samples):
+        payouts: list[SettlementPayout] = []
+        per_match = 3 + len(extra())
+        for _ in range(matches):
+            payouts += _fee_match(b, extra())
+        runs.append(b.settle(payouts, per_match=per_match) / matches)
+    return math.ceil(sorted(runs)[len(runs) // 2])
+
+
+def center_creator_figures(b: Bench, quick: bool) -> dict[str, Any]:
+    """``settle_gas_center_creator_ratio``: gas per settled match with the center and creator
+    legs over the same match without them, one match per transaction, every recipient an
+    existing DEW holder (a center and a creator are paid again and again). Also: batches of 10
+    matches at one center with one creator, and a center and creator paid for the first time
+    (a fresh balance slot each: the worst case)."""
+    samples = 1 if quick else CENTER_CREATOR_SAMPLES
+    center, creator = b.existing_holders(2)
+    figures: dict[str, Any] = {}
+    for matches in (1, 10):
+        base = _median_settle_gas(b, matches, lambda: (), samples)
+        legs = _median_settle_gas(b, matches, lambda: (center, creator), samples)
+        new = _median_settle_gas(b, matches, lambda: b.new_addresses(2), samples)
+        suffix = "" if matches == 1 else f"_batch{matches}"
+        figures[f"settle_gas_fee_match{suffix}"] = base
+        figures[f"settle_gas_fee_match_center_creator{suffix}"] = legs
+        figures[f"settle_gas_fee_match_center_creator_new{suffix}"] = new
+        figures[f"settle_gas_center_creator_ratio{suffix}"] = round(legs / base, 3)
+        figures[f"settle_gas_center_creator_ratio_new{suffix}"] = round(new / base, 3)
+    return figures
+
+
+def center_rental_figures(b: Bench) -> dict[str, Any]:
+    """Gas of renting a Game Center to an operator: ERC-4907 ``setUser`` by the owner (one
+    transaction, no payment, no lock) against the chosen Fixed Rent agreement in the centers'
+    ScholarshipRegistry (offer, the renter's DEW approve, accept: rent escrowed, center locked)."""
+    owner, renter = b.existing_holders(2)
+    c = b.c
+    center_id = c.game_center.functions.nextTokenId().call()
+    mint = c.game_center.functions.mintCenter(
+        owner, "Bench Club", b"DO", "Santiago", 1847, -6990, 8
+    )
+    figures: dict[str, Any] = {"center_mint_gas": b.tx(b.operator, mint)}
+    b.impersonate(owner)
+    expires = b.w3.eth.get_block("latest")["timestamp"] + 30 * 86400
+    figures["center_rental_setuser_gas"] = b.tx(
+        owner, c.game_center.functions.setUser(center_id, renter, expires)
+    )
+    figures["center_rental_screen_gas"] = b.tx(
+        b.operator, c.center_registry.functions.setScreened(owner, True)
+    )
+    terms = (0, 30 * 86400, DEW, 0, 0, "0x" + "00" * 20, 2, 2**64 - 1)  # Fixed Rent, 1 DEW
+    offer = b.tx(owner, c.center_registry.functions.offer(center_id, renter, terms))
+    agreement_id = c.center_registry.functions.agreementCount().call()
+    b.impersonate(renter)
+    approve = b.tx(renter, c.token.functions.approve(c.center_registry.address, DEW))
+    accept = b.tx(renter, c.center_registry.functions.accept(agreement_id))
+    if c.game_center.functions.payeeOf(center_id).call() != renter:
+        raise RuntimeError("the rented center does not pay its renter")
+    figures["center_rental_offer_gas"] = offer
+    figures["center_rental_approve_gas"] = approve
+    figures["center_rental_accept_gas"] = accept
+    figures["center_rental_fixed_rent_gas"] = offer + approve + accept
+    return figures
+
+
 def run(quick: bool) -> dict[str, Any]:
     sizes = (1, 10) if quick else (1, 10, 100)
     figures: dict[str, Any] = {}
@@ -243,6 +333,8 @@ def run(quick: bool) -> dict[str, Any]:
         figures["oz_mint_tx_gas"] = mints[0]
         for n in sizes:
             figures[f"oz_mint_gas_{n}_total"] = sum(mints[:n])
+        figures.update(center_creator_figures(b, quick))  # issue 20
+        figures.update(center_rental_figures(b))  # issue 20
         b.ids_engine.dispose()
 
     top = max(sizes)
@@ -261,6 +353,7 @@ def run(quick: bool) -> dict[str, Any]:
         ]
         <= 26_000,
         "mint_gas_10 <= 3 * mint_gas_1": figures["mint_gas_10"] <= 3 * figures["mint_gas_1"],
+        "settle_gas_center_creator_ratio <= 1.3": figures["settle_gas_center_creator_ratio"] <= 1.3,
     }
     figures["quick"] = quick
     figures["seconds"] = round(time.monotonic() - started, 1)

@@ -25,7 +25,7 @@ from typing import Annotated
 
 import typer
 
-from backend.cli import epilogue
+from backend.cli import creators_demo, epilogue
 from backend.cli.app import app
 
 # The demo's public names, importable from here as before the split.
@@ -56,7 +56,9 @@ def run_demo(config: DemoConfig, check: Callable[[DemoContext], None] | None = N
         season = Season(config, stack)
         season.start()
         season.sign_in()
+        creators_demo.bring_players(season)
         season.mint_avatars()
+        creators_demo.open_center(season)
         season.scholarships()
         season.vip_pass()
         season.entry_deposits()

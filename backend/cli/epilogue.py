@@ -9,6 +9,7 @@ import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from backend.cli import creators_demo
 from backend.cli.players import DemoFailed, Wallet, api_txs, in_threads, ok, play_seat
 from backend.cli.report import DemoResult, dew_amount, reconcile, render_campeonato
 from backend.cli.season import (
@@ -72,6 +73,7 @@ def campeonato(season: Season) -> None:
             settlement_limit=competitions.settlement_limit(season.contracts),
         )
         tid = t.id
+    creators_demo.host_at_center(season, tid)
     numbers: dict[int, Wallet] = {}
     for wallet in season.entrants:
         body = {"avatar_id": wallet.avatar_id} if wallet.avatar_id else {}

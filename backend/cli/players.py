@@ -280,6 +280,7 @@ class EconomyLoop:
         self._thread.join(timeout=30)
 
     def cycle(self) -> None:
+        from backend.creators.routing import FeeRouting
         from backend.economy import jobs
         from backend.economy.indexer import index_registry
         from backend.economy.stakes import index_deposits
@@ -290,6 +291,8 @@ class EconomyLoop:
             session_factory=self.sessions,
             settings=self.settings,
             chain_clock_offset_s=self.reader.clock_offset_s(),
+            # The same fee routing as the worker's: whichever plans a match, pays the same.
+            recipients=FeeRouting(),
         )
         jobs.sync_ledger(session_factory=self.sessions, reader=self.reader)
 

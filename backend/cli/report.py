@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from backend.cli import creators_demo
 from backend.cli.players import Wallet, ok
 
 if TYPE_CHECKING:
@@ -101,6 +102,9 @@ def close_the_books(season: Season) -> DemoResult:
         table = f"{table}\n\n{season.campeonato_table}"
     if season.withdrawal_line:
         table = f"{table}\n\n{season.withdrawal_line}"
+    fees = creators_demo.fee_lines(season)
+    if fees:
+        table = f"{table}\n\n" + "\n".join(fees)
     out("")
     out(table)
     out("")

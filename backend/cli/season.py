@@ -208,6 +208,9 @@ class Season:
         self.season_rewards_seen: dict[str, Any] = {}
         self.withdrawal_line = ""
         self.boundary: dict[str, Any] = {}
+        # Set by backend.cli.creators_demo: the creator wallet and the Game Center (issue 20).
+        self.cora: Wallet | None = None
+        self.center_id: int | None = None
 
     def step(self, text: str) -> None:
         self.out(f"[{time.monotonic() - self.started:5.1f}s] {text}")

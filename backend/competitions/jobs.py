@@ -10,6 +10,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import rounds
+from backend.competitions.contributions import index_contributions
 from backend.competitions.exceptions import CompetitionsError
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
@@ -88,6 +89,14 @@ def advance_cycle(recipients: FeeRecipients | None = None) -> dict[str, int]:
     clock only when a tournament finishes (a node that is down then fails that step alone,
     retried on the next pass)."""
     settings, sessions = _process_wiring()
+    try:
+        index_contributions(
+            session_factory=sessions,
+            reader=_chain_reader(),
+            max_blocks=settings.economy.indexer_max_blocks,
+        )
+    except Exception as error:  # a node that is down: the next pass reads the same range
+        log.warning("contributions not indexed this pass: %s", error)
     return advance_tournaments(
         session_factory=sessions,
         settings=settings,

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from backend.chain import match_ids
 from backend.competitions import pairing
+from backend.competitions.contributions import contributed
 from backend.competitions.models import (
     Entrant,
     Game,
@@ -238,7 +239,11 @@ def _finish(
         season.emitted = str(int(season.emitted) - added)  # nobody to pay: back to the season
         added = 0
     fee = fees * t.fee_bps // pairing.BPS
-    shares = pairing.prize_shares(fees + added - fee, t.prize_bps, len(humans)) if humans else []
+    # DEW contributions pooled into this tournament (fee-free); with no human to pay they
+    # stay in the vault, booked as pooled, and the reconciliation of contributions says so.
+    gifts = contributed(session=session, tournament_id=t.id) if humans else 0
+    pool = fees + added + gifts - fee
+    shares = pairing.prize_shares(pool, t.prize_bps, len(humans)) if humans else []
     prizes = []
     for s in final:
         e = entrants[s.entrant]
@@ -277,7 +282,7 @@ def _finish(
         json.dumps({"key": key, "standings": results, "matches": match_hashes}).encode()
     ).hexdigest()
     finished_at = utcnow()
-    if fees + added:
+    if fees + added + gifts:
         settlement.plan_prize_settlement(
             session=session,
             key=key,
@@ -298,6 +303,7 @@ def _finish(
             center_id=getattr(t, "center_id", None),
             schedule=economy_jobs.fee_schedule(settings),
             recipients=recipients,
+            contributed=gifts,
         )
     t.status = TournamentStatus.FINISHED
     t.finished_at = finished_at

@@ -54,6 +54,10 @@ class SettledMatch:
     withheld: list[tuple[str, int]] = field(default_factory=list)
 
 
+def _tx(event: Any) -> str:
+    return "0x" + bytes(event["transactionHash"]).hex().removeprefix("0x")
+
+
 def _topic32(value: int | str) -> str:
     if isinstance(value, str):
         return "0x" + bytes.fromhex(value.removeprefix("0x")).rjust(32, b"\0").hex()
@@ -241,14 +245,31 @@ class ChainReader:
         return {a: v for a, v in received.items() if v}
 
     def deposits(self, start: int, end: int) -> list[Any]:
-        """DEW transfers into the vault from an address (mints, from zero, excluded)."""
+        """DEW transfers into the vault from an address (mints, from zero, excluded), except
+        the transfers of DEW contributions (``Contributed`` right before them in the same
+        transaction, same sender and amount): those are a tournament's prize pool, never the
+        contributor's stake balance."""
         vault = self.contracts.settlement.address
         token = self.contracts.token.address
+        contributed = {
+            (_tx(e), int(e["logIndex"]) + 1, e["args"]["from"].lower(), int(e["args"]["amount"]))
+            for e in self.contributions(start, end)
+        }
         return [
             t
             for t in self._logs(self._transfer, token, [None, _topic32(vault)], start, end)
             if int(t["args"]["from"], 16) != 0
+            and (_tx(t), int(t["logIndex"]), t["args"]["from"].lower(), int(t["args"]["value"]))
+            not in contributed
         ]
+
+    def contributions(self, start: int, end: int) -> list[Any]:
+        """``Contributed`` events of the contributions contract in ``start..end``."""
+        contract = getattr(self.contracts, "contributions", None)
+        if contract is None:
+            return []
+        event = contract.events.Contributed()
+        return list(self._logs(event, contract.address, [], start, end))
 
     # --- registry -----------------------------------------------------------------------------
 

@@ -318,22 +318,25 @@ def plan_prize_settlement(
     center_id: int | None = None,
     schedule: FeeSchedule | None = None,
     recipients: FeeRecipients | None = None,
+    contributed: int = 0,
 ) -> PlannedSettlement:
     """Book a competition's prizes as pending and queue them as one ``settle`` entry, through
     the same outbox, ledger and reconciliation as a match.
 
     ``key`` is the competition's stake-escrow key: the entry fees held under it must equal
     ``entry_fees`` (the vault never pays a pool nobody put in), and
-    ``sum(prizes) + fee == entry_fees + added_prize``. The added prize was already charged to
-    the season when the competition was created. The fee is split like a match's: the
-    center the competition ran at (``center_id``) and each referred entrant's creator take
-    their legs (``schedule``, ``recipients``), the treasury the rest. Idempotent per key."""
+    ``sum(prizes) + fee == entry_fees + added_prize + contributed`` (``contributed``: DEW
+    contributions already in the vault for this competition, fee-free). The added prize was
+    already charged to the season when the competition was created. The fee is split like a
+    match's: the center the competition ran at (``center_id``) and each referred entrant's
+    creator take their legs (``schedule``, ``recipients``), the treasury the rest.
+    Idempotent per key."""
     existing = session.get(PlannedSettlement, key)
     if existing is not None:
         return existing
     if not is_address(treasury):
         raise EconomyValueError(f"treasury is not an address: {treasury!r}")
-    if min(entry_fees, added_prize, fee, *(p.amount for p in prizes), 0) < 0:
+    if min(entry_fees, added_prize, fee, contributed, *(p.amount for p in prizes), 0) < 0:
         raise EconomyValueError("prize amounts must be >= 0")
     held = sum(escrowed(session=session, match_id=key).values())
     if held != entry_fees:
@@ -341,9 +344,10 @@ def plan_prize_settlement(
             f"{key!r} holds {held} DEW wei of entry fees, the pool counts {entry_fees}"
         )
     total = sum(p.amount for p in prizes) + fee
-    if total != entry_fees + added_prize:
+    if total != entry_fees + added_prize + contributed:
         raise PolicyError(
             f"prizes {total - fee} + fee {fee} != entry fees {entry_fees} + added {added_prize}"
+            f" + contributed {contributed}"
         )
     if any(p.amount > MAX_PAYOUT_AMOUNT for p in prizes):
         raise PolicyError("a prize exceeds the contract's 2**88-1")
@@ -355,7 +359,9 @@ def plan_prize_settlement(
         economy="prize",
         preset="",
         finished_at=finished_at,
-        stake_pot=str(entry_fees),
+        # What entrants and contributors put in the vault (contributions are never the
+        # season's: a failed settlement gives only the added prize back to the season).
+        stake_pot=str(entry_fees + contributed),
         emission=str(added_prize),
         fee=str(fee),
         returned="0",

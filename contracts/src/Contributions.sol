@@ -25,6 +25,9 @@ contract Contributions is IContributions {
     address private immutable _vault;
 
     constructor(IERC20 token_, address vault_) {
+        if (address(token_) == address(0) || vault_ == address(0)) {
+            revert ContributionInvalidSetup(address(token_), vault_);
+        }
         _token = token_;
         _vault = vault_;
     }

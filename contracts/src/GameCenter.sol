@@ -74,10 +74,8 @@ contract GameCenter is ERC721, ERC2981, DEWAccessControl, IGameCenter, IShopMint
         returns (uint256 centerId)
     {
         if (amount != 1) revert GameCenterShopAmount(amount);
-        Center memory c;
-        if (data.length == 0) {
-            c.capacity = SHOP_CAPACITY;
-        } else {
+        Center memory c = Center({name: "", city: "", country: 0, latE2: 0, lonE2: 0, capacity: SHOP_CAPACITY});
+        if (data.length != 0) {
             // Six head words and at least one tail word per string; abi.decode checks the rest.
             if (data.length < 8 * 32) revert GameCenterInvalidDescription(data.length);
             (c.name, c.country, c.city, c.latE2, c.lonE2, c.capacity) =

@@ -37,6 +37,13 @@ contract ContributionsTest is Fixture {
         vm.assertEq(contributions.token(), address(token));
     }
 
+    function test_constructor_refusesZeroAddresses() public {
+        vm.expectRevert(
+            abi.encodeWithSelector(IContributions.ContributionInvalidSetup.selector, address(token), address(0))
+        );
+        new Contributions(token, address(0));
+    }
+
     function test_contribute_refusesBadTournaments() public {
         uint256 tooHigh = contributions.MAX_TOURNAMENT_ID() + 1;
         vm.startPrank(creator);

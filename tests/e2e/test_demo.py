@@ -81,6 +81,27 @@ def campeonato_fee(ctx: DemoContext) -> int:
     return detail["entry_fee"] * len(paying) * detail["fee_bps"] // 10_000
 
 
+def fee_legs(ctx: DemoContext) -> dict[str, int]:
+    """The Campeonato's fee, by who was paid it (docs/economy.md, "Fees"): the center that
+    hosted it (oscar's), the creator CORA (cora) for the entrants it brought (rita and sam),
+    and the treasury the rest; from the fee schedule and the entrants alone."""
+    fees = ctx.settings.fees
+    fee = campeonato_fee(ctx)
+    detail = ctx.campeonato["detail"]
+    paying = [e for e in detail["entrants"] if e["address"]]
+    referred = [
+        e for e in paying if e["address"] in (ctx.wallets[n].address for n in ("rita", "sam"))
+    ]
+    assert len(referred) == 2
+    center = fee * fees.center_bps // 10_000
+    creator = sum(
+        fee * detail["entry_fee"] * fees.creator_bps // (detail["entry_fee"] * len(paying) * 10_000)
+        for _ in referred
+    )
+    assert center > 0 and creator > 0
+    return {"oscar": center, "cora": creator, "treasury": fee - center - creator}
+
+
 def expected_payouts(ctx: DemoContext) -> dict[str, int]:
     """DEW each wallet should have received, from results and agreements alone."""
     emission_per_seat = ctx.settings.economy.emission_per_seat
@@ -114,6 +135,9 @@ def expected_payouts(ctx: DemoContext) -> dict[str, int]:
     for s, prize in zip(humans, prizes, strict=False):
         e = entrants[s["entrant"]]
         _credit(ctx, expected, e["address"], e["avatar_id"], prize, agreements.get(e["avatar_id"]))
+    for name, amount in fee_legs(ctx).items():
+        if name != "treasury":
+            expected[name] += amount
     return dict(expected)
 
 
@@ -180,10 +204,11 @@ def check_chain_against_results(ctx: DemoContext) -> None:
         assert delta(wallet.address) == moved, name
         assert int(statements[name]["paid"]) == expected.get(name, 0) + withdrawn.get(name, 0)
         assert int(statements[name]["pending"]) == 0, name
-    # Emission tables charge no fee; the Campeonato's fee on entry fees goes to the treasury.
-    assert delta(ctx.treasury) == campeonato_fee(ctx) > 0
+    # Emission tables charge no fee; the Campeonato's fee on entry fees is split between the
+    # treasury, the center that hosted it and the creator who brought two of its entrants.
+    assert delta(ctx.treasury) == fee_legs(ctx)["treasury"] > 0
     assert -delta(ctx.vault) == (
-        sum(expected.values()) + campeonato_fee(ctx) + sum(withdrawn.values())
+        sum(expected.values()) + fee_legs(ctx)["treasury"] + sum(withdrawn.values())
     )
     assert sum(rewards.values()) == int(ctx.season_rewards["settlement"]["paid"])
     assert ctx.reconciliation.withdrawals_paid == sum(withdrawn.values())
@@ -258,8 +283,10 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
     assert "place 1: " in printed
     assert "season rewards paid; reconciliation OK" in printed
     assert "watch the season's tables live: http://127.0.0.1:" in printed
-    for name in ("olivia", "oscar", "sam", "rita", "vera", "treasury"):
+    for name in ("olivia", "oscar", "sam", "rita", "vera", "cora", "treasury"):
         assert name in result.table
+    assert "Creator CORA (cora, brought rita and sam): " in result.table
+    assert "Game Center #1 (owner oscar): " in result.table
 
 
 def test_demo_season_on_postgresql_and_redis_with_a_worker_killed_mid_settlement(

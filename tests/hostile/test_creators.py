@@ -254,3 +254,53 @@ def test_public_reads_refuse_bad_codes(server):
         assert c.get("/creators/" + "A" * 40).status_code == 422
         assert c.get("/creators/NOSUCHCODE").status_code == 404
         assert c.get("/creators/bad!code").status_code in (404, 422)
+
+
+def test_a_farming_creator_earns_at_most_its_season_cap(books):
+    """A creator binding many wallets it controls (the server cannot link fresh ones) and
+    staking them against each other earns at most the cap per season; the rest of every fee
+    goes to the treasury, and the legs still sum to each fee."""
+    from datetime import UTC, datetime
+
+    from backend.creators.routing import FeeRouting
+    from backend.economy.fee_schedule import FeeSchedule
+    from backend.economy.models import LedgerLeg
+    from backend.economy.policy import default_policies
+    from backend.economy.settlement import plan_settlement
+    from tests.creators.helpers import bind
+    from tests.creators.test_fee_legs import STAKE, TREASURY, _staked_match
+
+    creator = Account.create()
+    with books() as session:
+        from backend.creators import service
+
+        code = service.register(session=session, address=creator.address, code=_code()).code
+    cap = 3 * 10**15
+    schedule = FeeSchedule(creator_bps=5_000, creator_cap_per_season=cap)
+    farm = [Account.create() for _ in range(4)]
+    for wallet in farm:
+        bind(books, wallet, code, schedule)
+    earned, fees = 0, 0
+    for i in range(3):
+        match = _staked_match(books, farm, i)
+        with books.begin() as session:
+            planned = plan_settlement(
+                session=session,
+                match=match,
+                finished_at=datetime.now(UTC),
+                policies=default_policies(fee_bps=500, emission_per_seat=0),
+                treasury=TREASURY,
+                chain_id=31337,
+                schedule=schedule,
+                recipients=FeeRouting(),
+            )
+            fee = int(planned.fee)
+            legs = session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == match.match_id))
+            by_party: dict[str, int] = {}
+            for leg in legs:
+                by_party[leg.party] = by_party.get(leg.party, 0) + int(leg.amount)
+        assert fee == 4 * STAKE * 500 // 10_000
+        assert by_party.get("fee_creator", 0) + by_party["treasury"] == fee
+        earned += by_party.get("fee_creator", 0)
+        fees += fee
+    assert earned == cap < fees * schedule.creator_bps // 10_000

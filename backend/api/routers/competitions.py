@@ -18,7 +18,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from backend.accounts import terms
 from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep
-from backend.competitions import service
+from backend.competitions import contributions, service
 from backend.competitions.watch import (
     CLOSE_TOO_MANY,
     CLOSE_UNSUPPORTED,
@@ -40,6 +40,8 @@ def _detail(session: Session, tournament_id: int) -> dict[str, Any]:
     t = service.get_tournament(session=session, tournament_id=tournament_id)
     return {
         **service.summary(t),
+        # DEW contributions pooled into its prizes (docs/economy.md, "DEW Contribution").
+        "contributed": contributions.contributed(session=session, tournament_id=t.id),
         "entrants": [
             service.entrant_view(e)
             for e in service.entrants_of(session=session, tournament_id=t.id)

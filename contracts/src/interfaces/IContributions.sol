@@ -7,6 +7,8 @@ pragma solidity ^0.8.24;
 ///         the amount to that tournament's pool in the ledger. Nothing is held here, and nothing
 ///         can be taken back: the contract has no admin, no withdrawal and no balance.
 interface IContributions {
+    /// @notice The token or the vault given at construction is the zero address.
+    error ContributionInvalidSetup(address token, address vault);
     /// @notice The tournament id is zero or above `MAX_TOURNAMENT_ID`.
     error ContributionInvalidTournament(uint256 tournamentId);
     /// @notice The amount is below `MIN_CONTRIBUTION` or above `MAX_CONTRIBUTION`.
