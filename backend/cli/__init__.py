@@ -1,6 +1,7 @@
 """The ``dew`` command line. Each module below registers its own commands on ``app``."""
 
 from backend.cli import (  # noqa: F401  (registers commands)
+    centers,
     chain,
     competitions,
     complaints,

@@ -1,0 +1,69 @@
+"""``dew center mint``: the operator mints a Game Center through the chain outbox (issue 20),
+as ``POST /operator/centers`` does, through the same service (``backend.centers.operator``);
+the worker sends it and the indexer mirrors it."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+
+from backend.cli.app import app
+
+center_app = typer.Typer(help="Game Centers (mint through the chain outbox).", no_args_is_help=True)
+app.add_typer(center_app, name="center")
+
+
+def _fail(error: object) -> typer.Exit:
+    typer.echo(f"error: {error}", err=True)
+    return typer.Exit(1)
+
+
+@center_app.command("mint")
+def mint(
+    to: Annotated[str, typer.Argument(help="The center's first owner (address)")],
+    name: Annotated[str, typer.Option(help="Up to 64 bytes")],
+    country: Annotated[str, typer.Option(help="ISO 3166-1 alpha-2, e.g. ES")],
+    city: Annotated[str, typer.Option(help="Up to 64 bytes")],
+    lat: Annotated[float, typer.Option(help="Latitude, degrees (kept to the hundredth)")],
+    lon: Annotated[float, typer.Option(help="Longitude, degrees (kept to the hundredth)")],
+    capacity: Annotated[int, typer.Option(help="Tables it may host at once, 1..500")],
+    key: Annotated[str, typer.Option(help="Idempotency key: running again never mints twice")],
+    wait: Annotated[bool, typer.Option(help="Wait for the worker's confirmed mint")] = False,
+    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+) -> None:
+    """Queue one Game Center mint in the chain outbox; the worker sends it."""
+    from backend.centers import operator
+    from backend.centers.exceptions import CentersError
+    from backend.config import get_settings
+    from backend.db import create_db_engine, make_session_factory
+
+    engine = create_db_engine(get_settings().db.url)
+    sessions = make_session_factory(engine)
+    try:
+        center = operator.describe(
+            to=to, name=name, country=country, city=city, lat_e2=round(lat * 100),
+            lon_e2=round(lon * 100), capacity=capacity,
+        )  # fmt: skip
+        with sessions.begin() as session:
+            status = operator.queue_center_mint(
+                session=session, center=center, idempotency_key=key,
+                chain_id=get_settings().chain.chain_id,
+            )  # fmt: skip
+        typer.echo(f"center mint #{status.id} ({status.status}), key {status.idempotency_key!r}")
+        deadline = time.monotonic() + timeout_s
+        while wait and status.status not in ("confirmed", "failed"):
+            if time.monotonic() > deadline:
+                raise _fail(f"center mint #{status.id} still {status.status} after {timeout_s}s")
+            time.sleep(0.5)
+            with sessions() as session:
+                status = operator.center_mint_status(session=session, request_id=status.id)
+        if status.status == "failed":
+            raise _fail(f"center mint #{status.id} failed: {status.failure_reason}")
+        if status.center_id is not None:
+            typer.echo(f"center #{status.center_id} -> {center['to']} in tx {status.tx_hash}")
+    except CentersError as error:
+        raise _fail(error) from None
+    finally:
+        engine.dispose()
