@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import delete, select
@@ -229,13 +229,19 @@ def _payload_avatar_payouts(payload: Mapping[str, object] | None) -> dict[int, i
     return {int(p["avatar_id"]): p.get("played_at") for p in payouts if "avatar_id" in p}
 
 
-def _split_avatar_ids(session: Session, settlement: PlannedSettlement) -> set[int]:
-    """The avatars this settlement paid through the contract's split (not straight to a
-    wallet): their legs are what ``AvatarPayoutSplit`` says."""
-    if settlement.chain_request_id is None:
-        return set()
-    request = session.get(ChainRequest, settlement.chain_request_id)
-    return set(_payload_avatar_payouts(request.payload if request else None))
+def _split_seats(predicted: Sequence[LedgerLeg]) -> dict[int, list[int | None]]:
+    """Per avatar, the seats of its split payouts in the order they were planned (a payout's
+    predicted legs are consecutive and share a seat)."""
+    seats: dict[int, list[int | None]] = {}
+    last: tuple[int, int | None] | None = None
+    for leg in sorted(predicted, key=lambda x: x.id):
+        if not leg.via_split or leg.avatar_id is None:
+            last = None
+            continue
+        if (leg.avatar_id, leg.seat) != last:
+            seats.setdefault(leg.avatar_id, []).append(leg.seat)
+            last = (leg.avatar_id, leg.seat)
+    return seats
 
 
 def _book_paid(
@@ -247,22 +253,21 @@ def _book_paid(
     )
     # What was planned: the legs sum to the payouts (an avatar's predicted split sums to it).
     planned = sum(int(x.amount) for x in predicted)
-    # The seat (a prize's place) of each avatar, from its predicted legs: a prize settlement
-    # has no seat records.
-    seats = {x.avatar_id: x.seat for x in predicted if x.avatar_id is not None}
     # Account legs (wallets, treasury, and an owner's reward paid straight to the owner at
-    # play time) are paid exactly as planned; legs of avatar payouts are replaced by what the
-    # contract actually split, to whom, under which agreement.
-    split_avatars = _split_avatar_ids(session, settlement) | {x.avatar_id for x in event.splits}
+    # play time) are paid exactly as planned; the legs the contract split are replaced by what
+    # it actually split, to whom, under which agreement. The splits come in payout order, as
+    # the predicted legs were planned: the n-th split of an avatar takes the seat (a prize's
+    # place) of its n-th predicted payout, so one avatar paid at several places keeps them.
+    places = _split_seats(predicted)
     session.execute(
-        delete(LedgerLeg).where(
-            LedgerLeg.match_id == settlement.match_id, LedgerLeg.avatar_id.in_(split_avatars)
-        )
+        delete(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id, LedgerLeg.via_split)
     )
     for leg in session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == settlement.match_id)):
         leg.status = LegStatus.PAID
         leg.updated_at = now
     for split in event.splits:
+        queue = places.get(split.avatar_id, [])
+        seat = queue.pop(0) if len(queue) > 1 else (queue[0] if queue else None)
         for party, address, amount in (
             ("owner", split.owner, split.to_owner),
             ("manager", split.manager, split.to_manager),
@@ -272,7 +277,7 @@ def _book_paid(
                 session.add(
                     LedgerLeg(
                         match_id=settlement.match_id,
-                        seat=seats.get(split.avatar_id),
+                        seat=seat,
                         avatar_id=split.avatar_id,
                         agreement_id=split.agreement_id or None,
                         party=party,
@@ -280,6 +285,7 @@ def _book_paid(
                         amount=str(amount),
                         status=LegStatus.PAID,
                         updated_at=now,
+                        via_split=True,
                     )
                 )
     # A leg the vault withheld (its recipient is one the vault refuses) was not sent: it stays

@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -127,6 +128,9 @@ class LedgerLeg(Base):
     amount: Mapped[str] = mapped_column(String(80))
     status: Mapped[str] = mapped_column(String(16), index=True)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Paid by the contract's split of an avatar payout (rewritten from ``AvatarPayoutSplit``
+    # once paid), not by a payout straight to ``address``.
+    via_split: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class ScreenedOwner(Base):

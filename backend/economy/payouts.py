@@ -101,6 +101,7 @@ def _predicted_avatar_legs(
             address=to_checksum_address(address),
             amount=str(value),
             status=LegStatus.PENDING,
+            via_split=True,
         )
         for party, address, value in parties
         if value and address

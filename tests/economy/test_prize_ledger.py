@@ -188,3 +188,72 @@ def test_a_settlement_by_a_transaction_we_did_not_sign_is_not_booked_as_paid(ses
         assert new.payload["match_id"] == settlement.chain_match_id
         assert wallet_summary(session=session, address=player)["paid"] == 0
         assert thief not in {x.address for x in session.scalars(select(LedgerLeg))}
+
+
+RENTED, OWNED = "avatar_user", "avatar_owner"
+
+
+def test_one_avatar_at_several_places_books_every_place(session_factory):
+    """A season's avatar can win two places through two players: its owner (paid straight to
+    the owner's wallet) and its renter (split on chain). Booking the chain's split used to
+    delete every leg of the avatar, the owner's wallet payout included: the ledger showed
+    less than the chain paid. Two splits of one avatar keep their own places too."""
+    owner, renter, treasury = (Account.create().address for _ in range(3))
+    key, chain_match_id = "season-00000000000000000007", "0x03" + "07" * 31
+    with session_factory.begin() as session:
+        settlement = plan_prize_settlement(
+            session=session,
+            key=key,
+            chain_match_id=chain_match_id,
+            result_hash="0x" + "22" * 32,
+            prizes=[
+                Prize(
+                    place=1, address=renter, amount=5 * DEW, avatar_id=7, admitted_as="avatar_user"
+                ),
+                Prize(place=2, address=owner, amount=DEW, avatar_id=7, admitted_as="avatar_owner"),
+                Prize(
+                    place=3, address=renter, amount=2 * DEW, avatar_id=7, admitted_as="avatar_user"
+                ),
+            ],
+            entry_fees=0,
+            added_prize=8 * DEW,
+            fee=0,
+            treasury=treasury,
+            season_id=None,
+            finished_at=utcnow(),
+        )
+        session.get(ChainRequest, settlement.chain_request_id).status = RequestStatus.CONFIRMED
+        _signed(session, "0x" + "cd" * 32)
+
+    def split(amount: int) -> SplitEvent:
+        return SplitEvent(
+            avatar_id=7,
+            agreement_id=0,
+            to_owner=amount,
+            to_manager=0,
+            to_scholar=0,
+            owner=owner,
+            manager=None,
+            scholar=None,
+        )
+
+    paid = SettledMatch(
+        chain_match_id=chain_match_id,
+        result_hash="0x" + "22" * 32,
+        paid=8 * DEW,
+        tx_hash="0x" + "cd" * 32,
+        block_number=1,
+        splits=[split(5 * DEW), split(2 * DEW)],
+    )
+    reader = SimpleNamespace(settled_match=lambda chain_id, block_hint=None: paid)
+    with session_factory.begin() as session:
+        report = sync_settlements(session=session, reader=reader)
+        assert (report.paid, report.mismatches) == (1, [])
+    with session_factory() as session:
+        legs = session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == key)).all()
+        assert sorted((x.seat, x.party, int(x.amount), x.status) for x in legs) == [
+            (1, "owner", 5 * DEW, LegStatus.PAID),
+            (2, "owner", DEW, LegStatus.PAID),
+            (3, "owner", 2 * DEW, LegStatus.PAID),
+        ]
+        assert sum(int(x.amount) for x in legs) == 8 * DEW
