@@ -84,14 +84,15 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
 
     /// @inheritdoc IAccessories
     function equip(uint256 avatarId, uint256 typeId) external {
+        // Out of the lanes' range: never defined (a type in range that is undefined is refused
+        // below by the caller's zero balance).
+        if (typeId == 0 || typeId > MAX_TYPE_ID) revert AccessoryTypeUnknown(typeId);
         _checkAvatarOwner(avatarId);
         uint256 word = _equipped[avatarId];
         (uint256 lane, uint256 free) = _find(word, typeId);
         if (lane != MAX_EQUIPPED) revert AccessoryAlreadyEquipped(avatarId, typeId);
         if (free == MAX_EQUIPPED) revert AccessoryTooManyEquipped(avatarId, MAX_EQUIPPED);
-        // A type id above MAX_TYPE_ID was never defined, so the caller holds none: _update
-        // reverts below. Masked anyway, so a lane never spills into its neighbour.
-        _equipped[avatarId] = word | (typeId & LANE_MASK) << (free * LANE_BITS);
+        _equipped[avatarId] = word | typeId << (free * LANE_BITS);
         // No acceptance check: this contract is the receiver. Reverts on a short balance.
         _update(msg.sender, address(this), _asSingletonArray(typeId), _asSingletonArray(1));
         emit Equipped(avatarId, typeId, msg.sender);

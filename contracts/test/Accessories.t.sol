@@ -120,6 +120,12 @@ contract AccessoriesTest is MarketFixture {
         // A type the seller holds none of.
         vm.expectRevert(abi.encodeWithSelector(IERC1155Errors.ERC1155InsufficientBalance.selector, seller, 0, 1, 9));
         accessories.equip(avatarId, 9);
+        // Out of the lanes' range, or 0: never a type.
+        vm.expectRevert(abi.encodeWithSelector(IAccessories.AccessoryTypeUnknown.selector, 0));
+        accessories.equip(avatarId, 0);
+        uint256 tooBig = uint256(type(uint32).max) + 1;
+        vm.expectRevert(abi.encodeWithSelector(IAccessories.AccessoryTypeUnknown.selector, tooBig));
+        accessories.equip(avatarId, tooBig);
         vm.stopPrank();
         vm.assertEq(accessories.equippedOf(avatarId).length, 1);
     }
