@@ -32,7 +32,7 @@ export function handPanel(h, { view, board, play }) {
   const legal = view.legal_moves || [];
   const chooser = h("div", { id: "sides", role: "group", "aria-label": t("chooseEnd") });
   arrowKeys(chooser, "button");
-  const size = view.hand.length > 14 ? 17 : 22;
+  const size = view.hand.length > 14 ? 17 : window.innerWidth >= 700 ? 30 : 22;  // px per tile unit
 
   function clearChoice() {
     chooser.replaceChildren();

@@ -14,6 +14,7 @@ import pytest
 from eth_account import Account
 
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.contrast import low_contrast
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -207,6 +208,7 @@ def test_a_hand_played_to_its_end_fits_the_screen_by_drag_keyboard_and_tap(
         moves += 1
         if moves == 3:
             _settled(page)
+            assert low_contrast(page, "#felt") == []
             page.screenshot(path=str(artifacts / f"table-{size}.png"))
     assert dragged and keyed, f"the hand ended after {moves} moves, before a drag and a key play"
     _settled(page)

@@ -11,6 +11,7 @@ from eth_account import Account
 
 from tests.tables.harness import sign_in, wait_for
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.contrast import low_contrast
 from tests.web.test_lobby_stakes_in_browser import _staked_table
 
 pytestmark = pytest.mark.timeout(180)
@@ -87,6 +88,7 @@ def test_lobby_confirms_the_stake_shows_fees_and_fits(browser, server, artifacts
         }"""
     )
     assert hit, "the status bar covers the Create button"
+    assert low_contrast(page, "header, main") == []
     size = f"{viewport['width']}x{viewport['height']}"
     page.screenshot(path=str(artifacts / f"lobby-{size}.png"), full_page=True)
     assert not page.js_errors
