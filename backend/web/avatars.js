@@ -4,7 +4,7 @@
 // else from the owner report (/economy/owners/{address}/avatars) and the scholar agreements.
 
 import { ApiError } from "./api.js";
-import { avatarPicture } from "./board.js";
+import { avatarPicture, loadAvatarPainter } from "./board.js";
 import { t } from "./i18n.js";
 
 const cache = new Map();  // address -> Promise of the list
@@ -57,7 +57,7 @@ export function walletAvatars(api) {
 export function avatarPicker(h, api, { selected, onChange } = {}) {
   const box = h("fieldset", { id: "avatar-pick", class: "avatar-pick", "data-loaded": "false" },
     h("legend", {}, t("avatarPick")));
-  walletAvatars(api).then((avatars) => {
+  Promise.all([walletAvatars(api), loadAvatarPainter()]).then(([avatars]) => {
     box.dataset.loaded = "true";
     box.dataset.count = String(avatars.length);
     if (!avatars.length) return box.append(h("p", { class: "hint" }, t("avatarNone")));

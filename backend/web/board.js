@@ -159,11 +159,13 @@ export function boneyardEl(h, count) {
     h("span", { class: "count" }, `${t("boneyard")}: ${count}`));
 }
 
-// The avatar hook: avatar.js (the markets' avatars with accessories) draws it when present;
-// otherwise a neutral head-and-shoulders figure.
+// The avatar hook: avatar.js (the markets' avatars with accessories) draws it when present —
+// its exported avatarSvg (or drawAvatar / avatar / default) is called with
+// {avatarId, avatar_id, size} and must return a Node; otherwise, or if it throws, a neutral
+// head-and-shoulders figure.
 let avatarPainter = null;
 let avatarLoading = null;
-function loadAvatarPainter() {
+export function loadAvatarPainter() {
   avatarLoading ??= import("./avatar.js").then((m) => {
     const fn = m.avatarSvg ?? m.drawAvatar ?? m.avatar ?? m.default;
     if (typeof fn === "function") avatarPainter = fn;

@@ -276,3 +276,31 @@ def test_draw_games_to_an_empty_boneyard_bend_at_both_edges_with_doubles_crosswi
     assert int(page.get_attribute("#table", "data-shown-draws") or 0) >= 14
     page.screenshot(path=str(artifacts / "table-bent-390x844.png"))
     assert not page.js_errors
+
+
+def test_reduced_motion_places_tiles_at_once_and_sound_is_off_until_switched_on(browser, server):
+    page = open_wallet_page(browser, server.url, InjectedWallet(Account.create().key.hex()), PHONE)
+    page.emulate_media(reduced_motion="reduce")
+    sign_in_page(page)
+    _practice_draw_game(page)
+    assert page.get_attribute("#sound-toggle", "aria-pressed") == "false"
+    while _wait_turn_or_end(page) != "finished":
+        if page.locator("#hand button.legal").count():
+            before = len(_line_tiles(page))
+            _click_move(page)
+            # The played tile is in place with no animation running anywhere on the board.
+            page.wait_for_function(
+                "n => document.querySelectorAll('#line g.tile').length > n", arg=before
+            )
+            moving = page.evaluate(
+                "() => [...document.querySelectorAll('#line .slide')]"
+                ".filter((s) => s.getAnimations().length).length"
+            )
+            assert moving == 0
+            assert page.locator("#line g.tile[data-anim=running]").count() == 0
+            break
+        _click_move(page)
+    page.click("#sound-toggle")
+    assert page.get_attribute("#sound-toggle", "aria-pressed") == "true"
+    assert page.evaluate("localStorage.getItem('dew.sound')") == "on"
+    assert not page.js_errors
