@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from eth_account import Account
 
+from backend.protocol.client import DewClient
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
 from tests.web.contrast import low_contrast
 
@@ -303,4 +304,18 @@ def test_reduced_motion_places_tiles_at_once_and_sound_is_off_until_switched_on(
     page.click("#sound-toggle")
     assert page.get_attribute("#sound-toggle", "aria-pressed") == "true"
     assert page.evaluate("localStorage.getItem('dew.sound')") == "on"
+    assert not page.js_errors
+
+
+def test_a_score_on_a_multiple_of_five_flashes_its_points(browser, server):
+    """All-fives (dew200) scores during play: a watcher sees the points flash over the board."""
+    with DewClient(server.url) as client:
+        client.sign_in(Account.create().key.hex())
+        table = client.create_table(preset="dew200", seats=2, kind="ai", bot_level="easy")
+    page = open_wallet_page(browser, server.url, None, DESKTOP)
+    page.goto(f"{server.url}/#/table/{table['id']}")
+    page.wait_for_selector("#table[data-link=open] #felt")
+    page.wait_for_selector(".score-flash[data-points]", state="attached", timeout=120_000)
+    points = int(page.get_attribute("#table", "data-last-flash"))
+    assert points > 0 and points % 5 == 0
     assert not page.js_errors
