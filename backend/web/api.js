@@ -82,6 +82,23 @@ export class DewApi {
     return data;
   }
 
+  /**
+   * GET a path that protocol.ROUTES may not list yet (a route another part of the server adds,
+   * e.g. /markets/...): the same headers, errors and token refresh as call().
+   */
+  async get(path, retried = false) {
+    const headers = this.token ? { Authorization: `Bearer ${this.token}` } : {};
+    const response = await fetch(this.baseUrl + path, { headers });
+    const text = await response.text();
+    const data = text ? JSON.parse(text) : null;
+    if (response.status === 401 && this.token && !retried && (await this.refresh())) return this.get(path, true);
+    if (!response.ok) {
+      const error = data?.error ?? { code: "http_error", message: text.slice(0, 200) };
+      throw new ApiError(error.code, error.message, response.status);
+    }
+    return data;
+  }
+
   /** Sign-In with Ethereum: the server composes the EIP-4361 text, the wallet signs it. */
   async signIn(wallet) {
     const address = wallet.address ?? (await wallet.connect());

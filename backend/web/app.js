@@ -2,7 +2,7 @@
 // owner/scholar dashboard. Plain ES modules; the protocol comes from protocol.js.
 
 import { ApiError, DewApi } from "./api.js";
-import { createForm, queueFields, readQueue } from "./create.js";
+import { createForm, feesCell, feesText, queueFields, readQueue } from "./create.js";
 import { tableModes } from "./tablemodes.js";
 import { currentLang, t, toggleLang } from "./i18n.js";
 import { talkBar } from "./talk.js";
@@ -44,8 +44,13 @@ function show(...nodes) {
   main.replaceChildren(...nodes.filter((node) => node !== null && node !== undefined && node !== false));
 }
 
+let sayTimer = null;
 function say(text, isError = false) {
+  // A note clears itself so the bar never sits over the page's buttons; an error stays.
+  clearTimeout(sayTimer);
+  if (!isError) sayTimer = setTimeout(() => { statusLine.textContent = ""; statusLine.className = ""; }, 6000);
   statusLine.textContent = text;
+  statusLine.title = text;  // one line on screen (style.css); the whole text on hover
   statusLine.className = isError ? "error" : "";
 }
 
@@ -84,7 +89,7 @@ async function connectAndSignIn(candidate) {
     await wallet.connect();
     say(t("signingIn"));
     await api.signIn(wallet);
-    say(`${t("signedInAs")} ${api.address}`);
+    say(`${t("signedInAs")} ${short(api.address)}`);
     renderAccount();
     route();
   } catch (error) {
@@ -176,14 +181,16 @@ async function lobbyView() {
     tbl.earning ? t("yes") : t("no"));
   const timerCell = (tbl) => h("span", { class: "turn-timer", "data-seconds": String(tbl.turn_timeout_s) },
     `${tbl.turn_timeout_s} s`);
-  const openHeaders = [t("table"), t("preset"), t("seats"), t("stake"), t("earningShort"), t("turnTimer"), ""];
+  const openHeaders = [
+    t("table"), t("preset"), t("seats"), t("stake"), t("earningShort"), t("turnTimer"), t("fees"), "",
+  ];
   show(
     h("h2", {}, t("lobby")),
     api.token ? null : h("p", { class: "hint" }, t("noAccount")),
     h("section", { "aria-labelledby": "open-h" }, h("h3", { id: "open-h" }, t("openTables")),
       table(openHeaders, open.map((tbl) => [
         h("a", { href: `#/table/${tbl.id}` }, tbl.id.slice(0, 8)), tbl.preset, seatsText(tbl),
-        stakeCell(tbl), earningCell(tbl), timerCell(tbl),
+        stakeCell(tbl), earningCell(tbl), timerCell(tbl), feesCell(h, tbl),
         h("button", {
           type: "button", class: "join", disabled: !api.token, onclick: () => joinTable(tbl.id, undefined, tbl),
         }, t("join")),
@@ -201,9 +208,10 @@ async function lobbyView() {
 // to the amount, the earning flag and the turn timer first.
 function confirmJoin(tbl) {
   if (!tbl || BigInt(tbl.stake || "0") === 0n) return true;
+  const fees = feesText(tbl);
   return window.confirm(t("confirmStake")
     .replace("{stake}", dew(tbl.stake))
-    .replace("{timer}", String(tbl.turn_timeout_s)));
+    .replace("{timer}", String(tbl.turn_timeout_s)) + (fees ? `\n${t("fees")}: ${fees}` : ""));
 }
 
 async function joinTable(tableId, inviteCode, tbl) {
@@ -247,15 +255,16 @@ async function findMatch(event) {
 
 // --- the table -------------------------------------------------------------------------------
 
-function tileEl(name, attrs = {}) {
-  const [a, b] = name.split(":");
-  return h("span", { class: "tile", "aria-label": `${a} | ${b}`, ...attrs }, h("span", {}, a), h("span", {}, b));
-}
-
 async function tableView(tableId, query) {
+  // The board, the hand and the motion load with the first table, not with the lobby.
+  const [{ createBoard }, { handPanel }, { feltEl, tableEffects }] = await Promise.all([
+    import("./board.js"), import("./play.js"), import("./felt.js"),
+  ]);
   const state = {
     snapshot: null, view: null, ply: 0, final: null, you: null, seats: [], deadline: null, link: "connecting",
+    playedFrom: null, handCount: null, scrolled: false,
   };
+  const board = createBoard(h);  // kept across redraws: motion needs the tiles where they are
   const root = h("section", { id: "table", "data-table": tableId });
   const modes = tableModes(h, () => draw());  // same-device hand-over, bots-only pacing
   show(root);
@@ -284,8 +293,11 @@ async function tableView(tableId, query) {
           api.call("table", { table_id: tableId }).then((x) => { info = x; draw(); }).catch(() => {});
         }
       } else if (message.type === "moved") {
+        const before = state.view;
         Object.assign(state, { view: message.view, ply: message.ply, deadline: message.deadline_ms });
         state.snapshot.moves.push([message.seat, message.move, message.actor]);
+        draw();
+        return tableEffects({ h, root, board, state, seatName }, message, before);
       } else if (message.type === "match_over") {
         state.final = message;
       } else if (message.type === "error") {
@@ -306,37 +318,12 @@ async function tableView(tableId, query) {
     socket.close();
   };
 
-  function play(move) {
-    root.querySelectorAll("#hand button, #actions button").forEach((b) => { b.disabled = true; });
-    socket.move(move, state.ply);
-  }
-
-  function handPanel(view) {
-    const legal = view.legal_moves || [];
-    const chooser = h("div", { id: "sides", role: "group", "aria-label": t("move") });
-    const buttons = view.hand.map((tile) => {
-      const moves = legal.filter((m) => m.slice(0, 3) === tile);
-      return h("button", {
-        type: "button",
-        class: moves.length ? "tile-btn legal" : "tile-btn",
-        disabled: !moves.length,
-        "data-tile": tile,
-        "aria-label": `${tile}${moves.length ? " ✓" : ""}`,
-        onclick: () => {
-          if (moves.length === 1) return play(moves[0]);
-          const side = (m) => h("button", { type: "button", class: "side", "data-move": m, onclick: () => play(m) },
-            m.endsWith("L") ? t("left") : t("right"));
-          chooser.replaceChildren(...moves.map(side));
-        },
-      }, tileEl(tile));
+  function play(move, fromRect) {
+    state.playedFrom = fromRect ?? null;
+    root.querySelectorAll("#hand button, #actions button, #sides button, .end-target").forEach((b) => {
+      b.disabled = true;
     });
-    // "draw" and "pass": the move and the key of its label are the same word.
-    const moveButton = (kind) => (legal.includes(kind)
-      ? h("button", { type: "button", class: "legal", "data-move": kind, onclick: () => play(kind) }, t(kind))
-      : null);
-    const actions = h("div", { id: "actions" }, moveButton("draw"), moveButton("pass"));
-    return h("section", { "aria-labelledby": "hand-h" },
-      h("h3", { id: "hand-h" }, t("yourHand")), h("div", { id: "hand" }, buttons), chooser, actions);
+    socket.move(move, state.ply);
   }
 
   function seatName(seat) {
@@ -388,26 +375,12 @@ async function tableView(tableId, query) {
       if (seated) parts.push(h("button", { type: "button", id: "leave", onclick: leave }, t("leave")));
     }
     if (view) {
-      const scores = view.scores.map((score, side) => `${side}: ${score}`).join(" · ");
-      const seatItem = (s) => h("li", { class: view.turn === s.seat ? "turn" : "" },
-        s.avatar_id ? seatAvatar(s.avatar_id) : null,
-        seatName(s.seat), ` · ${view.tile_counts[s.seat]} ${t("tiles")}`);
-      const waiting = `${t("waitingTurn")} ${seatName(view.turn)}`;
-      const turnText = state.final ? t("matchOver") : myTurn ? t("yourTurn") : waiting;
-      parts.push(
-        h("ul", { id: "seats" }, state.seats.map(seatItem)),
-        h("p", { id: "scores" }, `${t("scores")}: ${scores} · ${t("boneyard")}: ${view.boneyard}`
-          + ` · ${t("hand")} ${view.hand_number + 1} · ${t("ply")} ${state.ply}`),
-        h("p", { id: "turn", "aria-live": "polite" },
-          turnText, " · ", t("timer"), ": ", h("span", { id: "timer" }, "")),
-        h("section", { "aria-labelledby": "line-h" },
-          h("h3", { id: "line-h" }, t("line")), h("div", { id: "line" }, view.line.map((x) => tileEl(x)))),
-      );
-      parts.push(modes.controls());
-      if (state.you !== null && view.hand) {
-        parts.push(modes.guard(state.you, () => handPanel(myTurn ? view : { ...view, legal_moves: [] })));
-      }
-      else parts.push(h("p", {}, t("spectator")));
+      const handView = myTurn ? view : { ...view, legal_moves: [] };
+      const hand = state.you !== null && view.hand
+        ? modes.guard(state.you, () => handPanel(h, { view: handView, board, play }))
+        : h("p", { id: "spectator" }, t("spectator"));
+      const redraw = () => draw();
+      parts.push(feltEl({ h, state, view, board, seatName, myTurn, hand, redraw }), modes.controls());
     }
     if (state.final) {
       const ranked = [...state.final.result.seats].sort((a, b) => a.placement - b.placement);
@@ -417,7 +390,13 @@ async function tableView(tableId, query) {
         h("a", { href: `#/replay/${state.final.match_id}`, id: "replay-link" }, t("replay"))));
     }
     if (state.snapshot) parts.push(talk.element(state));
-    root.replaceChildren(...parts);
+    root.replaceChildren(...parts.filter(Boolean));
+    if (view) board.update(view.line, view.history);
+    // On a phone the header is taller than the table's margin: the felt starts at the top.
+    if (view && !state.scrolled) {
+      state.scrolled = true;
+      root.querySelector("#felt")?.scrollIntoView({ block: "start" });
+    }
   }
   draw();
 }
@@ -429,12 +408,13 @@ async function historyView() {
   const rows = await api.call("results", {}, undefined, { address: api.address });
   show(h("h2", {}, t("history")), table([t("replay"), t("placement"), t("points"), ""], rows.map((r) => [
     h("a", { href: `#/replay/${r.match_id}` }, r.match_id.slice(0, 8)),
-    String(r.placement), String(r.points), r.won ? "🏆" : "",
+    String(r.placement), String(r.points), r.won ? t("won") : "",
   ])));
 }
 
 async function replayView(matchId) {
   const { verifyRecord, lineSteps } = await import("./replay.js");
+  const { createBoard } = await import("./board.js");
   const match = await api.call("match", { match_id: matchId });
   const checks = await verifyRecord(match);
   const allOk = checks.every((c) => c.ok);
@@ -442,15 +422,16 @@ async function replayView(matchId) {
   const steps = match.record ? match.record.hands.map((hand) => lineSteps(hand)) : [];
   let handIndex = 0;
   let step = 0;
-  const board = h("div", { id: "replay-board", "aria-live": "polite" });
+  const line = createBoard(h);
+  const caption = h("p", {});
+  const board = h("div", { id: "replay-board", "aria-live": "polite" }, caption,
+    h("div", { class: "board-row" }, line.el));
   function showStep() {
     const moves = steps[handIndex] || [];
     const current = moves[step - 1];
-    board.replaceChildren(
-      h("p", {}, `${t("hand")} ${handIndex + 1}/${steps.length} · ${t("move")} ${step}/${moves.length}`,
-        current ? ` · ${t("seat")} ${current.seat}: ${current.move}` : ""),
-      h("div", { id: "line" }, (current?.line ?? []).map((x) => tileEl(x))),
-    );
+    caption.textContent = `${t("hand")} ${handIndex + 1}/${steps.length} · ${t("move")} ${step}/${moves.length}`
+      + (current ? ` · ${t("seat")} ${current.seat}: ${current.move}` : "");
+    line.update(current?.line ?? [], moves.slice(0, step).map((m) => [m.seat, m.move]));
   }
   const move = (delta) => {
     step += delta;
@@ -645,13 +626,6 @@ async function marketScreen(load, ...args) {
   const view = await load();
   const onLeave = (fn) => { leaveView = fn; };
   return view(api, { h, show, table, txPanel, dew, short, say, fail, onLeave }, ...args);
-}
-
-// A seat's avatar, drawn with its accessories by avatar.js (loaded once, when a seat has one).
-function seatAvatar(avatarId) {
-  const box = h("span", { class: "seat-avatar-slot" });
-  import("./avatar.js").then((m) => box.replaceChildren(m.seatAvatar(api, avatarId))).catch(() => {});
-  return box;
 }
 
 // --- Game Centers and content creators (centers.js, creator.js; issue 20) ---------------------

@@ -147,6 +147,14 @@ export function seatAvatar(api, avatarId, { size = 32 } = {}) {
   return box;
 }
 
+// The avatar GET is public: the board draws seats without the page's session.
+const PUBLIC_API = { baseUrl: location.origin, token: null, refresh: async () => false };
+
+/** The board's hook (board.js): a seat's avatar, redrawn with its accessories when known. */
+export function drawAvatar({ avatarId, size = 32 }) {
+  return seatAvatar(PUBLIC_API, avatarId, { size });
+}
+
 /** Forget what the table drew, so the next drawing asks again (after equipping). */
 export function forgetAvatar(avatarId) {
   seen.delete(avatarId);

@@ -98,6 +98,15 @@ export function createForm(h, api, presets, limits, { go, fail, beforeCreate = a
   let levels = null;
   const fieldP = (label, input) => h("p", {}, h("label", { for: input.id }, label), " ", input);
 
+  // The picker (avatars.js, with the pictures of board.js) loads when earning play is chosen.
+  function avatarSlot() {
+    const slot = h("div", { class: "avatar-slot" });
+    const onChange = (id) => { state.avatar = id; };
+    import("./avatars.js").then((m) => slot.replaceWith(m.avatarPicker(h, api, { selected: state.avatar, onChange })))
+      .catch(fail);
+    return slot;
+  }
+
   function render() {
     const preset = state.preset;
     const sameDevice = state.kind === "same_device";
@@ -146,9 +155,8 @@ export function createForm(h, api, presets, limits, { go, fail, beforeCreate = a
         id: "create-stake", name: "stake", type: "text", inputmode: "decimal", placeholder: "0",
         value: state.stake ?? "", onchange: (e) => { state.stake = e.target.value; },
       })) : null,
-      state.earning
-        ? fieldP(t("avatar"), h("input", { id: "create-avatar", name: "avatar_id", type: "number", min: 1 }))
-        : null,
+      // Earning play: one of the wallet's avatars (owned or rented), picked, never typed.
+      state.earning ? avatarSlot() : null,
       h("button", { type: "submit", disabled: !api.token }, t("create")),
       message,
     ));
@@ -185,6 +193,22 @@ export function createForm(h, api, presets, limits, { go, fail, beforeCreate = a
   });
   render();
   return form;
+}
+
+// A table's fees (the `fees` field of a table summary, when the server sends it): the rake and
+// how it is split. Without the field: "—".
+export function feesText(tbl) {
+  const fees = tbl?.fees;
+  if (!fees || fees.rake_bps === undefined) return "";
+  const pct = (bps) => String((Number(bps) || 0) / 100);
+  return `${t("feeRake").replace("{rake}", pct(fees.rake_bps))} (${t("feeLegs")
+    .replace("{treasury}", pct(fees.treasury_bps)).replace("{center}", pct(fees.center_bps))
+    .replace("{creator}", pct(fees.creator_bps))})`;
+}
+
+export function feesCell(h, tbl) {
+  const text = feesText(tbl);
+  return h("span", { class: "fees", "data-rake-bps": tbl?.fees?.rake_bps ?? null }, text || t("feesNone"));
 }
 
 // The matchmaking form's fields: the preset, its options and a stake. ``readQueue(form)``

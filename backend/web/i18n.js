@@ -250,6 +250,38 @@ const TALK_STRINGS = {
     reason_other: "Other",
   },
 };
+// The table's board, tiles, motion and the lobby's avatar picker (board.js, tiles.js, play.js,
+// felt.js, motion.js, sound.js, avatars.js).
+const BOARD_STRINGS = {
+  es: {
+    pip_blank: "blanca", pip_one: "uno", pip_two: "dos", pip_three: "tres", pip_four: "cuatro", pip_five: "cinco",
+    pip_six: "seis", pip_seven: "siete", pip_eight: "ocho", pip_nine: "nueve", doubleOf: "doble {n}",
+    chooseEnd: "Elige el extremo", playable: "se puede jugar", draws: "roba del pozo", passes: "pasa",
+    side: "Lado", handPoints: "Puntos de la mano", handEnd: "Fin de la mano", yourTilesLeft: "Te quedaron:",
+    pipTotal: "Suma de puntos", close: "Cerrar", soundOn: "Sonido: sí", soundOff: "Sonido: no", won: "ganada",
+    fees: "Comisiones", feesNone: "—", feeRake: "comisión {rake} %",
+    feeLegs: "tesorería {treasury} % · centro {center} % · creador {creator} %",
+    avatarPick: "Avatar para jugar con recompensas", avatarNone: "Tu billetera no tiene ni alquila ningún avatar.",
+    avatarOwned: "Propio", avatarRented: "Alquilado", avatarUntil: "hasta {date}",
+    avatarTermsRent: "renta fija {rent}", avatarTermsSplit: "el dueño recibe {owner} %, tú {scholar} %",
+    confirmTitle: "Confirmar la apuesta", confirmYes: "Sentarme", confirmNo: "Cancelar",
+  },
+  en: {
+    pip_blank: "blank", pip_one: "one", pip_two: "two", pip_three: "three", pip_four: "four", pip_five: "five",
+    pip_six: "six", pip_seven: "seven", pip_eight: "eight", pip_nine: "nine", doubleOf: "double {n}",
+    chooseEnd: "Choose the end", playable: "playable", draws: "draws from the boneyard", passes: "passes",
+    side: "Side", handPoints: "Points of the hand", handEnd: "End of hand", yourTilesLeft: "Left in your hand:",
+    pipTotal: "Pip total", close: "Close", soundOn: "Sound: on", soundOff: "Sound: off", won: "won",
+    fees: "Fees", feesNone: "—", feeRake: "rake {rake} %",
+    feeLegs: "treasury {treasury} % · center {center} % · creator {creator} %",
+    avatarPick: "Avatar for earning play", avatarNone: "Your wallet neither owns nor rents an avatar.",
+    avatarOwned: "Owned", avatarRented: "Rented", avatarUntil: "until {date}",
+    avatarTermsRent: "fixed rent {rent}", avatarTermsSplit: "the owner gets {owner} %, you {scholar} %",
+    confirmTitle: "Confirm the stake", confirmYes: "Take the seat", confirmNo: "Cancel",
+  },
+};
+Object.assign(STRINGS.es, BOARD_STRINGS.es);
+Object.assign(STRINGS.en, BOARD_STRINGS.en);
 Object.assign(STRINGS.es, TALK_STRINGS.es);
 Object.assign(STRINGS.en, TALK_STRINGS.en);
 

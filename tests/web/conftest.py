@@ -153,9 +153,16 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-def open_wallet_page(browser: Any, base_url: str, wallet: InjectedWallet | None) -> Any:
+def open_wallet_page(
+    browser: Any,
+    base_url: str,
+    wallet: InjectedWallet | None,
+    viewport: dict[str, int] | None = None,
+) -> Any:
     """A fresh context (its own session) with the wallet injected, on the lobby."""
-    context = browser.new_context(viewport={"width": 1100, "height": 900}, locale="es-ES")
+    context = browser.new_context(
+        viewport=viewport or {"width": 1100, "height": 900}, locale="es-ES"
+    )
     context.add_init_script(CSP_WATCH_JS)
     if wallet is not None:
         context.expose_function("__dewWallet", wallet.handle)
