@@ -46,13 +46,12 @@ def test_lobby_confirms_the_stake_shows_fees_and_fits(browser, server, artifacts
     assert "5.00 DEW" in row.locator(".stake").inner_text()
     assert row.locator(".earning-flag").get_attribute("data-earning") == "true"
     assert row.locator(".turn-timer").inner_text() == "20 s"
-    # The fees cell shows the server's `fees` when the table summary has it, else a dash.
-    summary = httpx.get(f"{server.url}/tables/{free['id']}").json()
+    # The fees cell shows the table's fees from the one schedule (the lobby's own summary).
+    lobby = httpx.get(f"{server.url}/tables").json()
+    (summary,) = [t for t in lobby if t["id"] == free["id"]]
     fees_cell = page.locator(f"tr:has(a[href='#/table/{free['id']}']) .fees")
-    if summary.get("fees"):
-        assert fees_cell.get_attribute("data-rake-bps") == str(summary["fees"]["rake_bps"])
-    else:
-        assert fees_cell.inner_text() == "—"
+    assert fees_cell.get_attribute("data-rake-bps") == str(summary["fees"]["rake_bps"])
+    assert f"{summary['fees']['creator_bps'] / 100:g} %" in fees_cell.inner_text()
 
     dialogs: list[str] = []
 
