@@ -246,7 +246,7 @@ class FeeSettings(BaseSettings):
     rake_bps: int = Field(500, ge=0, le=2_000)
     # The highest fee a tournament may take from its entry fees (bps of the fees).
     tournament_max_bps: int = Field(2_000, ge=0, le=5_000)
-    # The market's fee on a sale (bps of the price), once the markets land.
+    # The market's fee on a sale (bps of the price): what ``deploy_all`` gives Market.sol.
     market_bps: int = Field(250, ge=0, le=1_000)
     # Shares of every fee (bps of the fee): the center that hosted the match, the creator
     # who brought the player; the treasury takes the rest and the rounding remainder.

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from eth_account import Account
@@ -51,6 +51,7 @@ from backend.chain.contracts import (
     load_artifact,
 )
 from backend.chain.exceptions import ChainError, ChainValueError
+from backend.config import FeeSettings
 
 logger = logging.getLogger(__name__)
 
@@ -108,8 +109,9 @@ class DeployConfig:
     settle_max_per_match: int = 10_000 * DEW
     settle_max_matches: int = 100_000
     # The resale market's fee and the ERC-2981 royalty of avatars and accessories, in basis
-    # points of a sale price (each at most 10%, the contracts' caps).
-    market_fee_bps: int = 250
+    # points of a sale price (each at most 10%, the contracts' caps). The fee is the one fee
+    # schedule's (``DEW_FEES_MARKET_BPS``, docs/economy.md "Fees"), as deployed.
+    market_fee_bps: int = field(default_factory=lambda: FeeSettings().market_bps)
     royalty_bps: int = 500
 
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from backend.chain.deploy import DeployConfig
 from backend.config import FeeSettings
 from backend.economy.fee_schedule import (
     BPS,
@@ -89,3 +90,11 @@ def test_the_settings_are_the_schedule(monkeypatch):
     monkeypatch.setenv("DEW_FEES_CENTER_BPS", "9500")
     with pytest.raises(ValueError, match="CENTER_BPS"):
         FeeSettings()
+
+
+def test_the_market_is_deployed_with_the_schedules_fee(monkeypatch) -> None:
+    """One schedule: the resale market's on-chain fee is ``DEW_FEES_MARKET_BPS``
+    (tests/contracts/test_markets_anvil.py reads ``Market.feeBps`` back as deployed)."""
+    assert DeployConfig().market_fee_bps == FeeSettings().market_bps
+    monkeypatch.setenv("DEW_FEES_MARKET_BPS", "300")
+    assert DeployConfig().market_fee_bps == 300
