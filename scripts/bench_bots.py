@@ -28,7 +28,8 @@ real decisions (two or more legal moves) in both expert pairings; the median ove
 forced draws and passes included, is ``expert_median_ms_per_move_incl_forced``.
 
     uv run python scripts/bench_bots.py [--json] [--quick] [--hands N] [--workers W]
-        [--seed S] [--pairings expert-hard,expert-hard-draw,hard-easy,expert-dominoes]
+        [--seed S | --fresh-seed]
+        [--pairings expert-hard,expert-hard-draw,hard-easy,expert-dominoes]
         [--dominoes-hands N] [--dominoes-start M] [--dominoes-samples K]
         [--expert '{"playout": "heavy", "step_budget": 14000}']
 
@@ -303,13 +304,7 @@ def run_pairing(
             chunks = [(preset, bot_a, bot_b, seeds[w::workers], config) for w in range(workers)]
             for part in pool.map(_play_chunk, chunks):
                 tally.merge(part)
-            print(
-                f"{preset} {bot_a}-{bot_b}: {tally.hands} hands, won {tally.won}, tied "
-                f"{tally.tied}, {statistics.fmean(tally.margins):+.2f} pts/hand, "
-                f"{time.perf_counter() - started:.0f} s",
-                file=sys.stderr,
-                flush=True,
-            )
+            print(_progress(preset, bot_a, bot_b, tally, started), file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
     margin, margin_ci = mean_ci(tally.margins)
     a_points, a_points_ci = mean_ci(tally.a_points)
@@ -346,6 +341,19 @@ def run_pairing(
     }
 
 
+def _progress(preset: str, bot_a: str, bot_b: str, tally: Tally, started: float) -> str:
+    """A line of partial figures (a long run stopped early still reports what it measured)."""
+    margin, margin_ci = mean_ci(tally.margins)
+    ms = tally.decision_ms.get(bot_a, [])
+    median = f"{statistics.median(ms):.1f}" if ms else "-"
+    return (
+        f"{preset} {bot_a}-{bot_b}: {tally.hands} hands, won {tally.won} "
+        f"({tally.won / tally.hands:.3f} {_pct(wilson(tally.won, tally.hands))}), tied "
+        f"{tally.tied}, {margin:+.2f} pts/hand {_interval(margin_ci)}, {bot_a} median "
+        f"{median} ms/decision, {time.perf_counter() - started:.0f} s"
+    )
+
+
 class _Inline:
     """A stand-in for a process pool that runs chunks in this process."""
 
@@ -380,6 +388,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     parser.add_argument("--hands", type=int, default=2000, help="minimum hands per pairing")
     parser.add_argument("--seed", default="bench-bots", help="deal seed prefix")
+    parser.add_argument(
+        "--fresh-seed",
+        action="store_true",
+        help="a deal seed prefix nobody has used: derived from the current time and printed "
+        "(acceptance runs; --seed is ignored)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     parser.add_argument(
         "--pairings",
@@ -415,6 +429,9 @@ def main() -> None:
         ExpertSettings(**expert)
     except (ValueError, TypeError) as error:
         parser.error(f"--expert: {error}")
+    if args.fresh_seed:
+        args.seed = fresh_seed()
+        print(f"fresh seed: {args.seed}", file=sys.stderr, flush=True)
     chosen = [name.strip() for name in args.pairings.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in PAIRINGS]
     if unknown or not chosen:
@@ -479,6 +496,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(out))
         return
+    print(f"seed: {args.seed}")
     for name, pairing in pairings.items():
         print(
             f"{name}: {pairing['hands']} hands, {pairing['side_a']} wins "
@@ -494,6 +512,14 @@ def main() -> None:
             f"expert median ms per decision: {out['expert_median_ms_per_move']:.2f} "
             f"(p90 {out['expert_p90_ms_per_move']:.2f})"
         )
+
+
+def fresh_seed() -> str:
+    """A seed prefix from the current time (UTC, to the microsecond): it cannot appear in the
+    repository's history before the run, so no setting was tuned on its deals."""
+    now = time.time_ns()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 1_000_000_000))
+    return f"fresh-{stamp}.{now // 1000 % 1_000_000:06d}Z"
 
 
 def _ms(by_bot: dict[str, float]) -> str:
