@@ -299,7 +299,9 @@ def run_pairing(
             # Estimate the deals still needed from the hands per deal so far.
             per_deal = tally.hands / next_deal if next_deal else 0.0
             need = math.ceil((min_hands - tally.hands) / per_deal) if per_deal else workers
-            batch = max(workers, min(need, 8 * workers))  # small batches: progress shows
+            # Small batches, so progress shows; one deal at a time in this process (a slow
+            # pairing otherwise prints nothing for an hour on a busy machine).
+            batch = 1 if workers == 1 else max(workers, min(need, 8 * workers))
             seeds = [
                 f"{seed}/{preset}/{bot_a}-{bot_b}/{i}" for i in range(next_deal, next_deal + batch)
             ]
