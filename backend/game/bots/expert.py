@@ -31,9 +31,11 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from copy import copy
 from dataclasses import dataclass
-from math import exp, factorial, log
+from math import ceil, exp, factorial, log
 
 from backend.game.bots import Bot, register_bot
+from backend.game.bots.budget import Budget, DealMemory
+from backend.game.bots.endgame import EndgameSolver
 from backend.game.moves import LEFT, Move, parse_move
 from backend.game.rules import (
     DRAW_ONE_THEN_PASS,
@@ -69,7 +71,7 @@ _PLAYOUT_WEIGHT: tuple[int, ...] = tuple(PIPS[t] + (8 if IS_DOUBLE[t] else 0) fo
 class ExpertSettings:
     """The search budget and the value of a hand. Fixed numbers, so play is deterministic."""
 
-    step_budget: int = 28000
+    step_budget: int = 15000
     """Simulated moves per decision, shared by all candidates and worlds."""
     min_worlds: int = 6
     max_worlds: int = 400
@@ -87,6 +89,23 @@ class ExpertSettings:
     """Softness of the model of other players: they prefer heavy tiles and doubles."""
     model_noise: float = 0.05
     """Share of the player model that is uniform over the legal plays (nobody is predictable)."""
+    solve_below: int = 14
+    """Solve each sampled deal exactly (``EndgameSolver``) once at most this many tiles are left
+    in all hands together and nobody can draw; 0 never solves."""
+    node_cost: int = 3
+    """Budget (simulated moves) charged per position the exact search visits."""
+    min_share: float = 0.25
+    """Share of ``step_budget`` spent before one candidate may be declared the clear winner."""
+    max_share: float = 2.0
+    """Share of ``step_budget`` a close decision may spend."""
+    clear_z: float = 3.0
+    """The leader wins early if its paired lead over every other candidate is this many
+    standard errors."""
+    close_z: float = 1.0
+    """Past ``step_budget``, search on (up to ``max_share``) while the leader's lead over some
+    candidate is below this many standard errors."""
+    reuse: bool = True
+    """Keep the previous decision's deals that the moves since then allow (``DealMemory``)."""
 
 
 @dataclass(slots=True)
@@ -841,10 +860,12 @@ class ExpertBot:
         self.name = "expert"
         self.rng = rng
         self.settings = settings or ExpertSettings()
+        self.memory = DealMemory(self.settings.reuse)
 
     def choose(self, view: SeatView) -> str:
         legal = view["legal_moves"]
         if len(legal) <= 1:
+            self.memory.forget()  # a forced move (draw, pass) breaks the chain of decisions
             return legal[0]
         scores = self.evaluate(view)
         best = max(scores.values())
@@ -857,43 +878,79 @@ class ExpertBot:
         candidates = _distinct_moves(view, position)
         texts = list(candidates)
         moves = [candidates[text] for text in texts]
+        if len(moves) == 1:  # twins on equal ends: nothing to weigh
+            return dict.fromkeys(view["legal_moves"], 0.0)
         remaining = position.unseen.bit_count() + position.my_hand.bit_count()
+        exact = 0 < remaining - view["boneyard"] <= settings.solve_below and (
+            position.draw_mode == NO_DRAWING or not view["boneyard"]
+        )
         per_world = max(1, len(moves) * max(4, remaining))
         count = settings.step_budget // per_world
         worlds = max(settings.min_worlds, min(settings.max_worlds, count))
         rng = self.rng
-        sampler = DealSampler(position)
-        pool = [sampler.sample(rng) for _ in range(worlds * settings.pool_factor)]
+        pool = self.memory.pool(
+            view, position, worlds * settings.pool_factor, rng, lambda: DealSampler(position)
+        )
         if position.observations and settings.pool_factor > 1:
             likelihood = _Likelihood(position, settings.temperature, settings.model_noise)
             weights = [likelihood(hands) for hands, _ in pool]
             top = max(weights)
-            chosen = _resample([exp(w - top) for w in weights], worlds, rng)
+            weights = [exp(w - top) for w in weights]
         else:
-            chosen = list(range(worlds))
-        playout = _Playout(position, settings.playout == "model")
-        random_ = rng.random
-        chances = 2 * (remaining + position.seats * 2 + 4)  # two per move at most
-        my_side = position.sides[position.me]
-        sides = max(position.sides) + 1
-        totals = [0.0] * len(moves)
-        for index in chosen:
-            hands, boneyard = pool[index]
-            # The same chances for every candidate (common random numbers).
-            noise = [random_() for _ in range(chances)]
-            for k, move in enumerate(moves):
-                points, winner = playout.run(hands[:], boneyard, move, noise, settings.explore)
-                ours = points[my_side]
-                theirs = (sum(points) - ours) / (sides - 1)
-                value = ours - theirs
-                if winner is not None:
-                    value += settings.win_bonus if winner == my_side else -settings.win_bonus
-                totals[k] += value
-        scores = {text: total / worlds for text, total in zip(texts, totals, strict=True)}
+            weights = [1.0] * len(pool)
+        longest = ceil(worlds * settings.max_share) if settings.max_share > 1 else worlds
+        chosen = _resample(weights, longest, rng)
+        rng.shuffle(chosen)
+        budget = Budget(settings, len(moves))
+        if exact:
+            solver = EndgameSolver(position, settings.win_bonus)
+            for index in chosen:
+                hands = pool[index][0]
+                before = solver.nodes
+                budget.add([solver.solve(hands, move) for move in moves])
+                if budget.spend((solver.nodes - before) * settings.node_cost):
+                    break
+        else:
+            self._playouts(position, moves, pool, chosen, budget, remaining)
+        means = budget.means()
+        scores = dict(zip(texts, means, strict=True))
         for text in view["legal_moves"]:
             if text not in scores:
                 scores[text] = scores[_twin(text)]
         return scores
+
+    def _playouts(
+        self,
+        position: _Position,
+        moves: list[Move],
+        pool: list[tuple[list[int], list[int]]],
+        chosen: list[int],
+        budget: Budget,
+        remaining: int,
+    ) -> None:
+        """Plays every candidate out in the chosen worlds until the budget says stop."""
+        settings = self.settings
+        playout = _Playout(position, settings.playout == "model")
+        random_ = self.rng.random
+        chances = 2 * (remaining + position.seats * 2 + 4)  # two per move at most
+        my_side = position.sides[position.me]
+        sides = max(position.sides) + 1
+        per_world = len(moves) * max(4, remaining)
+        for index in chosen:
+            hands, boneyard = pool[index]
+            # The same chances for every candidate (common random numbers).
+            noise = [random_() for _ in range(chances)]
+            values: list[float] = []
+            for move in moves:
+                points, winner = playout.run(hands[:], boneyard, move, noise, settings.explore)
+                ours = points[my_side]
+                value = ours - (sum(points) - ours) / (sides - 1)
+                if winner is not None:
+                    value += settings.win_bonus if winner == my_side else -settings.win_bonus
+                values.append(value)
+            budget.add(values)
+            if budget.spend(per_world):
+                break
 
 
 def _resample(weights: list[float], count: int, rng: random.Random) -> list[int]:
