@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from eth_typing import HexStr
 from eth_utils.address import is_address, to_checksum_address
-from web3.exceptions import ContractCustomError, ContractLogicError, Web3Exception
+from web3.exceptions import Web3Exception
 
-from backend.chain.calls import _error_table, decode_revert
-from backend.chain.contracts import SCREENER_ROLE, Contracts
+from backend.chain.contracts import SCREENER_ROLE
+from backend.chain.unsigned import TxBuilder
 from backend.chain.unsigned import UnsignedTx as UnsignedTx
 from backend.economy.exceptions import EconomyValueError, Refused, Unavailable
 from backend.economy.policy import BPS, Party, Terms
@@ -92,48 +91,11 @@ def _address(value: str | None, what: str) -> str:
     return to_checksum_address(value)
 
 
-class ScholarshipTxBuilder:
+class ScholarshipTxBuilder(TxBuilder):
     """Builds and pre-checks registry calls against one deployment."""
 
-    def __init__(self, contracts: Contracts) -> None:
-        self.contracts = contracts
-        self.w3 = contracts.w3
-        self.chain_id = contracts.manifest.chain_id
-        self._errors = _error_table()
-
-    def _read(self, call: Any) -> Any:
-        """A view call; an unreachable node becomes :class:`Unavailable`."""
-        try:
-            return call.call()
-        except (ContractCustomError, ContractLogicError) as exc:
-            raise Refused(decode_revert(exc.data, self._errors)) from exc
-        except (Web3Exception, OSError) as exc:
-            raise Unavailable(f"the chain node did not answer: {exc}") from exc
-
-    def _unsigned(
-        self, sender: str, contract: Any, fn: str, args: list[Any], description: str
-    ) -> UnsignedTx:
-        return UnsignedTx(
-            from_=sender,
-            to=contract.address,
-            data=contract.encode_abi(fn, args=args),
-            value=0,
-            chain_id=self.chain_id,
-            description=description,
-        )
-
-    def _build(
-        self, sender: str, contract: Any, fn: str, args: list[Any], description: str
-    ) -> UnsignedTx:
-        """The call, simulated from ``sender``; a revert becomes :class:`Refused`."""
-        tx = self._unsigned(sender, contract, fn, args, description)
-        try:
-            gas = self.w3.eth.estimate_gas({"from": sender, "to": tx.to, "data": HexStr(tx.data)})
-        except (ContractCustomError, ContractLogicError) as exc:
-            raise Refused(f"{description}: {decode_revert(exc.data, self._errors)}") from exc
-        except (Web3Exception, OSError) as exc:
-            raise Unavailable(f"{description}: the chain node did not answer: {exc}") from exc
-        return UnsignedTx(**{**tx.__dict__, "gas": gas})
+    refused = Refused
+    unavailable = Unavailable
 
     def has_screener_role(self, address: str) -> bool:
         """Does ``address`` hold the registry's SCREENER_ROLE (a live read)?"""

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from eth_typing import HexStr
-from web3.exceptions import ContractCustomError, ContractLogicError, Web3Exception
+from web3.exceptions import Web3Exception
 
-from backend.chain.calls import _error_table, decode_revert
-from backend.chain.contracts import Contracts
+from backend.chain.unsigned import TxBuilder
 from backend.chain.unsigned import UnsignedTx as UnsignedTx
 from backend.markets.exceptions import MarketsValueError, NotOwner, Refused, Unavailable
 
@@ -35,49 +33,11 @@ def check_price(price: int, cap: int = MAX_PRICE) -> int:
     return price
 
 
-class MarketTxBuilder:
+class MarketTxBuilder(TxBuilder):
     """Builds and pre-checks Shop, Market and Accessories calls against one deployment."""
 
-    def __init__(self, contracts: Contracts) -> None:
-        self.contracts = contracts
-        self.w3 = contracts.w3
-        self.chain_id = contracts.manifest.chain_id
-        self._errors = _error_table()
-
-    # --- plumbing -------------------------------------------------------------------------
-
-    def _read(self, call: Any) -> Any:
-        try:
-            return call.call()
-        except (ContractCustomError, ContractLogicError) as exc:
-            raise Refused(decode_revert(exc.data, self._errors)) from exc
-        except (Web3Exception, OSError) as exc:
-            raise Unavailable(f"the chain node did not answer: {exc}") from exc
-
-    def _unsigned(
-        self, sender: str, contract: Any, fn: str, args: list[Any], description: str
-    ) -> UnsignedTx:
-        return UnsignedTx(
-            from_=sender,
-            to=contract.address,
-            data=contract.encode_abi(fn, args=args),
-            value=0,
-            chain_id=self.chain_id,
-            description=description,
-        )
-
-    def _build(
-        self, sender: str, contract: Any, fn: str, args: list[Any], description: str
-    ) -> UnsignedTx:
-        """The call, simulated from ``sender``; a revert becomes :class:`Refused`."""
-        tx = self._unsigned(sender, contract, fn, args, description)
-        try:
-            gas = self.w3.eth.estimate_gas({"from": sender, "to": tx.to, "data": HexStr(tx.data)})
-        except (ContractCustomError, ContractLogicError) as exc:
-            raise Refused(f"{description}: {decode_revert(exc.data, self._errors)}") from exc
-        except (Web3Exception, OSError) as exc:
-            raise Unavailable(f"{description}: the chain node did not answer: {exc}") from exc
-        return UnsignedTx(**{**tx.__dict__, "gas": gas})
+    refused = Refused
+    unavailable = Unavailable
 
     def _pay_then(
         self, buyer: str, spender: Any, price: int, fn: str, args: list[Any], what: str
