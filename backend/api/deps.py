@@ -4,16 +4,20 @@ and the match hub. They live at the API layer: the services never import FastAPI
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, cast
 
 from fastapi import Depends, Request
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.accounts.service import Principal
+from backend.chain.models import ChainRequest
 from backend.config import Settings
 from backend.db.session import make_session_factory
 from backend.economy import exceptions as economy_exc
@@ -191,3 +195,16 @@ def get_markets(request: Request) -> MarketsChain:
 
 
 MarketsDep = Annotated[MarketsChain, Depends(get_markets)]
+
+
+def queued_once(session: Session, key: str, queue: Callable[[], BaseModel]) -> Any:
+    """An operator's chain request queued under its idempotency key, committed: the new
+    request with the route's 202, or, for a repeat of the same key and body, the first one
+    with 200 (another body under the key is the service's 409). One place for the five
+    operator routes that queue a mint, a VIP pass, a shop listing or update, a center."""
+    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
+    out = queue()
+    session.commit()
+    if repeat is not None:
+        return JSONResponse(out.model_dump(mode="json"), status_code=200)
+    return out

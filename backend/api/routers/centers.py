@@ -14,9 +14,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from backend.api.deps import (
     CurrentOperator,
@@ -25,13 +23,13 @@ from backend.api.deps import (
     HubDep,
     SessionDep,
     SettingsDep,
+    queued_once,
 )
 from backend.api.errors import ErrorResponse
 from backend.api.routers.tables import table_out
 from backend.centers import operator as center_minting
 from backend.centers import service as centers
 from backend.centers.models import GameCenter
-from backend.chain.models import ChainRequest
 from backend.competitions import hosting
 from backend.competitions import service as competitions
 from backend.config import Settings
@@ -270,16 +268,20 @@ def queue_center_mint(
         lat_e2=round(body.lat * 100), lon_e2=round(body.lon * 100), capacity=body.capacity,
     )  # fmt: skip
     key = center_minting.KEY_PREFIX + body.idempotency_key
-    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
-    status = center_minting.queue_center_mint(
-        session=session, center=center, idempotency_key=body.idempotency_key,
-        chain_id=request.app.state.settings.chain.chain_id,
-    )  # fmt: skip
-    session.commit()
-    out = CenterMintOut(**status.__dict__)
-    if repeat is not None:
-        return JSONResponse(out.model_dump(mode="json"), status_code=200)
-    return out
+    return queued_once(
+        session,
+        key,
+        lambda: CenterMintOut(
+            **(
+                center_minting.queue_center_mint(
+                    session=session,
+                    center=center,
+                    idempotency_key=body.idempotency_key,
+                    chain_id=request.app.state.settings.chain.chain_id,
+                )
+            ).__dict__
+        ),
+    )
 
 
 @operator_router.get("/centers/{request_id}", response_model=CenterMintOut, responses=_ERRORS)

@@ -16,14 +16,11 @@ from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.api.deps import CurrentOperator, MarketsDep, SessionDep
+from backend.api.deps import CurrentOperator, MarketsDep, SessionDep, queued_once
 from backend.api.errors import ErrorResponse
-from backend.chain.models import ChainRequest
 from backend.db.base import aware
 from backend.economy import operator, season_rewards
 from backend.economy.models import Season
@@ -118,18 +115,18 @@ def queue_mint(
     """Queue one avatar mint per recipient; the worker sends it (poll the GET for the ids).
     A repeat of the same key and recipients returns the first request with 200."""
     key = operator.MINT_KEY_PREFIX + body.idempotency_key
-    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
-    status = operator.queue_mint(
-        session=session,
-        recipients=body.recipients,
-        idempotency_key=body.idempotency_key,
-        chain_id=request.app.state.settings.chain.chain_id,
+    return queued_once(
+        session,
+        key,
+        lambda: _mint_out(
+            operator.queue_mint(
+                session=session,
+                recipients=body.recipients,
+                idempotency_key=body.idempotency_key,
+                chain_id=request.app.state.settings.chain.chain_id,
+            )
+        ),
     )
-    session.commit()
-    out = _mint_out(status)
-    if repeat is not None:
-        return JSONResponse(out.model_dump(mode="json"), status_code=200)
-    return out
 
 
 @router.get("/mints/{request_id}", response_model=MintOut, responses=_ERRORS)
@@ -220,20 +217,22 @@ def queue_vip(
     """Queue a VIP pass issue or revoke; the worker sends it (poll the GET). A repeat of the
     same key and body returns the first request with 200; another body under it is 409."""
     key = operator.VIP_KEY_PREFIX + body.idempotency_key
-    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
-    status = operator.queue_vip(
-        session=session,
-        action=body.action,
-        address=body.address,
-        expires_at=body.expires_at,
-        idempotency_key=body.idempotency_key,
-        chain_id=request.app.state.settings.chain.chain_id,
+    return queued_once(
+        session,
+        key,
+        lambda: VipOut(
+            **(
+                operator.queue_vip(
+                    session=session,
+                    action=body.action,
+                    address=body.address,
+                    expires_at=body.expires_at,
+                    idempotency_key=body.idempotency_key,
+                    chain_id=request.app.state.settings.chain.chain_id,
+                )
+            ).__dict__
+        ),
     )
-    session.commit()
-    out = VipOut(**status.__dict__)
-    if repeat is not None:
-        return JSONResponse(out.model_dump(mode="json"), status_code=200)
-    return out
 
 
 @router.get("/vip/{request_id}", response_model=VipOut, responses=_ERRORS)
@@ -276,28 +275,28 @@ def queue_shop_listing(
     first with ``max_supply``); the worker sends it (poll the GET for the listing id). A
     repeat of the same key and body returns the first request with 200; another body 409."""
     key = markets_operator.SHOP_KEY_PREFIX + body.idempotency_key
-    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
-    status = markets_operator.queue_listing(
-        session=session,
-        item_kind=body.item_kind,
-        item=_item_address(markets, body.item_kind),
-        item_id=body.item_id,
-        price=int(body.price),
-        supply=body.supply,
-        vip_term_s=body.vip_term_s,
-        name=body.name,
-        image=body.image,
-        slot=body.slot,
-        max_supply=body.max_supply,
-        uri=body.uri,
-        idempotency_key=body.idempotency_key,
-        chain_id=request.app.state.settings.chain.chain_id,
+    return queued_once(
+        session,
+        key,
+        lambda: _shop_out(
+            markets_operator.queue_listing(
+                session=session,
+                item_kind=body.item_kind,
+                item=_item_address(markets, body.item_kind),
+                item_id=body.item_id,
+                price=int(body.price),
+                supply=body.supply,
+                vip_term_s=body.vip_term_s,
+                name=body.name,
+                image=body.image,
+                slot=body.slot,
+                max_supply=body.max_supply,
+                uri=body.uri,
+                idempotency_key=body.idempotency_key,
+                chain_id=request.app.state.settings.chain.chain_id,
+            )
+        ),
     )
-    session.commit()
-    out = _shop_out(status)
-    if repeat is not None:
-        return JSONResponse(out.model_dump(mode="json"), status_code=200)
-    return out
 
 
 @router.post(
@@ -312,23 +311,23 @@ def queue_shop_update(
 ) -> Any:
     """Change a shop listing's price or close it (``open: false``, the default)."""
     key = markets_operator.SHOP_KEY_PREFIX + body.idempotency_key
-    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
     price = body.price
     if price is None:
         price = markets_service.get_shop_listing(session=session, listing_id=listing_id).price
-    status = markets_operator.queue_update(
-        session=session,
-        listing_id=listing_id,
-        price=int(price),
-        open_=body.open,
-        idempotency_key=body.idempotency_key,
-        chain_id=request.app.state.settings.chain.chain_id,
+    return queued_once(
+        session,
+        key,
+        lambda: _shop_out(
+            markets_operator.queue_update(
+                session=session,
+                listing_id=listing_id,
+                price=int(price),
+                open_=body.open,
+                idempotency_key=body.idempotency_key,
+                chain_id=request.app.state.settings.chain.chain_id,
+            )
+        ),
     )
-    session.commit()
-    out = _shop_out(status)
-    if repeat is not None:
-        return JSONResponse(out.model_dump(mode="json"), status_code=200)
-    return out
 
 
 @router.get("/shop/requests/{request_id}", response_model=ShopRequestOut, responses=_ERRORS)
