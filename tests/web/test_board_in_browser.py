@@ -1,21 +1,27 @@
 """The table as a domino game in a real Chromium, at a phone's 390x844 and a desktop's 1280x800
 (issue 21): a whole hand played to its end with every tile of the line and of the hand on the
 screen and no sideways scroll; a tile played by dragging it onto the board and one by the
-keyboard; in 2-player draw games played to an empty boneyard, doubles lie crosswise and the line
-bends at both edges of the board (both seats of a same-device table play from this page, each
-towards drawing, so the boneyard empties); draws are shown at the seat and the hand's end is
-counted. Screenshots of the table at both sizes go to the test artifacts."""
+keyboard; in a 2-player draw game played to an empty boneyard, doubles lie crosswise and the
+line bends at both edges of the board (both seats of a same-device table play a fixed deal from
+this page, tests/web/drawing.py); draws are shown at the seat and the hand's end is counted.
+Screenshots of the table at both sizes go to the test artifacts."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from eth_account import Account
 
+from backend.db import migrate
 from backend.protocol.client import DewClient
+from tests.fixtures.database import create_pg_database, drop_pg_database
+from tests.tables.harness import ServerProcess
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
 from tests.web.contrast import low_contrast
+from tests.web.drawing import OPTIONS, SEED, first_hand, oriented
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -62,6 +68,15 @@ BOARD_JS = """() => {
                R: tiles.filter((x) => x.corner && x.arm === 'R').length },
   };
 }"""
+
+
+# Every score flash the page draws, in order, however briefly it stays.
+FLASHES_JS = """() => { window.flashes = [];
+new MutationObserver((records) => {
+  for (const record of records) for (const node of record.addedNodes) {
+    if (node.classList?.contains('score-flash')) window.flashes.push(Number(node.dataset.points));
+  }
+}).observe(document, { childList: true, subtree: true }); }"""
 
 
 def _settled(page: Any) -> None:
@@ -131,39 +146,21 @@ def _keyboard_move(page: Any) -> str:
     return name
 
 
-def _move_towards_drawing(page: Any, others: list[str] = ()) -> None:  # type: ignore[assignment]
-    """Play the tile after which this hand holds the fewest tiles that fit the new ends and
-    ``others`` (the other hand, as last seen) the most: this player runs dry and draws, the
-    other plays on (two passes in a row would block the hand), so the boneyard empties. Draw
-    or pass when stuck."""
+def _play_move(page: Any, move: str) -> None:
+    """Play ``move`` ("6:4L", "draw" or "pass") by clicking, as a player would: the tile, then
+    its end if the page asks which."""
     ply = page.get_attribute("#table", "data-ply")
-    legal = page.eval_on_selector_all("#hand button.legal", "els => els.map(e => e.dataset.tile)")
-    if not legal:
-        page.locator("#actions button.legal").first.click()
-        _wait_ply_after(page, ply)
-        return
-    hand = page.eval_on_selector_all("#hand button", "els => els.map(e => e.dataset.tile)")
-    line = page.eval_on_selector_all(
-        "#line g.tile",
-        "els => els.sort((a, b) => a.dataset.index - b.dataset.index).map(e => e.dataset.tile)",
-    )
-    ends = (int(line[0].split(":")[0]), int(line[-1].split(":")[1])) if line else None
-    options = []
-    for tile in legal:
-        a, b = map(int, tile.split(":"))
-        rest = [t for t in hand if t != tile]
-        for side, end in (("L", 0), ("R", 1)):
-            if ends is None or ends[end] in (a, b):
-                new = list(ends or (a, b))
-                if ends is not None:
-                    new[end] = b if a == ends[end] else a
-                mine = sum(1 for t in rest if set(map(int, t.split(":"))) & set(new))
-                theirs = sum(1 for t in others if set(map(int, t.split(":"))) & set(new))
-                options.append((mine - theirs, tile, side))
-    _, tile, side = min(options)
-    page.locator(f"#hand button.legal[data-tile='{tile}']").click()
-    if page.locator("#sides button").count():
-        page.locator(f"#sides button[data-move$='{side}']").first.click()
+    if ":" not in move:
+        page.click(f"#actions button[data-move={move}]")
+    else:
+        page.click(f"#hand button.legal[data-tile='{move[:-1]}']")
+        page.wait_for_function(
+            "ply => document.querySelector('#table').dataset.ply !== ply"
+            " || document.querySelector('#sides button')",
+            arg=ply,
+        )
+        if page.get_attribute("#table", "data-ply") == ply:
+            page.click(f"#sides button[data-move='{move}']")
     _wait_ply_after(page, ply)
 
 
@@ -174,10 +171,6 @@ def _practice_draw_game(page: Any) -> None:
     page.select_option("#create-table select[name=kind]", "practice")
     page.click("#create-table button[type=submit]")
     page.wait_for_selector("#table[data-status=live] #felt")
-
-
-def _oriented(tile: str) -> str:
-    return ":".join(sorted(tile.split(":"), reverse=True))
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390x844", "1280x800"])
@@ -200,10 +193,10 @@ def test_a_hand_played_to_its_end_fits_the_screen_by_drag_keyboard_and_tap(
         has_tile = page.locator("#hand button.legal").count() > 0
         if has_tile and dragged is None:
             dragged = _drag_move(page)
-            assert _oriented(dragged) in _line_tiles(page), "the dragged tile is not on the board"
+            assert oriented(dragged) in _line_tiles(page), "the dragged tile is not on the board"
         elif has_tile and keyed is None:
             keyed = _keyboard_move(page)
-            assert _oriented(keyed) in _line_tiles(page), "the keyboard's tile is not on the board"
+            assert oriented(keyed) in _line_tiles(page), "the keyboard's tile is not on the board"
         else:
             _click_move(page)
         moves += 1
@@ -234,48 +227,63 @@ def _check_board(page: Any) -> dict[str, Any]:
     return dict(board)
 
 
-def test_draw_games_to_an_empty_boneyard_bend_at_both_edges_with_doubles_crosswise(
-    browser, server, artifacts
+@pytest.fixture(scope="module")
+def seeded_server() -> Iterator[ServerProcess]:
+    """A server whose every match is dealt from ``drawing.SEED`` (``seeded_app``)."""
+    url = create_pg_database()
+    try:
+        migrate(url)
+        with SeededServer(url, turn_timeout_s=60, bot_move_delay_s=0.05) as proc:
+            yield proc
+    finally:
+        drop_pg_database(url)
+
+
+class SeededServer(ServerProcess):
+    def __init__(self, db_url: str, **server: Any) -> None:
+        super().__init__(db_url, extra_env={"DEW_TEST_DEAL_SEED": SEED}, **server)
+
+    def command(self) -> list[str]:
+        factory = ["-m", "uvicorn", "tests.web.seeded_app:create_app", "--factory"]
+        where = ["--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"]
+        return [sys.executable, *factory, *where]
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390x844", "1280x800"])
+def test_a_draw_game_to_an_empty_boneyard_bends_at_both_edges_with_doubles_crosswise(
+    browser, seeded_server, artifacts, viewport
 ):
-    page = open_wallet_page(browser, server.url, InjectedWallet(Account.create().key.hex()), PHONE)
+    """Both seats of a same-device table play the fixed deal's first hand (tests/web/drawing.py)
+    from this page, clicking, until its boneyard is empty; then the line bends at both edges."""
+    size = f"{viewport['width']}x{viewport['height']}"
+    expected = first_hand(SEED)
+    assert expected is not None
+    url = seeded_server.url
+    page = open_wallet_page(browser, url, InjectedWallet(Account.create().key.hex()), viewport)
     sign_in_page(page)
-    tried: list[tuple[int, int, dict[str, int], int]] = []
-    found = None
-    for _ in range(4):
-        # Both seats of a same-device table play here, each towards drawing, hand after hand
-        # (to 150 points), until a hand's boneyard is empty.
-        page.goto(f"{server.url}/#/lobby")
-        page.wait_for_selector("#create-table button[type=submit]:not([disabled])")
-        page.select_option("#create-table select[name=preset]", "draw")
-        page.select_option("#create-table select[name=kind]", "same_device")
-        page.select_option("#create-table select[name='option:target']", "150")
-        page.click("#create-table button[type=submit]")
-        page.wait_for_selector("#table[data-status=live] #felt")
-        hands: dict[str, list[str]] = {}
-        while found is None:
-            page.wait_for_selector(SAME_DEVICE_READY)
-            if page.get_attribute("#table", "data-status") == "finished":
-                break
-            if page.locator("#hand-over").count():
-                page.click("#show-hand")
-                page.wait_for_selector("#table[data-turn=mine] #hand")
-            if page.get_attribute("#boneyard", "data-count") == "0":
-                board = _check_board(page)
-                tried.append((0, board["count"], board["corners"], len(board["doubles"])))
-                if board["corners"]["L"] and board["corners"]["R"] and board["doubles"]:
-                    found = board
-                    break
-            seat = str(page.get_attribute("#seats li.me", "data-seat"))
-            others = [t for other, tiles in hands.items() if other != seat for t in tiles]
-            _move_towards_drawing(page, others)
-            hands[seat] = _hand(page)
-        if found is not None:
-            break
-        board = _check_board(page)
-    assert found is not None, f"no hand emptied the boneyard with both bends and a double: {tried}"
+    page.goto(f"{url}/#/lobby")
+    page.wait_for_selector("#create-table button[type=submit]:not([disabled])")
+    page.select_option("#create-table select[name=preset]", "draw")
+    page.select_option("#create-table select[name=kind]", "same_device")
+    page.select_option("#create-table select[name='option:target']", str(OPTIONS["target"]))
+    page.click("#create-table button[type=submit]")
+    page.wait_for_selector("#table[data-status=live] #felt")
+    for seat, move in expected.moves:
+        page.wait_for_selector(SAME_DEVICE_READY)
+        assert page.get_attribute("#table", "data-status") == "live"
+        if page.locator("#hand-over").count():
+            page.click("#show-hand")
+        page.wait_for_selector("#table[data-turn=mine] #hand")
+        page.wait_for_selector(f"#seats li.me[data-seat='{seat}']")
+        _play_move(page, move)
+    page.wait_for_selector("#boneyard[data-count='0']")
+    board = _check_board(page)
+    assert board["count"] == expected.line, (board, expected)
+    assert board["corners"]["L"] >= 1 and board["corners"]["R"] >= 1, board
+    assert len(board["doubles"]) == expected.doubles, board
     # Draws were shown at the seats (that is how the boneyard emptied).
     assert int(page.get_attribute("#table", "data-shown-draws") or 0) >= 14
-    page.screenshot(path=str(artifacts / "table-bent-390x844.png"))
+    page.screenshot(path=str(artifacts / f"table-bent-{size}.png"))
     assert not page.js_errors
 
 
@@ -308,14 +316,17 @@ def test_reduced_motion_places_tiles_at_once_and_sound_is_off_until_switched_on(
 
 
 def test_a_score_on_a_multiple_of_five_flashes_its_points(browser, server):
-    """All-fives (dew200) scores during play: a watcher sees the points flash over the board."""
+    """All-fives (dew200) scores during play: a watcher sees the points flash over the board.
+    Bots move every 50 ms here, so a flash may be drawn and replaced between two of
+    Playwright's polls: the page records every flash it draws as it draws it."""
+    page = open_wallet_page(browser, server.url, None, DESKTOP)
+    page.evaluate(FLASHES_JS)  # the page stays one document: the table is its #/table route
     with DewClient(server.url) as client:
         client.sign_in(Account.create().key.hex())
         table = client.create_table(preset="dew200", seats=2, kind="ai", bot_level="easy")
-    page = open_wallet_page(browser, server.url, None, DESKTOP)
     page.goto(f"{server.url}/#/table/{table['id']}")
     page.wait_for_selector("#table[data-link=open] #felt")
-    page.wait_for_selector(".score-flash[data-points]", state="attached", timeout=120_000)
-    points = int(page.get_attribute("#table", "data-last-flash"))
+    page.wait_for_function("() => window.flashes.length > 0", timeout=120_000)
+    points = page.evaluate("window.flashes")[0]
     assert points > 0 and points % 5 == 0
     assert not page.js_errors
