@@ -11,13 +11,12 @@ from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.accounts.service import Principal
-from backend.chain.models import ChainRequest
+from backend.chain.outbox import inserted_here
 from backend.config import Settings
 from backend.db.session import make_session_factory
 from backend.economy import exceptions as economy_exc
@@ -202,9 +201,9 @@ def queued_once(session: Session, key: str, queue: Callable[[], BaseModel]) -> A
     request with the route's 202, or, for a repeat of the same key and body, the first one
     with 200 (another body under the key is the service's 409). One place for the five
     operator routes that queue a mint, a VIP pass, a shop listing or update, a center."""
-    repeat = session.scalar(select(ChainRequest.id).where(ChainRequest.idempotency_key == key))
     out = queue()
+    first = inserted_here(session, key)
     session.commit()
-    if repeat is not None:
+    if not first:
         return JSONResponse(out.model_dump(mode="json"), status_code=200)
     return out

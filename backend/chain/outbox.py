@@ -108,6 +108,16 @@ def _digest(kind: str, payload: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+_INSERTED = "dew.chain.inserted_keys"
+
+
+def inserted_here(session: Session, idempotency_key: str) -> bool:
+    """Whether this session's own insert created the request under ``idempotency_key`` (and
+    not an earlier or a concurrent transaction, whose row it read back): a repeat, however it
+    raced, is told apart from the first."""
+    return idempotency_key in session.info.get(_INSERTED, ())
+
+
 def _put_many(
     session: Session, items: Sequence[tuple[RequestKind, str, dict[str, Any], int]]
 ) -> list[ChainRequest]:
@@ -137,11 +147,13 @@ def _put_many(
     session.flush()
     # A concurrent transaction inserting the same key makes this wait for its outcome, then
     # either skip (it committed: we read its row below) or insert (it rolled back).
-    session.execute(
+    inserted = session.scalars(
         dialect.insert(session, ChainRequest)
         .values(rows)
         .on_conflict_do_nothing(index_elements=["idempotency_key"])
+        .returning(ChainRequest.idempotency_key)
     )
+    session.info.setdefault(_INSERTED, set()).update(inserted)
     keys = [row["idempotency_key"] for row in rows]
     found = {
         r.idempotency_key: r

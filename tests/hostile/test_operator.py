@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
+import httpx
 import pytest
 from eth_account import Account
 from sqlalchemy import func, select
@@ -19,6 +22,7 @@ from backend.economy.models import Season
 from tests.tables.harness import ServerProcess, api, sign_in
 
 OPERATOR = Account.create()
+RACERS = 12
 
 
 @pytest.fixture(scope="module")
@@ -160,6 +164,27 @@ def test_operator_mint_is_idempotent_and_refuses_a_reused_key(server, books):
     assert first.json()["recipients"] == recipients
     assert other.status_code == 409 and other.json()["error"]["code"] == "conflict"
     assert status.status_code == 200 and status.json()["idempotency_key"] == key
+    assert _counts(books) == (before[0] + 1, before[1])
+
+
+def test_racing_repeats_of_a_mint_get_one_202_and_the_rest_200(server, books):
+    """A script fires the same queued mint many times at once: exactly one answer says it
+    was queued (202); every other one, however it raced, is the repeat (200) of that request."""
+    _, token = sign_in(server.url, OPERATOR)
+    body = {"recipients": [Account.create().address], "idempotency_key": secrets.token_hex(8)}
+    before = _counts(books)
+    barrier = threading.Barrier(RACERS)
+
+    def post(_: int) -> httpx.Response:
+        with api(server.url, token) as client:
+            barrier.wait()
+            return client.post("/operator/mints", json=body)
+
+    with ThreadPoolExecutor(RACERS) as pool:
+        answers = list(pool.map(post, range(RACERS)))
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [200] * (RACERS - 1) + [202], [a.text for a in answers]
+    assert len({a.json()["id"] for a in answers}) == 1
     assert _counts(books) == (before[0] + 1, before[1])
 
 
