@@ -7,7 +7,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from eth_utils.address import is_address, to_checksum_address
-from sqlalchemy import or_, select
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    SQLColumnExpression,
+    and_,
+    case,
+    cast,
+    exists,
+    func,
+    literal,
+    or_,
+    select,
+)
 from sqlalchemy.orm import Session
 
 from backend.markets.exceptions import AvatarNotFound, ListingNotFound, MarketsValueError
@@ -93,32 +105,59 @@ def get_listing(*, session: Session, listing_id: int) -> MarketListing:
     return row
 
 
-def listing_status(session: Session, row: MarketListing, now_s: int) -> str:
-    """``sold`` and ``cancelled`` as booked; an open listing is ``expired`` past its end,
+def _covers(
+    balance: SQLColumnExpression[str], amount: SQLColumnExpression[str]
+) -> ColumnElement[bool]:
+    """``balance >= amount`` for canonical decimal strings (no leading zeros), exactly: a
+    longer number is larger, and equal lengths compare digit by digit."""
+    longer = func.length(balance) > func.length(amount)
+    return or_(longer, and_(func.length(balance) == func.length(amount), balance >= amount))
+
+
+def status_of(now_s: int) -> ColumnElement[str]:
+    """A listing's status as SQL, so that a filter on it is part of the query and a page is
+    full: ``sold`` and ``cancelled`` as booked; an open listing is ``expired`` past its end,
     ``stale`` when its seller no longer holds the item, withdrew the market's approval, the
     avatar is rented, or the avatar moved or changed what it wears since it was listed (the
     market pins its transfer count and equipped set), else ``open``."""
-    if row.status != ListingStatus.OPEN:
-        return row.status
-    if row.expires_at and row.expires_at <= now_s:
-        return ListingStatus.EXPIRED
-    approval = session.get(MarketApproval, (row.token, row.seller))
-    if approval is None or not approval.approved:
-        return ListingStatus.STALE
-    if row.item_kind == ItemKind.AVATAR:
-        avatar = session.get(AvatarState, int(row.token_id))
-        if avatar is None or avatar.owner != row.seller or avatar.rented_until > now_s:
-            return ListingStatus.STALE
-        if avatar.changed_seq > row.listed_seq:  # moved or re-dressed since: pinned at listing
-            return ListingStatus.STALE
-    else:
-        held = session.get(AccessoryBalance, (row.seller, int(row.token_id)))
-        if held is None or int(held.balance) < int(row.amount):
-            return ListingStatus.STALE
-    return ListingStatus.OPEN
+    item_id = cast(MarketListing.token_id, BigInteger)
+    approved = exists().where(
+        MarketApproval.token == MarketListing.token,
+        MarketApproval.owner == MarketListing.seller,
+        MarketApproval.approved.is_(True),
+    )
+    avatar_held = exists().where(
+        AvatarState.avatar_id == item_id,
+        AvatarState.owner == MarketListing.seller,
+        AvatarState.rented_until <= now_s,
+        AvatarState.changed_seq <= MarketListing.listed_seq,  # pinned at listing
+    )
+    accessory_held = exists().where(
+        AccessoryBalance.address == MarketListing.seller,
+        AccessoryBalance.type_id == item_id,
+        _covers(AccessoryBalance.balance, MarketListing.amount),
+    )
+    avatar = MarketListing.item_kind == ItemKind.AVATAR
+    return case(
+        (MarketListing.status != ListingStatus.OPEN, MarketListing.status),
+        (
+            and_(MarketListing.expires_at != 0, MarketListing.expires_at <= now_s),
+            literal(str(ListingStatus.EXPIRED)),
+        ),
+        (~approved, literal(str(ListingStatus.STALE))),
+        (and_(avatar, ~avatar_held), literal(str(ListingStatus.STALE))),
+        (and_(~avatar, ~accessory_held), literal(str(ListingStatus.STALE))),
+        else_=literal(str(ListingStatus.OPEN)),
+    )
 
 
-def listing_out(session: Session, row: MarketListing, now_s: int) -> dict[str, object]:
+def listing_status(session: Session, row: MarketListing, now_s: int) -> str:
+    """The status (``status_of``) of one listing."""
+    query = select(status_of(now_s)).where(MarketListing.listing_id == row.listing_id)
+    return str(session.scalar(query))
+
+
+def listing_out(row: MarketListing, status: str) -> dict[str, object]:
     return {
         "listing_id": row.listing_id,
         "seller": row.seller,
@@ -128,7 +167,7 @@ def listing_out(session: Session, row: MarketListing, now_s: int) -> dict[str, o
         "amount": row.amount,
         "price": row.price,
         "expires_at": row.expires_at,
-        "status": listing_status(session, row, now_s),
+        "status": status,
         "buyer": row.buyer,
     }
 
@@ -143,22 +182,25 @@ def listings(
     limit: int = 50,
     offset: int = 0,
 ) -> list[dict[str, object]]:
-    """Market listings, newest first, filtered by item contract (or kind) and seller.
+    """Market listings, newest first, filtered by item contract (or kind), seller and status.
 
-    ``token`` is a contract address or ``avatar``/``accessory``. ``status`` filters on the
-    derived status (after the page is read: a page may hold fewer rows than ``limit``)."""
+    ``token`` is a contract address or ``avatar``/``accessory``; ``status`` is the derived
+    status (``status_of``), filtered in the query, so a page holds ``limit`` rows while
+    there are more."""
     if not 1 <= limit <= MAX_PAGE or not 0 <= offset <= MAX_OFFSET:
         raise MarketsValueError(f"limit must be 1..{MAX_PAGE} and offset 0..{MAX_OFFSET}")
-    query = select(MarketListing).order_by(MarketListing.listing_id.desc())
+    derived = status_of(now_s)
+    query = select(MarketListing, derived).order_by(MarketListing.listing_id.desc())
     if token in (ItemKind.AVATAR, ItemKind.ACCESSORY):
         query = query.where(MarketListing.item_kind == token)
     elif token is not None:
         query = query.where(MarketListing.token == checksum(token, "token"))
     if seller is not None:
         query = query.where(MarketListing.seller == checksum(seller, "seller"))
-    rows = session.scalars(query.limit(limit).offset(offset))
-    out = [listing_out(session, row, now_s) for row in rows]
-    return [x for x in out if status is None or x["status"] == status]
+    if status is not None:
+        query = query.where(derived == status)
+    rows = session.execute(query.limit(limit).offset(offset))
+    return [listing_out(row, derived_status) for row, derived_status in rows]
 
 
 def _equipped(session: Session, avatar_ids: Iterable[int]) -> dict[int, list[int]]:
