@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -124,19 +125,27 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
-def server() -> Iterator[ServerProcess]:
-    """One server for the web tests (a fresh PostgreSQL database, migrated): bots move fast
-    and matchmaking fills a seat with a bot after 1 s."""
+@contextmanager
+def pg_server(
+    kind: type[ServerProcess] = ServerProcess, **settings: Any
+) -> Iterator[ServerProcess]:
+    """A server (``kind``, with ``settings``) on a fresh migrated PostgreSQL database of its
+    own, dropped afterwards; the database's URL is ``server.env["DEW_DB_URL"]``."""
     url = create_pg_database()
     try:
         migrate(url)
-        with ServerProcess(
-            url, turn_timeout_s=60, bot_move_delay_s=0.05, matchmaking_wait_s=1.0
-        ) as proc:
+        with kind(url, **settings) as proc:
             yield proc
     finally:
         drop_pg_database(url)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[ServerProcess]:
+    """One server for the web tests: bots move fast and matchmaking fills a seat with a bot
+    after 1 s."""
+    with pg_server(turn_timeout_s=60, bot_move_delay_s=0.05, matchmaking_wait_s=1.0) as proc:
+        yield proc
 
 
 @pytest.fixture(scope="session")

@@ -23,13 +23,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import jobs, service
 from backend.config import Settings
-from backend.db import create_db_engine, make_session_factory, migrate
+from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.tables import play
-from tests.fixtures.database import create_pg_database, drop_pg_database
 from tests.tables.harness import Player, ServerProcess, api
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import InjectedWallet, open_wallet_page, pg_server, sign_in_page
 from tests.web.phone import phone_fits
 
 pytestmark = pytest.mark.timeout(300)
@@ -41,19 +40,12 @@ MARKUP_NAME = '<img id="x" src=x onerror="window.__pwned=1">VIP'
 @pytest.fixture(scope="module")
 def stack() -> Iterator[tuple[ServerProcess, sessionmaker[Session]]]:
     """A server that adopts the tournament games the advancing job starts, on its own database."""
-    url = create_pg_database()
-    try:
-        migrate(url)
-        engine = create_db_engine(url)
+    with pg_server(turn_timeout_s=60, bot_move_delay_s=0.02, adopt_started_every_s=0.2) as server:
+        engine = create_db_engine(server.env["DEW_DB_URL"])
         try:
-            with ServerProcess(
-                url, turn_timeout_s=60, bot_move_delay_s=0.02, adopt_started_every_s=0.2
-            ) as server:
-                yield server, make_session_factory(engine)
+            yield server, make_session_factory(engine)
         finally:
             engine.dispose()
-    finally:
-        drop_pg_database(url)
 
 
 def _open(sessions: sessionmaker[Session], **fields: Any) -> int:

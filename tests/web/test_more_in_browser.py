@@ -14,14 +14,13 @@ import pytest
 from eth_account import Account
 
 from backend.cli.demo import FIXED_RENT, RENT_FAUCET, Season, api_txs, ok, wait_for
-from backend.db import migrate
-from tests.fixtures.database import create_pg_database, drop_pg_database
 from tests.tables.harness import ServerProcess
 from tests.web.conftest import (
     InjectedWallet,
     offer_in_dashboard,
     offer_to_me_shown,
     open_wallet_page,
+    pg_server,
     sign_in_page,
     sign_tx_panel,
 )
@@ -34,13 +33,8 @@ pytestmark = pytest.mark.timeout(240)
 def patient_server() -> Iterator[ServerProcess]:
     """A server whose matchmaking waits a minute before seating bots, so that a ticket is still
     waiting when the page cancels it (the shared server seats bots after 1 s)."""
-    url = create_pg_database()
-    try:
-        migrate(url)
-        with ServerProcess(url, turn_timeout_s=60, matchmaking_wait_s=60.0) as proc:
-            yield proc
-    finally:
-        drop_pg_database(url)
+    with pg_server(turn_timeout_s=60, matchmaking_wait_s=60.0) as proc:
+        yield proc
 
 
 def signed_in(browser: Any, base_url: str) -> tuple[Any, str]:

@@ -12,11 +12,9 @@ import httpx
 import pytest
 from eth_account import Account
 
-from backend.db import migrate
-from tests.fixtures.database import create_pg_database, drop_pg_database
 from tests.hostile.test_tables import Chain
 from tests.tables.harness import ServerProcess, sign_in, wait_for
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import InjectedWallet, open_wallet_page, pg_server, sign_in_page
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -25,15 +23,8 @@ pytestmark = pytest.mark.timeout(240)
 def chain_server(deployment: Any) -> Iterator[tuple[ServerProcess, Chain]]:
     """A server that reads VIP passes from the module's anvil deployment."""
     chain = Chain(deployment)
-    url = create_pg_database()
-    try:
-        migrate(url)
-        with ServerProcess(
-            url, turn_timeout_s=60, bot_move_delay_s=30.0, extra_env=chain.env
-        ) as proc:
-            yield proc, chain
-    finally:
-        drop_pg_database(url)
+    with pg_server(turn_timeout_s=60, bot_move_delay_s=30.0, extra_env=chain.env) as proc:
+        yield proc, chain
 
 
 def _choose(page: Any, selector: str, value: str) -> None:

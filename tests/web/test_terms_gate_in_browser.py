@@ -13,10 +13,9 @@ from eth_account import Account
 from sqlalchemy import select
 
 from backend.accounts.models import TermsAcceptance
-from backend.db import create_db_engine, make_session_factory, migrate
-from tests.fixtures.database import create_pg_database, drop_pg_database
+from backend.db import create_db_engine, make_session_factory
 from tests.tables.harness import ServerProcess
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import InjectedWallet, open_wallet_page, pg_server, sign_in_page
 from tests.web.test_lobby_stakes_in_browser import _staked_table
 
 pytestmark = pytest.mark.timeout(240)
@@ -26,14 +25,9 @@ TERMS_URI = "https://dew.example/terms"
 
 @pytest.fixture(scope="module")
 def terms_server() -> Iterator[ServerProcess]:
-    url = create_pg_database()
-    try:
-        migrate(url)
-        env = {"DEW_TERMS_VERSION": "2026-11", "DEW_TERMS_URI": TERMS_URI}
-        with ServerProcess(url, extra_env=env) as proc:
-            yield proc
-    finally:
-        drop_pg_database(url)
+    env = {"DEW_TERMS_VERSION": "2026-11", "DEW_TERMS_URI": TERMS_URI}
+    with pg_server(extra_env=env) as proc:
+        yield proc
 
 
 def _acceptances(db_url: str, address: str) -> list[tuple[str, bool]]:
