@@ -89,7 +89,7 @@ class ExpertSettings:
     """Softness of the model of other players: they prefer heavy tiles and doubles."""
     model_noise: float = 0.05
     """Share of the player model that is uniform over the legal plays (nobody is predictable)."""
-    solve_below: int = 14
+    solve_below: int = 18
     """Solve each sampled deal exactly (``EndgameSolver``) once at most this many tiles are left
     in all hands together and nobody can draw; 0 never solves."""
     node_cost: int = 3
