@@ -9,7 +9,13 @@ import pytest
 from backend.game import IllegalMoveError, apply_move, make_bot, rules_for, start_match, view
 from backend.game.bots.budget import Budget
 from backend.game.bots.endgame import EndgameSolver
-from backend.game.bots.expert import ExpertBot, ExpertSettings, _distinct_moves, read_position
+from backend.game.bots.expert import (
+    DealSampler,
+    ExpertBot,
+    ExpertSettings,
+    _distinct_moves,
+    read_position,
+)
 from backend.game.match import Match
 from backend.game.moves import LEFT, parse_move
 from backend.game.tiles import EITHER_SUIT, HIGH, LOW, OTHER_HALF, parse_tile
@@ -259,3 +265,63 @@ def _check_world(seen, position, hands):
             right = OTHER_HALF[move.tile][right]
     for seat in range(1, 4):
         assert not hands[seat] & lacks[seat]
+
+
+def test_worlds_come_in_doubling_batches_each_resampled_from_its_own_deals(monkeypatch):
+    """The world stream yields exactly ``longest`` worlds, in batches of 2, 4, 8, ..., and
+    samples ``ratio`` deals per world of a batch only when that batch is reached."""
+    found = _endgame("doscientos", {}, 4, 0, 18)
+    assert found is not None
+    _, seen = found
+    position = read_position(seen)
+    sampled = []
+    real_sample = DealSampler.sample
+
+    def counting(self, rng):
+        world = real_sample(self, rng)
+        sampled.append(world)
+        return world
+
+    monkeypatch.setattr(DealSampler, "sample", counting)
+    expert = ExpertBot(random.Random(3), ExpertSettings(reuse=False))
+    stream = expert._worlds(seen, position, 12, 2, 2.0)
+    first_two = [next(stream), next(stream)]
+    assert len(sampled) == 4  # only the first batch so far
+    rest = list(stream)
+    assert len(first_two) + len(rest) == 12  # batches 2, 4 and the last 6 of 8
+    assert len(sampled) == 24
+    worlds = [id(w) for w in sampled]
+    assert all(id(w) in worlds for w in first_two + rest)
+    # A world of a batch comes from that batch's own deals.
+    assert all(id(w) in worlds[:4] for w in first_two)
+    assert all(id(w) in worlds[4:12] for w in rest[:4])
+
+
+def test_an_exact_decision_samples_only_the_deals_it_solves(monkeypatch):
+    """An exact search of 18 tiles solves a few dozen deals at most: the deals sampled stay
+    within a small multiple of those solved, not the pool a playout budget would want."""
+    found = _endgame("doscientos", {}, 4, 1, 18)
+    assert found is not None
+    _, seen = found
+    calls = []
+    real_sample = DealSampler.sample
+
+    def counting(self, rng):
+        calls.append(1)
+        return real_sample(self, rng)
+
+    monkeypatch.setattr(DealSampler, "sample", counting)
+    solved = []
+    real_solve = EndgameSolver.solve
+
+    def solving(self, hands, first):
+        solved.append(1)
+        return real_solve(self, hands, first)
+
+    monkeypatch.setattr(EndgameSolver, "solve", solving)
+    settings = ExpertSettings(solve_below=18, reuse=False)
+    ExpertBot(random.Random(5), settings).evaluate(seen)
+    candidates = len(_distinct_moves(seen, read_position(seen)))
+    deals = len(solved) // candidates
+    assert deals >= settings.min_worlds
+    assert len(calls) <= 4 * deals + 4 * settings.min_worlds

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from math import ceil, exp, factorial, log
 
 from backend.game.bots import Bot, register_bot
-from backend.game.bots.budget import Budget, DealMemory
+from backend.game.bots.budget import Budget, DealMemory, World
 from backend.game.bots.endgame import EndgameSolver
 from backend.game.moves import LEFT, Move, parse_move
 from backend.game.rules import (
@@ -89,7 +89,7 @@ class ExpertSettings:
     """Softness of the model of other players: they prefer heavy tiles and doubles."""
     model_noise: float = 0.05
     """Share of the player model that is uniform over the legal plays (nobody is predictable)."""
-    solve_below: int = 14
+    solve_below: int = 18
     """Solve each sampled deal exactly (``EndgameSolver``) once at most this many tiles are left
     in all hands together and nobody can draw; 0 never solves."""
     node_cost: int = 3
@@ -887,31 +887,23 @@ class ExpertBot:
         per_world = max(1, len(moves) * max(4, remaining))
         count = settings.step_budget // per_world
         worlds = max(settings.min_worlds, min(settings.max_worlds, count))
-        rng = self.rng
-        pool = self.memory.pool(
-            view, position, worlds * settings.pool_factor, rng, lambda: DealSampler(position)
-        )
-        if position.observations and settings.pool_factor > 1:
-            likelihood = _Likelihood(position, settings.temperature, settings.model_noise)
-            weights = [likelihood(hands) for hands, _ in pool]
-            top = max(weights)
-            weights = [exp(w - top) for w in weights]
-        else:
-            weights = [1.0] * len(pool)
         longest = ceil(worlds * settings.max_share) if settings.max_share > 1 else worlds
-        chosen = _resample(weights, longest, rng)
-        rng.shuffle(chosen)
+        # The first batch is what the first look at the budget needs (solved deals are costly,
+        # so a few of them); the batches double from there.
+        first = settings.min_worlds if exact else ceil(worlds * settings.min_share)
+        # Deals sampled per world searched: ``pool_factor`` over the base budget's worlds.
+        ratio = worlds * settings.pool_factor / longest
+        stream = self._worlds(view, position, longest, max(settings.min_worlds, first), ratio)
         budget = Budget(settings, len(moves))
         if exact:
             solver = EndgameSolver(position, settings.win_bonus)
-            for index in chosen:
-                hands = pool[index][0]
+            for hands, _ in stream:
                 before = solver.nodes
                 budget.add([solver.solve(hands, move) for move in moves])
                 if budget.spend((solver.nodes - before) * settings.node_cost):
                     break
         else:
-            self._playouts(position, moves, pool, chosen, budget, remaining)
+            self._playouts(position, moves, stream, budget, remaining)
         means = budget.means()
         scores = dict(zip(texts, means, strict=True))
         for text in view["legal_moves"]:
@@ -919,16 +911,66 @@ class ExpertBot:
                 scores[text] = scores[_twin(text)]
         return scores
 
+    def _worlds(
+        self, view: SeatView, position: _Position, longest: int, first: int, ratio: float
+    ) -> Iterator[World]:
+        """Up to ``longest`` worlds to search, in batches that double from ``first``.
+
+        Each batch samples ``ratio`` deals per world (the first batch starts with the
+        deals carried from the previous decision) and resamples them by how well they explain
+        the other seats' past choices. Sampling lazily matters where the budget buys few worlds
+        (an exact search of 18 tiles solves about ten deals) or stops early on a clear decision:
+        a pool sized for the whole budget cost as much CPU as the search itself.
+        """
+        settings = self.settings
+        rng = self.rng
+        sampler: DealSampler | None = None
+
+        def new_sampler() -> DealSampler:
+            nonlocal sampler
+            if sampler is None:
+                sampler = DealSampler(position)
+            return sampler
+
+        likelihood = (
+            _Likelihood(position, settings.temperature, settings.model_noise)
+            if position.observations and settings.pool_factor > 1
+            else None
+        )
+        given = 0
+        size = max(1, min(first, longest))
+        while given < longest:
+            size = min(size, longest - given)
+            wanted = max(size, ceil(size * ratio))
+            if given == 0:
+                pool = self.memory.pool(view, position, wanted, rng, new_sampler)
+            else:
+                fresh = new_sampler()
+                pool = [fresh.sample(rng) for _ in range(wanted)]
+                if self.memory.enabled:
+                    self.memory.worlds.extend(pool)
+            if likelihood is not None:
+                weights = [likelihood(hands) for hands, _ in pool]
+                top = max(weights)
+                weights = [exp(w - top) for w in weights]
+            else:
+                weights = [1.0] * len(pool)
+            chosen = _resample(weights, size, rng)
+            rng.shuffle(chosen)
+            for index in chosen:
+                yield pool[index]
+            given += size
+            size *= 2
+
     def _playouts(
         self,
         position: _Position,
         moves: list[Move],
-        pool: list[tuple[list[int], list[int]]],
-        chosen: list[int],
+        worlds: Iterable[World],
         budget: Budget,
         remaining: int,
     ) -> None:
-        """Plays every candidate out in the chosen worlds until the budget says stop."""
+        """Plays every candidate out in the worlds given until the budget says stop."""
         settings = self.settings
         playout = _Playout(position, settings.playout == "model")
         random_ = self.rng.random
@@ -936,8 +978,7 @@ class ExpertBot:
         my_side = position.sides[position.me]
         sides = max(position.sides) + 1
         per_world = len(moves) * max(4, remaining)
-        for index in chosen:
-            hands, boneyard = pool[index]
+        for hands, boneyard in worlds:
             # The same chances for every candidate (common random numbers).
             noise = [random_() for _ in range(chances)]
             values: list[float] = []
