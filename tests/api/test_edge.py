@@ -80,9 +80,10 @@ def test_memory_counters_are_swept_once_a_second_not_after_every_hit() -> None:
         assert storage.timer is sweep
         counters = len(storage.storage)
         assert counters >= 2000
-        # Once their windows are over, the next sweep frees them.
+        # Once their windows are over, the sweeps free them (on a busy machine the burst may
+        # span several seconds, so a first sweep may free only its early part).
         deadline = time.monotonic() + 10
-        while len(storage.storage) >= counters and time.monotonic() < deadline:
+        while len(storage.storage) >= 10 and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
             await limiter.hit(item, "later")
         assert len(storage.storage) < 10

@@ -195,8 +195,12 @@ def open_wallet_page(
 
 
 def sign_in_page(page: Any) -> str:
+    """Sign in with the page's wallet; back once the page has drawn its view again as the
+    signed-in wallet (the view is redrawn after ``#me`` shows, and a click on the old one
+    is lost: on a busy machine a test raced it)."""
     page.click("#connect")
     page.wait_for_selector("#me")
+    page.wait_for_selector("#main[data-ready=true]")
     return str(page.get_attribute("#me", "data-address"))
 
 

@@ -131,7 +131,7 @@ def test_a_guest_leaves_from_the_table_page_then_the_host_starts_with_bots(brows
         host.click("#start-bots")
         host.wait_for_selector("#table[data-status=live][data-link=open] #hand button")
         assert host.locator("#seats li").count() == 3
-        assert host.locator("#start-bots, #leave, #take-seat").count() == 0
+        host.wait_for_selector("#start-bots, #leave, #take-seat", state="detached")
         seats_text = host.inner_text("#seats")
         assert host_address[:6] in seats_text and guest_address[:6] not in seats_text
         table = http.get(f"/tables/{table_id}").json()
@@ -157,7 +157,7 @@ def test_a_wallet_invited_by_address_joins_the_private_table(browser, server):
     with host.expect_response(lambda r: r.url.endswith(f"/tables/{table_id}/invite")) as answer:
         host.click("#invite-form button[type=submit]")
     assert answer.value.status == 200, answer.value.text()
-    host.wait_for_function("document.querySelector('#status').textContent === 'OK'")
+    host.wait_for_function("() => document.querySelector('#status').textContent === 'OK'")
 
     # Now the same button seats the guest, which fills the table and starts the match.
     guest.click("#take-seat")

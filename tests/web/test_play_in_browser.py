@@ -224,7 +224,7 @@ def test_private_table_by_invite_link_then_matchmaking_and_the_language_switch(b
 
     assert host.inner_text("#nav").startswith("Salón")
     host.click("#lang")
-    host.wait_for_function("document.documentElement.lang === 'en'")
+    host.wait_for_function("() => document.documentElement.lang === 'en'")
     assert host.inner_text("#nav").startswith("Lobby")
     assert not host.js_errors and not guest.js_errors
 
