@@ -44,29 +44,18 @@ def expected(case: dict[str, object]) -> str:
 
 
 def _cases() -> list[dict[str, object]]:
-    common = itertools.product(
+    out: list[dict[str, object]] = []
+    for booked, expires, approved in itertools.product(
         [ListingStatus.OPEN, ListingStatus.SOLD, ListingStatus.CANCELLED],
         [0, NOW - 1, NOW, NOW + 1],
         [True, False],
-    )
-    out: list[dict[str, object]] = []
-    for booked, expires, approved in common:
+    ):
+        base = {"booked": booked, "expires": expires, "approved": approved}
         for owner, rented_until, changed in itertools.product(
             [SELLER, OTHER], [0, NOW, NOW + 1], [4, 5, 6]
         ):
-            out.append(
-                dict(
-                    booked=booked,
-                    expires=expires,
-                    approved=approved,
-                    kind=ItemKind.AVATAR,
-                    owner=owner,
-                    rented_until=rented_until,
-                    changed=changed,
-                    balance="0",
-                    amount="1",
-                )
-            )
+            avatar = {"kind": ItemKind.AVATAR, "owner": owner, "balance": "0", "amount": "1"}
+            out.append({**base, **avatar, "rented_until": rented_until, "changed": changed})
         # Balances against amounts, digits only: shorter, equal, longer, and "9" vs "10".
         for balance, amount in [
             ("0", "1"),
@@ -77,19 +66,8 @@ def _cases() -> list[dict[str, object]]:
             ("100000000000000000000000000000", "99999999999999999999999999999"),
             ("99999999999999999999999999999", "100000000000000000000000000000"),
         ]:
-            out.append(
-                dict(
-                    booked=booked,
-                    expires=expires,
-                    approved=approved,
-                    kind=ItemKind.ACCESSORY,
-                    owner=SELLER,
-                    rented_until=0,
-                    changed=0,
-                    balance=balance,
-                    amount=amount,
-                )
-            )
+            accessory = {"kind": ItemKind.ACCESSORY, "owner": SELLER, "rented_until": 0}
+            out.append({**base, **accessory, "changed": 0, "balance": balance, "amount": amount})
     return out
 
 
