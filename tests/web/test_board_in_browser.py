@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from eth_account import Account
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from backend.protocol.client import DewClient
 from tests.tables.harness import ServerProcess
@@ -68,6 +69,13 @@ BOARD_JS = """() => {
 SEAT_OR_HAND_OVER_JS = """seat => document.querySelector('#hand-over')
   || (document.querySelector('#table[data-turn=mine][data-link=open] #hand')
       && document.querySelector(`#seats li.me[data-seat="${seat}"]`))"""
+
+PAGE_STATE_JS = """() => ({
+  table: { ...document.querySelector('#table')?.dataset },
+  me: document.querySelector('#seats li.me')?.dataset.seat,
+  handOver: !!document.querySelector('#hand-over'),
+  hand: !!document.querySelector('#hand'),
+  status: document.querySelector('#status')?.textContent })"""
 
 # Every score flash the page draws, in order, however briefly it stays.
 FLASHES_JS = """() => { window.flashes = [];
@@ -255,17 +263,24 @@ def test_a_draw_game_to_an_empty_boneyard_bends_at_both_edges_with_doubles_cross
     url = seeded_server.url
     page = open_wallet_page(browser, url, InjectedWallet(Account.create().key.hex()), viewport)
     sign_in_page(page)
-    page.goto(f"{url}/#/lobby")
+    # The lobby as drawn for the signed-in wallet (a form drawn before it would be replaced,
+    # choices and all: a table was once created with the default kind, a bot in seat 1).
+    page.wait_for_selector("#main[data-ready=true][data-view=lobby]")
     page.wait_for_selector("#create-table button[type=submit]:not([disabled])")
     page.select_option("#create-table select[name=preset]", "draw")
     page.select_option("#create-table select[name=kind]", "same_device")
     page.select_option("#create-table select[name='option:target']", str(OPTIONS["target"]))
     page.click("#create-table button[type=submit]")
     page.wait_for_selector("#table[data-status=live] #felt")
-    for seat, move in expected.moves:
+    for step, (seat, move) in enumerate(expected.moves):
         # The seat to move holds the page, or the hand-over screen asks for it (after a move
         # the page may show the last mover's hand a moment before the hand-over).
-        page.wait_for_function(SEAT_OR_HAND_OVER_JS, arg=seat)
+        try:
+            page.wait_for_function(SEAT_OR_HAND_OVER_JS, arg=seat)
+        except PlaywrightTimeout as error:
+            page.screenshot(path=str(artifacts / f"board-stuck-{size}.png"))
+            stuck = {"step": step, "seat": seat, "move": move, "page": page.evaluate(PAGE_STATE_JS)}
+            raise AssertionError(f"the page does not show the seat to move: {stuck}") from error
         if page.locator("#hand-over").count():
             page.click("#show-hand")
             page.wait_for_function(SEAT_OR_HAND_OVER_JS, arg=seat)
