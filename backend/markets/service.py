@@ -198,7 +198,14 @@ def listings(
     if seller is not None:
         query = query.where(MarketListing.seller == checksum(seller, "seller"))
     if status is not None:
-        query = query.where(derived == status)
+        # The booked status first, which its index serves: only open rows are judged further
+        # (a filter the script picks must not make every listing's subqueries run).
+        booked = (
+            status
+            if status in (ListingStatus.SOLD, ListingStatus.CANCELLED)
+            else ListingStatus.OPEN
+        )
+        query = query.where(MarketListing.status == booked, derived == status)
     rows = session.execute(query.limit(limit).offset(offset))
     return [listing_out(row, derived_status) for row, derived_status in rows]
 

@@ -133,6 +133,12 @@ def test_every_case_of_the_status_rules(clean):
         got = {r["listing_id"]: r["status"] for r in rows}
         want = {i: expected(c) for i, c in enumerate(cases, start=1)}
         assert got == want
+        for status in set(want.values()):  # each filter gives exactly its listings
+            filtered = service.listings(
+                session=session, now_s=NOW, status=status, limit=service.MAX_PAGE
+            )
+            matching = sorted((i for i, s in want.items() if s == status), reverse=True)
+            assert [r["listing_id"] for r in filtered] == matching[: service.MAX_PAGE]
         one = session.get(MarketListing, 1)
         assert service.listing_status(session, one, NOW) == want[1]
         # Every status the rules can give occurs, so none of them is untested.
