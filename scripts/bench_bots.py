@@ -60,7 +60,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backend.game import SeatView, make_bot, play_match, rules_for
 from backend.game.bots import Bot
-from backend.game.bots.expert import ExpertBot, ExpertSettings
+from backend.game.bots.expert import ExpertBot
+from backend.game.bots.settings import ExpertSettings
 from backend.game.moves import LEFT, parse_move
 from backend.game.tiles import ALL_TILES_MASK, BIT, HIGH, LOW, parse_tile, tiles_of
 

@@ -9,13 +9,9 @@ import pytest
 from backend.game import IllegalMoveError, apply_move, make_bot, rules_for, start_match, view
 from backend.game.bots.budget import Budget
 from backend.game.bots.endgame import EndgameSolver
-from backend.game.bots.expert import (
-    DealSampler,
-    ExpertBot,
-    ExpertSettings,
-    _distinct_moves,
-    read_position,
-)
+from backend.game.bots.expert import DealSampler, ExpertBot, _distinct_moves
+from backend.game.bots.position import read_position
+from backend.game.bots.settings import ExpertSettings
 from backend.game.match import Match
 from backend.game.moves import LEFT, parse_move
 from backend.game.tiles import EITHER_SUIT, HIGH, LOW, OTHER_HALF, parse_tile

@@ -7,7 +7,9 @@ from collections import Counter
 import pytest
 
 from backend.game import IllegalMoveError, apply_move, make_bot, rules_for, start_match, view
-from backend.game.bots.expert import DealSampler, ExpertBot, ExpertSettings, _Playout, read_position
+from backend.game.bots.expert import DealSampler, ExpertBot, _Playout
+from backend.game.bots.position import read_position
+from backend.game.bots.settings import ExpertSettings
 from backend.game.match import Deal
 from backend.game.moves import parse_move
 from backend.game.tiles import BIT, HIGH, IS_DOUBLE, LOW, NAMES, PIPS, parse_tile

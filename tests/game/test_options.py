@@ -20,7 +20,8 @@ from backend.game import (
     view,
 )
 from backend.game.bots import heuristic
-from backend.game.bots.expert import ExpertBot, ExpertSettings
+from backend.game.bots.expert import ExpertBot
+from backend.game.bots.settings import ExpertSettings
 from backend.game.rules import PRESETS, CollectiveBonus, HandScore, Opening
 from backend.game.tiles import mask_of, parse_tile
 from tests.game.helpers import deal, hand_end, match_with, team_deal

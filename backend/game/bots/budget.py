@@ -17,7 +17,8 @@ from backend.game.tiles import BIT, EITHER_SUIT, HIGH, LOW, OTHER_HALF
 from backend.game.view import SeatView
 
 if TYPE_CHECKING:  # the expert imports this module; only type names flow back
-    from backend.game.bots.expert import ExpertSettings, _Position
+    from backend.game.bots.position import Position
+    from backend.game.bots.settings import ExpertSettings
 
 World = tuple[list[int], list[int]]
 """Every seat's hand (masks) and a boneyard order."""
@@ -116,7 +117,7 @@ class DealMemory:
     def pool(
         self,
         view: SeatView,
-        position: _Position,
+        position: Position,
         size: int,
         rng: random.Random,
         new_sampler: Callable[[], Sampler],
@@ -132,7 +133,7 @@ class DealMemory:
             self.worlds = kept
         return kept
 
-    def _carry(self, view: SeatView, position: _Position) -> list[World]:
+    def _carry(self, view: SeatView, position: Position) -> list[World]:
         history = view["history"]
         old = len(self.history)
         if (

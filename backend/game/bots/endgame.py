@@ -26,7 +26,7 @@ from backend.game.rules import Award, BonusTracker, HandEnd
 from backend.game.tiles import BIT, EITHER_SUIT, HIGH, IS_DOUBLE, LOW, OTHER_HALF, PIPS
 
 if TYPE_CHECKING:  # the expert imports this module; only type names flow back
-    from backend.game.bots.expert import _Position
+    from backend.game.bots.position import Position
 
 EXACT, LOWER, UPPER = 0, 1, 2
 _INF = float("inf")
@@ -80,7 +80,7 @@ class EndgameSolver:
         "win_bonus",
     )
 
-    def __init__(self, position: _Position, win_bonus: float, table: bool = True) -> None:
+    def __init__(self, position: Position, win_bonus: float, table: bool = True) -> None:
         self.position = position
         self.rules = position.rules
         self.seats = position.seats

@@ -30,307 +30,34 @@ import random
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from copy import copy
-from dataclasses import dataclass
 from math import ceil, exp, factorial, log
 
 from backend.game.bots import Bot, register_bot
 from backend.game.bots.budget import Budget, DealMemory, World
 from backend.game.bots.endgame import EndgameSolver
+from backend.game.bots.position import PIP_MASK, BonusPoints, Position, read_position
+from backend.game.bots.settings import ExpertSettings
 from backend.game.moves import LEFT, Move, parse_move
 from backend.game.rules import (
     DRAW_ONE_THEN_PASS,
     NO_DRAWING,
-    Award,
     BonusTracker,
     HandEnd,
-    Rules,
-    rules_for,
 )
 from backend.game.tiles import (
-    ALL_TILES_MASK,
     BIT,
-    DOUBLE_SIX,
     EITHER_SUIT,
     HIGH,
     IS_DOUBLE,
     LOW,
     OTHER_HALF,
     PIPS,
-    parse_tile,
     tiles_of,
 )
 from backend.game.view import SeatView
 
-# Pips on each tile as a 7-bit mask: a tile is excluded by a "lacks" fact if they intersect.
-_PIP_MASK: tuple[int, ...] = tuple((1 << HIGH[t]) | (1 << LOW[t]) for t in range(28))
 # Playout policy: heavier tiles and doubles go first (what a sensible player unloads).
 _PLAYOUT_WEIGHT: tuple[int, ...] = tuple(PIPS[t] + (8 if IS_DOUBLE[t] else 0) for t in range(28))
-
-
-@dataclass(frozen=True)
-class ExpertSettings:
-    """The search budget and the value of a hand. Fixed numbers, so play is deterministic."""
-
-    step_budget: int = 15000
-    """Simulated moves per decision, shared by all candidates and worlds."""
-    min_worlds: int = 6
-    max_worlds: int = 400
-    win_bonus: float = 10.0
-    """Value of winning the hand, on top of the points (points per hand alone ignore who won)."""
-    explore: float = 0.25
-    """Chance that a playout move is a random legal play instead of the policy's choice."""
-    playout: str = "model"
-    """The playout policy of every seat: ``"model"``, the player model's favourite play
-    (``_model_choice``), or ``"heavy"``, the heaviest tile (doubles first)."""
-    pool_factor: int = 4
-    """Worlds sampled per world played out: the pool is resampled by how well each world
-    explains the other seats' past choices."""
-    temperature: float = 0.5
-    """Softness of the model of other players: they prefer heavy tiles and doubles."""
-    model_noise: float = 0.05
-    """Share of the player model that is uniform over the legal plays (nobody is predictable)."""
-    solve_below: int = 18
-    """Solve each sampled deal exactly (``EndgameSolver``) once at most this many tiles are left
-    in all hands together and nobody can draw; 0 never solves."""
-    node_cost: int = 3
-    """Budget (simulated moves) charged per position the exact search visits."""
-    min_share: float = 0.25
-    """Share of ``step_budget`` spent before one candidate may be declared the clear winner."""
-    max_share: float = 2.0
-    """Share of ``step_budget`` a close decision may spend."""
-    clear_z: float = 3.0
-    """The leader wins early if its paired lead over every other candidate is this many
-    standard errors."""
-    close_z: float = 1.0
-    """Past ``step_budget``, search on (up to ``max_share``) while the leader's lead over some
-    candidate is below this many standard errors."""
-    reuse: bool = True
-    """Keep the previous decision's deals that the moves since then allow (``DealMemory``)."""
-
-
-@dataclass(slots=True)
-class _Group:
-    """Unseen tiles in one place that share what they cannot show: ``count`` tiles of another
-    seat's hand (``seat >= 0``) or of the boneyard (``seat == -1``) whose pips avoid ``lacking``."""
-
-    seat: int
-    lacking: int
-    count: int
-
-
-@dataclass(slots=True)
-class _Position:
-    """What the seat knows now, read from its view once per decision."""
-
-    rules: Rules
-    seats: int
-    me: int
-    sides: tuple[int, ...]
-    my_hand: int
-    unseen: int
-    groups: list[_Group]
-    observations: list[tuple[int, int, int, int, int]]
-    """Other seats' free choices: (seat, left, right, tile played, tiles it played from then on);
-    ``left == -1`` for a lead. Only choices after the seat's last draw, so that its hand then
-    is exactly its hand now plus the tiles it played since."""
-    left: int
-    right: int
-    left_value: int
-    right_value: int
-    passes: int
-    last_player: int
-    starter: int
-    draw_mode: int
-    bonuses: list[BonusTracker]
-    """The table's bonus rules, as they stand after replaying this hand's history."""
-    scores: tuple[int, ...]
-    target: int
-
-
-class _BonusPoints(Award):
-    """Lets the rules' own bonus trackers award points inside a playout (or, with ``points``
-    None, replays history without awarding anything: those points are already in the scores)."""
-
-    __slots__ = ("points", "scores", "seats", "sides", "target")
-
-    def __init__(
-        self, position: _Position, points: list[int] | None, scores: tuple[int, ...]
-    ) -> None:
-        self.seats = position.seats
-        self.sides = position.sides
-        self.target = position.target
-        self.scores = scores
-        self.points = points
-
-    def score_of(self, side: int) -> int:
-        return self.scores[side] + (self.points[side] if self.points is not None else 0)
-
-    def __call__(self, side: int, points: int, reason: str) -> None:
-        if self.points is not None:
-            self.points[side] += points
-
-
-_RULES_CACHE: dict[tuple[str, tuple[tuple[str, int | str | bool], ...]], Rules] = {}
-
-
-def _rules_of(view: SeatView) -> Rules:
-    key = (view["preset"], tuple(sorted(view["options"].items())))
-    rules = _RULES_CACHE.get(key)
-    if rules is None:
-        rules = _RULES_CACHE[key] = rules_for(view["preset"], view["options"])
-    return rules
-
-
-def read_position(view: SeatView) -> _Position:
-    """Everything the search needs, derived from the view alone."""
-    rules = _rules_of(view)
-    me = view["seat"]
-    counts = view["tile_counts"]
-    seats = len(counts)
-    my_hand = 0
-    for text in view["hand"]:
-        my_hand |= BIT[parse_tile(text)]
-    in_line = 0
-    for text in view["line"]:
-        in_line |= BIT[parse_tile(text)]
-    unseen = ALL_TILES_MASK & ~my_hand & ~in_line
-
-    # Replay the public history: each seat's unseen tiles as slots, each slot the mask of pips
-    # that tile cannot show.
-    moves = [(seat, parse_move(text)) for seat, text in view["history"]]
-    played = [0] * seats
-    drew = [0] * seats
-    for seat, move in moves:
-        if move.kind == "play":
-            played[seat] += 1
-        elif move.kind == "draw":
-            drew[seat] += 1
-    slots: list[list[int]] = [
-        [0] * (counts[seat] + played[seat] - drew[seat]) for seat in range(seats)
-    ]
-    left = right = -1
-    passes = 0
-    last_player = -1
-    starter = moves[0][0] if moves else (view["turn"] if view["turn"] is not None else me)
-    choices: list[tuple[int, int, int, int]] = []
-    for seat, move in moves:
-        own = slots[seat]
-        if move.kind == "play":
-            t = move.tile
-            choices.append((seat, left, right, t))
-            if left < 0:
-                left, right = HIGH[t], LOW[t]
-            elif move.side == LEFT:
-                left = OTHER_HALF[t][left]
-            else:
-                right = OTHER_HALF[t][right]
-            _remove_slot(own, _PIP_MASK[t])
-            passes = 0
-            last_player = seat
-        else:
-            if left >= 0:
-                lacking = (1 << left) | (1 << right)
-                for i in range(len(own)):
-                    own[i] |= lacking
-            if move.kind == "draw":
-                own.append(0)  # a drawn tile may be anything
-                choices = [c for c in choices if c[0] != seat]
-            else:
-                passes += 1
-    groups: list[_Group] = []
-    for seat in range(seats):
-        if seat == me or not counts[seat]:
-            continue
-        own = slots[seat][: counts[seat]]
-        own.extend([0] * (counts[seat] - len(own)))  # the shown counts win any mismatch
-        for lacking in sorted(set(own)):
-            groups.append(_Group(seat, lacking, own.count(lacking)))
-    if view["boneyard"]:
-        groups.append(_Group(-1, 0, view["boneyard"]))
-
-    # Which choices tell us something: not ours, not a lead the rules forced.
-    free_lead = view["preset"] != "draw" and (
-        view["hand_number"] > 0 or view["options"].get("first_hand") == "random"
-    )
-    observations: list[tuple[int, int, int, int, int]] = []
-    later = [0] * seats
-    for seat, before_left, before_right, t in reversed(choices):
-        later[seat] |= BIT[t]
-        if seat != me and (before_left >= 0 or (free_lead and t != DOUBLE_SIX)):
-            observations.append((seat, before_left, before_right, t, later[seat]))
-    left_value = right_value = 0
-    line = view["line"]
-    if line:
-        first, last = line[0].split(":"), line[-1].split(":")
-        left_value = int(first[0]) * (2 if first[0] == first[1] else 1)
-        right_value = int(last[1]) * (2 if last[0] == last[1] else 1)
-    bonuses = rules.bonus_trackers()
-    scores = tuple(view["scores"])
-    position = _Position(
-        rules=rules,
-        seats=seats,
-        me=me,
-        sides=tuple(view["sides"]),
-        my_hand=my_hand,
-        unseen=unseen,
-        groups=groups,
-        observations=observations,
-        left=left,
-        right=right,
-        left_value=left_value,
-        right_value=right_value,
-        passes=passes,
-        last_player=last_player,
-        starter=starter,
-        draw_mode=rules.draw_mode(seats),
-        bonuses=bonuses,
-        scores=scores,
-        target=rules.target,
-    )
-    if bonuses:
-        _replay_bonuses(position, moves)
-    return position
-
-
-def _replay_bonuses(position: _Position, moves: list[tuple[int, Move]]) -> None:
-    """Bring the bonus trackers to where this hand stands (who passed after whose play...)."""
-    award = _BonusPoints(position, None, position.scores)
-    for tracker in position.bonuses:
-        tracker.start_hand()
-    left = right = -1
-    for seat, move in moves:
-        if move.kind == "play":
-            t = move.tile
-            for tracker in position.bonuses:
-                tracker.on_play(award, seat, t, left, right, False)
-            if left < 0:
-                left, right = HIGH[t], LOW[t]
-            elif move.side == LEFT:
-                left = OTHER_HALF[t][left]
-            else:
-                right = OTHER_HALF[t][right]
-        elif move.kind == "pass":
-            for tracker in position.bonuses:
-                tracker.on_pass(award, seat)
-
-
-def _remove_slot(slots: list[int], tile_pips: int) -> None:
-    """A seat played a tile: drop the slot it most likely came from.
-
-    Facts only accumulate, so the slots' masks are nested; dropping the most constrained slot that
-    could hold the tile keeps every deal that is still possible.
-    """
-    best = -1
-    best_size = -1
-    for i, forbidden in enumerate(slots):
-        if not forbidden & tile_pips:
-            size = forbidden.bit_count()
-            if size > best_size:
-                best, best_size = i, size
-    if best < 0:  # inconsistent with what we inferred: drop the least constrained slot
-        best = min(range(len(slots)), key=lambda i: slots[i].bit_count()) if slots else -1
-    if best >= 0:
-        slots.pop(best)
 
 
 class DealSampler:
@@ -349,7 +76,7 @@ class DealSampler:
 
     MAX_STATES = 50_000
 
-    def __init__(self, position: _Position) -> None:
+    def __init__(self, position: Position) -> None:
         groups = position.groups
         self.seats = position.seats
         self.me = position.me
@@ -358,7 +85,7 @@ class DealSampler:
         self.caps = tuple(g.count for g in groups)
         by_places: dict[tuple[int, ...], list[int]] = {}
         for t in tiles_of(position.unseen):
-            places = tuple(k for k, g in enumerate(groups) if not g.lacking & _PIP_MASK[t])
+            places = tuple(k for k, g in enumerate(groups) if not g.lacking & PIP_MASK[t])
             by_places.setdefault(places, []).append(t)
         # Most constrained classes first: fewer choices near the root of the count.
         self.classes = sorted(by_places.items(), key=lambda item: (len(item[0]), item[0]))
@@ -474,7 +201,7 @@ class _GreedySampler:
 
     __slots__ = ("counts", "eligible", "me", "my_hand", "order", "seats", "targets")
 
-    def __init__(self, position: _Position) -> None:
+    def __init__(self, position: Position) -> None:
         groups = position.groups
         self.seats = position.seats
         self.me = position.me
@@ -483,7 +210,7 @@ class _GreedySampler:
         self.targets = [g.seat for g in groups]
         tiles = list(tiles_of(position.unseen))
         self.eligible: dict[int, list[int]] = {
-            t: [k for k, g in enumerate(groups) if not g.lacking & _PIP_MASK[t]] for t in tiles
+            t: [k for k, g in enumerate(groups) if not g.lacking & PIP_MASK[t]] for t in tiles
         }
         room = {t: sum(self.counts[k] for k in self.eligible[t]) for t in tiles}
         self.order = sorted(tiles, key=room.__getitem__)
@@ -539,7 +266,7 @@ def _or_all(masks: Iterable[int]) -> int:
 # is four lookups.
 _PIPSET_BY_SLICE: tuple[tuple[int, ...], ...] = tuple(
     tuple(
-        _or_all(_PIP_MASK[7 * part + i] for i in range(7) if chunk >> i & 1) for chunk in range(128)
+        _or_all(PIP_MASK[7 * part + i] for i in range(7) if chunk >> i & 1) for chunk in range(128)
     )
     for part in range(4)
 )
@@ -622,7 +349,7 @@ class _Likelihood:
 
     __slots__ = ("by_seat", "cache", "noise", "temperature")
 
-    def __init__(self, position: _Position, temperature: float, noise: float) -> None:
+    def __init__(self, position: Position, temperature: float, noise: float) -> None:
         self.temperature = temperature
         self.noise = noise
         self.by_seat: dict[int, list[tuple[int, int, int, int]]] = {}
@@ -668,7 +395,7 @@ class _Playout:
 
     __slots__ = ("block_on_passes", "model", "position", "rules", "score_ends", "seats", "sides")
 
-    def __init__(self, position: _Position, model: bool = True) -> None:
+    def __init__(self, position: Position, model: bool = True) -> None:
         self.model = model
         self.position = position
         self.rules = position.rules
@@ -709,7 +436,7 @@ class _Playout:
         model = self.model
         steps = 0
         trackers = [copy(tracker) for tracker in p.bonuses] if p.bonuses else None
-        award = _BonusPoints(p, points, p.scores) if trackers else None
+        award = BonusPoints(p, points, p.scores) if trackers else None
         while True:
             steps += 1
             hand = hands[seat]
@@ -845,7 +572,7 @@ class _Playout:
         end = HandEnd(reason, last_seat, self.position.starter, tuple(hands))  # type: ignore[arg-type]
         score = self.rules.score_hand(end, self.seats)
         if trackers:  # bonuses at the hand's end (dead double blank) see the scores before it
-            award = _BonusPoints(self.position, points, self.position.scores)
+            award = BonusPoints(self.position, points, self.position.scores)
             for tracker in trackers:
                 tracker.on_hand_end(award, end, score, left, right)
         for side, gained in enumerate(score.points):
@@ -912,7 +639,7 @@ class ExpertBot:
         return scores
 
     def _worlds(
-        self, view: SeatView, position: _Position, longest: int, first: int, ratio: float
+        self, view: SeatView, position: Position, longest: int, first: int, ratio: float
     ) -> Iterator[World]:
         """Up to ``longest`` worlds to search, in batches that double from ``first``.
 
@@ -964,7 +691,7 @@ class ExpertBot:
 
     def _playouts(
         self,
-        position: _Position,
+        position: Position,
         moves: list[Move],
         worlds: Iterable[World],
         budget: Budget,
@@ -1016,7 +743,7 @@ def _twin(text: str) -> str:
     return text[:-1] + ("R" if text.endswith("L") else "L")
 
 
-def _distinct_moves(view: SeatView, position: _Position) -> dict[str, Move]:
+def _distinct_moves(view: SeatView, position: Position) -> dict[str, Move]:
     """Legal moves, dropping a play whose twin on the other end leads to the same position."""
     distinct: dict[str, Move] = {}
     same_ends = position.left == position.right and (
