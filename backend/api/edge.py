@@ -5,45 +5,12 @@ middleware around the whole app (a ``dew serve`` reached without a proxy is stil
 from __future__ import annotations
 
 import re
-from typing import Any
 
-import orjson
 from fastapi import FastAPI, HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from backend.api.errors import error_payload
+from backend.api.errors import Headers, send_error
 from backend.config import Settings
-
-Headers = list[tuple[bytes, bytes]]
-
-
-async def send_error(
-    send: Send,
-    status: int,
-    code: str,
-    message: str,
-    detail: Any = None,
-    headers: Headers | None = None,
-    *,
-    websocket: bool = False,
-) -> None:
-    """An error in the house shape, sent straight from a middleware."""
-    body = orjson.dumps(error_payload(code, message, detail))
-    start = "websocket.http.response.start" if websocket else "http.response.start"
-    body_type = "websocket.http.response.body" if websocket else "http.response.body"
-    await send(
-        {
-            "type": start,
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *(headers or []),
-            ],
-        }
-    )
-    await send({"type": body_type, "body": body})
-
 
 # --- request bodies ---------------------------------------------------------------------
 

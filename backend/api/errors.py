@@ -14,11 +14,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Send
 
 from backend.accounts import exceptions as accounts_exc
 from backend.centers import exceptions as centers_exc
@@ -117,6 +119,37 @@ def status_for(error: Exception) -> int:
 
 def error_payload(code: str, message: str, detail: Any = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "detail": detail}}
+
+
+Headers = list[tuple[bytes, bytes]]
+
+
+async def send_error(
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    detail: Any = None,
+    headers: Headers | None = None,
+    *,
+    websocket: bool = False,
+) -> None:
+    """An error in the house shape, sent straight from a middleware."""
+    body = orjson.dumps(error_payload(code, message, detail))
+    start = "websocket.http.response.start" if websocket else "http.response.start"
+    body_type = "websocket.http.response.body" if websocket else "http.response.body"
+    await send(
+        {
+            "type": start,
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": body_type, "body": body})
 
 
 def _domain_error(_request: Request, error: Exception) -> JSONResponse:

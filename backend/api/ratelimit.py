@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
-from backend.api.edge import send_error
+from backend.api.errors import send_error
 from backend.config import Settings
 
 log = logging.getLogger(__name__)
