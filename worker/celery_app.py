@@ -210,7 +210,7 @@ _heartbeat: Any = None
 def _start_heartbeat_and_metrics(sender: Any = None, **_kwargs: object) -> None:
     global _heartbeat
     from backend.db import create_db_engine
-    from backend.ops.heartbeat import Heartbeat
+    from worker.heartbeat import Heartbeat
 
     settings = get_settings()
     hostname = getattr(sender, "hostname", None) or "worker"

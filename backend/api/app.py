@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from backend.api import ws
 from backend.api.edge import install_http_edge
 from backend.api.errors import install_error_handlers
-from backend.api.log_redaction import install_log_redaction
+from backend.api.ops.http import install as install_ops
 from backend.api.routers import (
     auth,
     centers,
@@ -28,7 +28,7 @@ from backend.api.web import install_web_client
 from backend.competitions.watch import TournamentWatch
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
-from backend.ops.http import install as install_ops
+from backend.ops.redaction import install_log_redaction
 from backend.tables.gating import ClosedGate, Gate
 from backend.tables.hub import MatchHub
 

@@ -23,10 +23,10 @@ def status_command(
     Exits 1 when a check fails."""
     from sqlalchemy.orm import Session
 
+    from backend.api.ops.readiness import Readiness
+    from backend.api.ops.readiness import as_json as checks_json
+    from backend.api.ops.state import read_state
     from backend.config import get_settings
-    from backend.ops.readiness import Readiness
-    from backend.ops.readiness import as_json as checks_json
-    from backend.ops.state import read_state
 
     settings = get_settings()
     readiness = Readiness(settings)

@@ -35,10 +35,10 @@ def serve(
     """
     import uvicorn
 
-    from backend.api.log_redaction import install_log_redaction
     from backend.config import VAR_DIR, get_settings
     from backend.db import migrate
     from backend.ops import logs, multiproc
+    from backend.ops.redaction import install_log_redaction
 
     settings = get_settings()
     logs.configure(settings.log.format, log_level, force=True)

@@ -1,4 +1,5 @@
-"""Operations: metrics, structured logs, readiness and the worker heartbeat
-(docs/operations.md). ``backend.ops.metrics`` imports nothing of ours, so every layer may
-count into it; the modules that read the database or the chain are imported only by the
-API, the worker and the CLI."""
+"""Operations at the bottom of the house: metrics, structured logs and their redaction, the
+multiprocess metrics setup and the worker heartbeat's table (docs/operations.md). Nothing here
+reads the domain, so every layer may count into it or log through it. Readiness, the
+operator's state and the HTTP side live in ``backend.api.ops``; the heartbeat's writer in
+``worker.heartbeat``."""

@@ -6,7 +6,7 @@ Context bound with :func:`bind` (``request_id``, ``match_id``, ``task``...) is c
 contextvars into each line, through ``run_in_threadpool`` and into Celery tasks (the
 request id travels in the task's headers, see ``worker/celery_app.py``).
 
-Credentials never reach a line: the redaction filter of ``backend.api.log_redaction``
+Credentials never reach a line: the redaction filter of ``backend.ops.redaction``
 rewrites records first, and :func:`_redact_event` scrubs every string of the final event.
 """
 
@@ -22,7 +22,7 @@ import structlog
 from structlog.contextvars import bind_contextvars, bound_contextvars, get_contextvars
 from structlog.typing import EventDict
 
-from backend.api.log_redaction import install_log_redaction, redact
+from backend.ops.redaction import install_log_redaction, redact
 
 REQUEST_ID_HEADER = "x-request-id"
 # What a caller's X-Request-ID may be to be kept: short, and only characters that cannot

@@ -4,7 +4,7 @@ Label values come only from our own code (route templates, message types from a 
 list, error codes, task names): nothing a caller sends becomes a label value.
 Database-derived gauges (requests by state, the matchmaking queue, live matches, the
 heartbeat, the vault and the indexer) are computed at scrape time by
-``backend.ops.state``; this module defines the ones processes count into.
+``backend.api.ops.state``; this module defines the ones processes count into.
 """
 
 from __future__ import annotations

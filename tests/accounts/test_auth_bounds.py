@@ -13,8 +13,8 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from backend.accounts import siwe_message
-from backend.api.log_redaction import RedactTokens, redact
 from backend.config import AuthSettings, ChainSettings, Settings
+from backend.ops.redaction import RedactTokens, redact
 
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 OPERATOR_KEY = "0x" + "11" * 32

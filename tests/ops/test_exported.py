@@ -16,11 +16,11 @@ from prometheus_client import REGISTRY
 from sqlalchemy.orm import Session
 
 import backend.ops.metrics  # noqa: F401  (defines the process metrics)
+from backend.api.ops.state import StateCollector
 from backend.db import create_db_engine
 from backend.db.base import utcnow
 from backend.economy.models import IndexerCursor
 from backend.ops.models import WorkerHeartbeat
-from backend.ops.state import StateCollector
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = re.compile(r"\bdew_[a-z0-9_]+\b")

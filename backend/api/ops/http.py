@@ -166,8 +166,8 @@ def registry_for_scrape(state: Any | None) -> CollectorRegistry:
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Middleware, ``/metrics`` and ``/ready`` (call from ``create_app``)."""
-    from backend.ops.readiness import Readiness, as_json
-    from backend.ops.state import StateCollector
+    from backend.api.ops.readiness import Readiness, as_json
+    from backend.api.ops.state import StateCollector
 
     logs.configure(settings.log.format, settings.log.level)
     app.add_middleware(Observe, metrics=settings.metrics.enabled)
