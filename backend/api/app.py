@@ -118,9 +118,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
 def _default_gate(settings: Settings) -> Gate:
     """The on-chain gate when a deployment manifest exists, else a closed gate."""
     if settings.chain.manifest_path.exists():
-        try:
-            from backend.tables.chain_gate import ChainGate
-        except ImportError:  # contracts glue not installed yet
-            return ClosedGate()
+        from backend.tables.chain_gate import ChainGate
+
         return ChainGate.from_settings(settings)
     return ClosedGate()

@@ -11,7 +11,6 @@ so two plans cannot both spend the same allowance.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -127,16 +126,3 @@ def plan_fee(
     if plan.treasury < 0 or plan.total != fee:  # the shares always fit in the fee
         raise AssertionError(f"fee {fee} split into {plan}")
     return plan
-
-
-def fee_legs_of(session: Session, *, match_ids: list[str]) -> Mapping[str, Mapping[str, int]]:
-    """Per settlement, its fee legs by party (for reports)."""
-    out: dict[str, dict[str, int]] = {}
-    if not match_ids:
-        return out
-    for leg in session.scalars(
-        select(LedgerLeg).where(LedgerLeg.match_id.in_(match_ids), LedgerLeg.party.in_(FEE_PARTIES))
-    ):
-        parties = out.setdefault(leg.match_id, {})
-        parties[leg.party] = parties.get(leg.party, 0) + int(leg.amount)
-    return out

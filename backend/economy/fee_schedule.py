@@ -18,8 +18,6 @@ from datetime import datetime
 from typing import Any, Protocol
 
 BPS = 10_000
-# The contracts' FeeSplit takes the shares as uint16.
-MAX_SHARE_BPS = BPS
 
 
 class FeeScheduleError(ValueError):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-HIGHEST_PIP = 6
 TILE_COUNT = 28
 ALL_TILES_MASK = (1 << TILE_COUNT) - 1
 

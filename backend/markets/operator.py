@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_utils.address import to_checksum_address
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.chain import outbox
@@ -181,10 +180,3 @@ def request_status(*, session: Session, request_id: int) -> ShopRequest:
     if request is None or RequestKind(request.kind) not in SHOP_KINDS:
         raise ShopRequestNotFound(f"no shop request {request_id}")
     return ShopRequest.of(request)
-
-
-def by_key(*, session: Session, idempotency_key: str) -> ShopRequest | None:
-    request = session.scalar(
-        select(ChainRequest).where(ChainRequest.idempotency_key == _key(idempotency_key))
-    )
-    return ShopRequest.of(request) if request is not None else None

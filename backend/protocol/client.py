@@ -540,10 +540,6 @@ class DewClient:
     def connect(self, table_id: str) -> Seat:
         return Seat(socket=connect(self.seat_url(table_id), open_timeout=10, max_size=2**20))
 
-    async def connect_async(self, table_id: str, *, check: bool = False) -> AsyncSeat:
-        """The seat over an asyncio connection, its first snapshot already read."""
-        return await AsyncSeat(self.seat_url(table_id), check=check).open()
-
     def play(
         self, table_id: str, choose: Chooser = first_legal, *, timeout_s: float = 120
     ) -> dict[str, Any]:

@@ -50,14 +50,6 @@ class LiveTable:
     # Talk's token bucket per seat (backend.tables.talk), shared by the seat's sockets.
     talk_buckets: dict[int, TokenBucket] = field(default_factory=dict)
 
-    def seat_of(self, address: str | None) -> int | None:
-        if address is None:
-            return None
-        for s in self.seats:
-            if s.get("address") == address:
-                return int(s["seat"])
-        return None
-
     def seat_for(self, address: str | None) -> int | None:
         """The seat a wallet's socket plays: its seat, or, where the wallet holds two (a
         same-device table), the one whose turn it is."""
