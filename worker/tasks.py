@@ -51,8 +51,9 @@ def economy_cycle_task() -> dict[str, int]:
     """Index the registry and vault deposits, plan finished matches, book confirmed ones."""
     from backend.creators.routing import FeeRouting
     from backend.economy import jobs  # the economy imports the chain engine, not the reverse
+    from backend.tables.hosting import center_of_table
 
-    return jobs.economy_cycle(recipients=FeeRouting())
+    return jobs.economy_cycle(recipients=FeeRouting(center_of_table=center_of_table))
 
 
 @task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)
@@ -71,8 +72,9 @@ def advance_tournaments_task() -> dict[str, int]:
     """Start due tournaments and rounds, collect results, finish tournaments (prizes)."""
     from backend.competitions import jobs
     from backend.creators.routing import FeeRouting
+    from backend.tables.hosting import center_of_table
 
-    return jobs.advance_cycle(recipients=FeeRouting())
+    return jobs.advance_cycle(recipients=FeeRouting(center_of_table=center_of_table))
 
 
 @task(acks_late=True, autoretry_for=(RpcUnavailable,), retry_backoff=True, max_retries=5)

@@ -284,6 +284,7 @@ class EconomyLoop:
         from backend.economy import jobs
         from backend.economy.indexer import index_registry
         from backend.economy.stakes import index_deposits
+        from backend.tables.hosting import center_of_table
 
         index_registry(session_factory=self.sessions, reader=self.reader)
         index_deposits(session_factory=self.sessions, reader=self.reader)
@@ -292,7 +293,7 @@ class EconomyLoop:
             settings=self.settings,
             chain_clock_offset_s=self.reader.clock_offset_s(),
             # The same fee routing as the worker's: whichever plans a match, pays the same.
-            recipients=FeeRouting(),
+            recipients=FeeRouting(center_of_table=center_of_table),
         )
         jobs.sync_ledger(session_factory=self.sessions, reader=self.reader)
 

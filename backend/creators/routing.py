@@ -2,8 +2,9 @@
 
 The economy plans settlements below the packages that know tables and creators, so the
 processes that plan them (the worker's economy cycle, the competitions' jobs, the demo)
-pass a ``FeeRouting`` in. The table's center is read from the server's ``game_tables`` row by
-name (``center_id``, nullable): this package does not import ``backend.tables``.
+pass a ``FeeRouting`` in. A table's center comes from the lookup they give it
+(``backend.tables.hosting.center_of_table``): this package sits beside ``backend.tables`` and
+does not import it.
 """
 
 from __future__ import annotations
@@ -11,16 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import BigInteger, String, column, select, table
 from sqlalchemy.orm import Session
 
 from backend.centers.service import payee_of as center_payee_of
 from backend.creators.service import beneficiary
 
-# The server's tables row, by name: its id and the center hosting it.
-_TABLES = table("game_tables", column("id", String), column("center_id", BigInteger))
-
 PayeeOf = Callable[[Session, int, datetime], str | None]
+CenterOfTable = Callable[[Session, str], int | None]
 
 
 class FeeRouting:
@@ -28,14 +26,17 @@ class FeeRouting:
     while rented, else the owner), creator legs to the player's creator
     (``backend.creators.service.beneficiary``)."""
 
-    def __init__(self, payee_of: PayeeOf = center_payee_of) -> None:
+    def __init__(
+        self, *, center_of_table: CenterOfTable, payee_of: PayeeOf = center_payee_of
+    ) -> None:
+        self._center_of_table = center_of_table
         self._payee_of = payee_of
 
     def center_payee(
         self, session: Session, *, table_id: str | None, center_id: int | None, at: datetime
     ) -> tuple[int, str] | None:
         if center_id is None and table_id:
-            center_id = session.scalar(select(_TABLES.c.center_id).where(_TABLES.c.id == table_id))
+            center_id = self._center_of_table(session, table_id)
         if center_id is None:
             return None
         payee = self._payee_of(session, int(center_id), at)

@@ -22,6 +22,7 @@ from backend.economy.models import LedgerLeg, PlannedSettlement
 from backend.economy.policy import DEW, FinishedMatch, SeatResult, default_policies
 from backend.economy.seasons import create_season
 from backend.economy.settlement import plan_settlement
+from backend.tables.hosting import center_of_table
 from backend.tables.models import Table
 from tests.creators.helpers import bind
 
@@ -143,7 +144,7 @@ def test_a_referred_players_match_at_a_center_pays_every_leg_in_one_batch(sessio
             treasury=TREASURY,
             chain_id=31337,
             schedule=schedule,
-            recipients=FeeRouting(),
+            recipients=FeeRouting(center_of_table=center_of_table),
         )
         request_id = planned.chain_request_id
         assert planned.season_id == season_id
@@ -181,7 +182,7 @@ def test_a_rented_centers_legs_go_to_its_renter(sessions):
             treasury=TREASURY,
             chain_id=31337,
             schedule=FeeSchedule(),
-            recipients=FeeRouting(),
+            recipients=FeeRouting(center_of_table=center_of_table),
         )
     fee = 2 * STAKE * 500 // 10_000
     legs = _legs(sessions, match.match_id)
@@ -212,7 +213,7 @@ def test_a_creators_earnings_stop_at_the_season_cap_and_after_its_period(session
                 treasury=TREASURY,
                 chain_id=31337,
                 schedule=schedule,
-                recipients=FeeRouting(),
+                recipients=FeeRouting(center_of_table=center_of_table),
             )
         return _legs(sessions, match.match_id)
 

@@ -35,6 +35,7 @@ from backend.economy.models import LedgerLeg, PlannedSettlement
 from backend.economy.policy import DEW, FinishedMatch, SeatResult, default_policies
 from backend.economy.seasons import create_season
 from backend.economy.settlement import plan_settlement
+from backend.tables.hosting import center_of_table
 from backend.tables.models import Table
 from tests.creators.helpers import bind
 from tests.economy.chain_helpers import address, send
@@ -147,7 +148,7 @@ def test_a_referred_players_match_at_a_center_pays_three_legs_in_one_settle(depl
             treasury=treasury,
             chain_id=deployment.manifest.chain_id,
             schedule=SCHEDULE,
-            recipients=FeeRouting(),
+            recipients=FeeRouting(center_of_table=center_of_table),
         )
         request_id = planned.chain_request_id
     deadline = time.monotonic() + 60

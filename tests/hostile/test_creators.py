@@ -267,6 +267,7 @@ def test_a_farming_creator_earns_at_most_its_season_cap(books):
     from backend.economy.models import LedgerLeg
     from backend.economy.policy import default_policies
     from backend.economy.settlement import plan_settlement
+    from backend.tables.hosting import center_of_table
     from tests.creators.helpers import bind
     from tests.creators.test_fee_legs import STAKE, TREASURY, _staked_match
 
@@ -292,7 +293,7 @@ def test_a_farming_creator_earns_at_most_its_season_cap(books):
                 treasury=TREASURY,
                 chain_id=31337,
                 schedule=schedule,
-                recipients=FeeRouting(),
+                recipients=FeeRouting(center_of_table=center_of_table),
             )
             fee = int(planned.fee)
             legs = session.scalars(select(LedgerLeg).where(LedgerLeg.match_id == match.match_id))
