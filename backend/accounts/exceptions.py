@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from backend.kit import errors as kind
 
-class AccountsError(Exception):
+
+class AccountsError(kind.DewError):
     """Root of every accounts error."""
 
     code = "accounts_error"
@@ -13,13 +15,13 @@ class AccountsError(Exception):
         self.message = message
 
 
-class SignInRefused(AccountsError):
+class SignInRefused(AccountsError, kind.Unauthenticated):
     """A sign-in message or signature was not accepted."""
 
     code = "signin_refused"
 
 
-class MalformedSignIn(SignInRefused):
+class MalformedSignIn(SignInRefused, kind.BadRequest):
     code = "signin_malformed"
 
 
@@ -69,7 +71,7 @@ class NonceExpired(SignInRefused):
     code = "signin_nonce_expired"
 
 
-class NotAuthenticated(AccountsError):
+class NotAuthenticated(AccountsError, kind.Unauthenticated):
     """A request needs a valid access token and did not bring one."""
 
     code = "not_authenticated"
@@ -93,7 +95,7 @@ class SessionUnknown(NotAuthenticated):
     code = "session_unknown"
 
 
-class RefreshRefused(AccountsError):
+class RefreshRefused(AccountsError, kind.Unauthenticated):
     code = "refresh_refused"
 
 
@@ -122,7 +124,7 @@ class TermsOutdated(SignInRefused):
     code = "signin_terms_outdated"
 
 
-class PlayRefused(AccountsError):
+class PlayRefused(AccountsError, kind.Forbidden):
     """This wallet may not take part in this kind of play (HTTP 403)."""
 
     code = "play_refused"

@@ -22,15 +22,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Send
 
-from backend.accounts import exceptions as accounts_exc
-from backend.centers import exceptions as centers_exc
-from backend.centers import operator as centers_operator
-from backend.competitions import exceptions as competitions_exc
-from backend.creators import exceptions as creators_exc
-from backend.economy import exceptions as economy_exc
-from backend.economy import operator as economy_operator
-from backend.markets import exceptions as markets_exc
-from backend.tables import exceptions as tables_exc
+from backend.kit import errors as kind
 
 log = logging.getLogger(__name__)
 
@@ -45,69 +37,9 @@ class ErrorResponse(BaseModel):
     error: ErrorBody
 
 
-# The root exception of each service whose errors reach HTTP callers.
-DOMAIN_ERRORS: tuple[type[Exception], ...] = (
-    accounts_exc.AccountsError,
-    tables_exc.TablesError,
-    economy_exc.EconomyError,
-    competitions_exc.CompetitionsError,
-    markets_exc.MarketsError,
-    creators_exc.CreatorsError,
-    centers_exc.CentersError,
-)
-
-# Most specific first: the first matching class decides the status. Each service's root
-# comes last in its group: what its subclasses do not name more narrowly.
-STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [
-    (accounts_exc.PlayRefused, 403),
-    (accounts_exc.MalformedSignIn, 400),
-    (accounts_exc.SignInRefused, 401),
-    (accounts_exc.NotAuthenticated, 401),
-    (accounts_exc.RefreshRefused, 401),
-    (accounts_exc.AccountsError, 400),
-    (tables_exc.TooManyReports, 429),
-    (tables_exc.TalkRateLimited, 429),
-    (tables_exc.NotFound, 404),
-    (tables_exc.Forbidden, 403),
-    (tables_exc.Conflict, 409),
-    (tables_exc.InvalidRequest, 422),
-    (tables_exc.Unavailable, 503),
-    (tables_exc.TablesError, 400),
-    (economy_exc.NotScreener, 403),
-    (economy_exc.TooManyApplications, 429),
-    (economy_operator.NotOperator, 403),
-    (economy_exc.NotFound, 404),
-    (economy_exc.Refused, 409),
-    (economy_exc.Conflict, 409),
-    (economy_exc.EconomyValueError, 422),
-    (economy_exc.Unavailable, 503),
-    (economy_exc.EconomyError, 400),
-    (markets_exc.NotOwner, 403),
-    (markets_exc.NotFound, 404),
-    (markets_exc.Refused, 409),
-    (markets_exc.Conflict, 409),
-    (markets_exc.MarketsValueError, 422),
-    (markets_exc.Unavailable, 503),
-    (markets_exc.MarketsError, 400),
-    (competitions_exc.TournamentNotFound, 404),
-    (competitions_exc.NotEligible, 403),
-    (competitions_exc.InvalidTournament, 422),
-    # Registration closed, already registered, full, short of stake, not cancellable.
-    (competitions_exc.CompetitionsError, 409),
-    (creators_exc.CreatorNotFound, 404),
-    (creators_exc.InvalidCode, 422),
-    (creators_exc.BadStatement, 403),
-    (creators_exc.BindRefused, 403),
-    (creators_exc.TooManyStatements, 429),
-    # A code taken, a second code for a wallet, a second bind.
-    (creators_exc.CreatorsError, 409),
-    # Game Centers (issue 20).
-    (centers_operator.CenterMintConflict, 409),
-    (centers_exc.CenterNotFound, 404),
-    (centers_exc.NotCenterHost, 403),
-    (centers_exc.CentersValueError, 422),
-    (centers_exc.CentersError, 400),
-]
+# One row per kind of error (backend.kit.errors), narrowest first: every package's errors
+# subclass one kind, so a new error needs no row here.
+STATUS_BY_ERROR: list[tuple[type[Exception], int]] = [(k, k.status) for k in kind.KINDS]
 
 
 def status_for(error: Exception) -> int:
@@ -154,7 +86,7 @@ async def send_error(
 
 def _domain_error(_request: Request, error: Exception) -> JSONResponse:
     code = getattr(error, "code", "error")
-    # accounts' and tables' errors keep their message; economy's and competitions' are str()
+    # Some families keep their message in ``message``; the others' is str(error).
     message = getattr(error, "message", str(error))
     return JSONResponse(error_payload(code, message), status_code=status_for(error))
 
@@ -198,8 +130,7 @@ def _unexpected_error(_request: Request, error: Exception) -> JSONResponse:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Render every error of ``app`` in the one shape, with the status of the table above."""
-    for root in DOMAIN_ERRORS:
-        app.add_exception_handler(root, _domain_error)
+    app.add_exception_handler(kind.DewError, _domain_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected_error)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from backend.kit import errors as kind
 
-class CentersError(Exception):
+
+class CentersError(kind.DewError):
     """Root of every centers error."""
 
     code = "centers_error"
@@ -13,17 +15,17 @@ class CentersError(Exception):
         self.message = message
 
 
-class CenterNotFound(CentersError):
+class CenterNotFound(CentersError, kind.NotFound):
     code = "center_not_found"
 
 
-class CentersValueError(CentersError, ValueError):
+class CentersValueError(CentersError, kind.Invalid):
     """A bad input (coordinates, a limit, a name): refused before anything is read or written."""
 
     code = "invalid_center_request"
 
 
-class NotCenterHost(CentersError):
+class NotCenterHost(CentersError, kind.Forbidden):
     """The caller is neither the center's owner nor its current renter."""
 
     code = "not_center_host"

@@ -18,6 +18,7 @@ from backend.centers import service
 from backend.chain import outbox
 from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import ChainRequest, RequestKind
+from backend.kit import errors as kind
 
 # GameCenter's bounds (MAX_NAME_BYTES, MAX_CITY_BYTES, MIN_CAPACITY, MAX_CAPACITY): a
 # description the contract would refuse is refused before it is queued.
@@ -34,7 +35,7 @@ class CenterMintNotFound(exc.CenterNotFound):
     code = "center_mint_not_found"
 
 
-class CenterMintConflict(exc.CentersError):
+class CenterMintConflict(exc.CentersError, kind.Conflict):
     """The idempotency key was already used for another request."""
 
     code = "idempotency_conflict"

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+from backend.kit import errors as kind
 
-class CompetitionsError(Exception):
+
+class CompetitionsError(kind.Conflict):
     code = "competitions_error"
 
 
-class InvalidTournament(CompetitionsError, ValueError):
+class InvalidTournament(CompetitionsError, kind.Invalid):
     """Bad input; nothing was written."""
 
     code = "invalid_request"
 
 
-class TournamentNotFound(CompetitionsError, LookupError):
+class TournamentNotFound(CompetitionsError, kind.NotFound):
     code = "tournament_not_found"
 
 
-class NotEligible(CompetitionsError):
+class NotEligible(CompetitionsError, kind.Forbidden):
     """An entry rule (qualification, season rank, VIP pass, avatar) refuses the entrant."""
 
     code = "not_eligible"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from backend.kit import errors as kind
 
-class CreatorsError(Exception):
+
+class CreatorsError(kind.Conflict):
     code = "creators_error"
 
 
-class InvalidCode(CreatorsError, ValueError):
+class InvalidCode(CreatorsError, kind.Invalid):
     """A code outside the charset or length, or a reserved word; nothing was written."""
 
     code = "invalid_creator_code"
@@ -23,7 +25,7 @@ class AlreadyCreator(CreatorsError):
     code = "already_creator"
 
 
-class CreatorNotFound(CreatorsError, LookupError):
+class CreatorNotFound(CreatorsError, kind.NotFound):
     code = "creator_not_found"
 
 
@@ -33,19 +35,19 @@ class AlreadyBound(CreatorsError):
     code = "already_bound"
 
 
-class BindRefused(CreatorsError):
+class BindRefused(CreatorsError, kind.Forbidden):
     """Self-referral, a wallet the server links to the creator, or a binding cycle."""
 
     code = "bind_refused"
 
 
-class BadStatement(CreatorsError, ValueError):
+class BadStatement(CreatorsError, kind.Forbidden, ValueError):
     """The signed statement is unknown, used, expired, someone else's, or badly signed."""
 
     code = "bad_bind_statement"
 
 
-class TooManyStatements(CreatorsError):
+class TooManyStatements(CreatorsError, kind.TooMany):
     """A wallet asked for more open bind statements than allowed at once."""
 
     code = "too_many_statements"

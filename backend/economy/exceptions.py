@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from backend.kit import errors as kind
 
-class EconomyError(Exception):
+
+class EconomyError(kind.DewError):
     """Root of every error raised by ``backend.economy``."""
 
     code = "economy_error"
 
 
-class EconomyValueError(EconomyError, ValueError):
+class EconomyValueError(EconomyError, kind.Invalid):
     """Bad input; nothing was written."""
 
     code = "invalid_request"
 
 
-class NotFound(EconomyError, LookupError):
+class NotFound(EconomyError, kind.NotFound):
     code = "not_found"
 
 
@@ -27,13 +29,13 @@ class AgreementNotFound(NotFound):
     code = "agreement_not_found"
 
 
-class Refused(EconomyError):
+class Refused(EconomyError, kind.Conflict):
     """The chain would refuse this call (checked before a wallet is asked to sign it)."""
 
     code = "refused"
 
 
-class Conflict(EconomyError):
+class Conflict(EconomyError, kind.Conflict):
     code = "conflict"
 
 
@@ -41,7 +43,7 @@ class InsufficientBudget(Conflict):
     code = "insufficient_budget"
 
 
-class Unavailable(EconomyError):
+class Unavailable(EconomyError, kind.Unavailable):
     """The chain node or the deployment manifest cannot be reached; try again later."""
 
     code = "chain_unavailable"
@@ -51,7 +53,7 @@ class ApplicationNotFound(NotFound):
     code = "application_not_found"
 
 
-class NotScreener(EconomyError):
+class NotScreener(EconomyError, kind.Forbidden):
     """The wallet does not hold the registry's SCREENER_ROLE."""
 
     code = "not_screener"
@@ -71,7 +73,7 @@ class AlreadyScreened(Conflict):
     code = "already_screened"
 
 
-class TooManyApplications(EconomyError):
+class TooManyApplications(EconomyError, kind.TooMany):
     code = "too_many_applications"
 
 

@@ -27,6 +27,7 @@ from backend.db.base import aware, utcnow
 from backend.economy import season_rewards, seasons
 from backend.economy.exceptions import Conflict, EconomyError, EconomyValueError, NotFound
 from backend.economy.models import Season, SeasonReward
+from backend.kit import errors as kind
 
 # One operator request mints at most this many avatars (the outbox's own cap is larger:
 # this keeps one HTTP body and one transaction small).
@@ -43,7 +44,7 @@ VIP_ACTIONS = ("issue", "revoke")
 MAX_EMISSION_BUDGET = 10**30
 
 
-class NotOperator(EconomyError):
+class NotOperator(EconomyError, kind.Forbidden):
     """The caller is signed in but its wallet is not an operator's."""
 
     code = "not_operator"

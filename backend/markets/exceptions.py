@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from backend.kit import errors as kind
 
-class MarketsError(Exception):
+
+class MarketsError(kind.DewError):
     """Root of every error raised by ``backend.markets``."""
 
     code = "markets_error"
 
 
-class MarketsValueError(MarketsError, ValueError):
+class MarketsValueError(MarketsError, kind.Invalid):
     """Bad input; nothing was written."""
 
     code = "invalid_request"
 
 
-class NotFound(MarketsError, LookupError):
+class NotFound(MarketsError, kind.NotFound):
     code = "not_found"
 
 
@@ -27,13 +29,13 @@ class AvatarNotFound(NotFound):
     code = "avatar_not_found"
 
 
-class NotOwner(MarketsError):
+class NotOwner(MarketsError, kind.Forbidden):
     """The signed-in wallet does not own what it wants to list, cancel or dress."""
 
     code = "not_owner"
 
 
-class Refused(MarketsError):
+class Refused(MarketsError, kind.Conflict):
     """The chain would refuse this call (checked before a wallet is asked to sign it)."""
 
     code = "refused"
@@ -45,11 +47,11 @@ class StaleListing(Refused):
     code = "listing_stale"
 
 
-class Conflict(MarketsError):
+class Conflict(MarketsError, kind.Conflict):
     code = "conflict"
 
 
-class Unavailable(MarketsError):
+class Unavailable(MarketsError, kind.Unavailable):
     """The chain node or the deployment cannot be reached; try again later."""
 
     code = "chain_unavailable"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from backend.kit import errors as kind
 
-class TablesError(Exception):
+
+class TablesError(kind.DewError):
     """Root of every tables error."""
 
     code = "tables_error"
@@ -13,7 +15,7 @@ class TablesError(Exception):
         self.message = message
 
 
-class NotFound(TablesError):
+class NotFound(TablesError, kind.NotFound):
     code = "not_found"
 
 
@@ -29,7 +31,7 @@ class TicketNotFound(NotFound):
     code = "ticket_not_found"
 
 
-class Forbidden(TablesError):
+class Forbidden(TablesError, kind.Forbidden):
     code = "forbidden"
 
 
@@ -47,7 +49,7 @@ class VipRequired(Forbidden):
     code = "vip_required"
 
 
-class Conflict(TablesError):
+class Conflict(TablesError, kind.Conflict):
     code = "conflict"
 
 
@@ -97,7 +99,7 @@ class InsufficientStake(Conflict):
     code = "insufficient_stake"
 
 
-class InvalidRequest(TablesError):
+class InvalidRequest(TablesError, kind.Invalid):
     code = "invalid_request"
 
 
@@ -109,7 +111,7 @@ class InvalidOptions(InvalidRequest):
     code = "invalid_options"
 
 
-class Unavailable(TablesError):
+class Unavailable(TablesError, kind.Unavailable):
     code = "unavailable"
 
 
@@ -149,7 +151,7 @@ class FreeTextOff(Forbidden):
     code = "free_text_off"
 
 
-class TalkRateLimited(TablesError):
+class TalkRateLimited(TablesError, kind.TooMany):
     code = "rate_limited"
 
 
@@ -163,7 +165,7 @@ class AlreadyReported(Conflict):
     code = "already_reported"
 
 
-class TooManyReports(TablesError):
+class TooManyReports(TablesError, kind.TooMany):
     code = "too_many_reports"
 
 

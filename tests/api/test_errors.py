@@ -66,3 +66,28 @@ def test_every_error_of_every_service_is_rendered_in_the_one_shape() -> None:
             assert response.status_code == status, name
             code = getattr(error, "code", None)
             assert response.json() == {"error": {"code": code, "message": "m", "detail": None}}
+
+
+def test_every_service_error_has_a_kind_so_the_table_stays_one_row_per_kind() -> None:
+    """Each package's errors subclass a kind of ``backend.kit.errors``: a new error needs no
+    new row in ``STATUS_BY_ERROR``, which has one row per kind."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import backend
+    from backend.api.errors import STATUS_BY_ERROR
+    from backend.kit.errors import KINDS, DewError
+
+    assert [cls for cls, _ in STATUS_BY_ERROR] == list(KINDS)
+    assert len(STATUS_BY_ERROR) <= 12
+    strays = []
+    for info in pkgutil.walk_packages(backend.__path__, "backend."):
+        if not info.name.endswith(".exceptions") or info.name.startswith("backend.chain"):
+            continue  # the chain's errors never reach a caller: they are retried or logged
+        module = importlib.import_module(info.name)
+        for name, cls in vars(module).items():
+            own = inspect.isclass(cls) and cls.__module__ == info.name
+            if own and issubclass(cls, Exception) and not issubclass(cls, DewError):
+                strays.append(f"{info.name}.{name}")
+    assert strays == []

@@ -1,0 +1,1 @@
+"""The kit every package shares: pieces that know nothing of any aggregate, below every layer."""
