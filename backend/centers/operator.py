@@ -16,8 +16,8 @@ from sqlalchemy.orm import Session
 from backend.centers import exceptions as exc
 from backend.centers import service
 from backend.chain import outbox
-from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import ChainRequest, RequestKind
+from backend.chain.operator_requests import RequestFamily
 from backend.kit import errors as kind
 
 # GameCenter's bounds (MAX_NAME_BYTES, MAX_CITY_BYTES, MIN_CAPACITY, MAX_CAPACITY): a
@@ -26,8 +26,6 @@ MAX_NAME_BYTES = 64
 MAX_CITY_BYTES = 64
 MIN_CAPACITY = 1
 MAX_CAPACITY = 500
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-KEY_PREFIX = "operator-center:"
 COUNTRY = re.compile(r"^[A-Z]{2}$")
 
 
@@ -39,6 +37,16 @@ class CenterMintConflict(exc.CentersError, kind.Conflict):
     """The idempotency key was already used for another request."""
 
     code = "idempotency_conflict"
+
+
+CENTER_MINTS = RequestFamily(
+    "operator-center:",
+    {RequestKind.CENTER_MINT},
+    "operator center mint",
+    invalid=exc.CentersValueError,
+    conflict=CenterMintConflict,
+    not_found=CenterMintNotFound,
+)
 
 
 @dataclass(frozen=True)
@@ -56,7 +64,7 @@ class CenterMintStatus:
         result: dict[str, Any] = request.result or {}
         return cls(
             id=request.id,
-            idempotency_key=request.idempotency_key.removeprefix(KEY_PREFIX),
+            idempotency_key=CENTER_MINTS.caller_key(request),
             status=request.status,
             center=dict(request.payload),
             center_id=int(result["center_id"]) if "center_id" in result else None,
@@ -101,30 +109,13 @@ def queue_center_mint(
 ) -> CenterMintStatus:
     """Queue one center mint (``center`` from :func:`describe`). The same key and description
     return the first request; the same key with another one is a conflict."""
-    if not isinstance(idempotency_key, str) or not KEY_PATTERN.match(idempotency_key):
-        raise exc.CentersValueError(
-            f"idempotency key must be 1..64 of A-Z a-z 0-9 _ . : -, got {idempotency_key!r}"
-        )
-    try:
+    key = CENTER_MINTS.key(idempotency_key)
+    with CENTER_MINTS.queueing(idempotency_key):
         request = outbox.request_center_mint(
-            session=session, center=center, idempotency_key=KEY_PREFIX + idempotency_key,
-            chain_id=chain_id,
-        )  # fmt: skip
-    except IdempotencyConflict as error:
-        raise CenterMintConflict(
-            f"idempotency key {idempotency_key!r} was already used for another request"
-        ) from error
-    except ChainValueError as error:
-        raise exc.CentersValueError(str(error)) from error
+            session=session, center=center, idempotency_key=key, chain_id=chain_id
+        )
     return CenterMintStatus.of(request)
 
 
 def center_mint_status(*, session: Session, request_id: int) -> CenterMintStatus:
-    request = session.get(ChainRequest, request_id)
-    if (
-        request is None
-        or request.kind != RequestKind.CENTER_MINT
-        or not request.idempotency_key.startswith(KEY_PREFIX)
-    ):
-        raise CenterMintNotFound(f"no operator center mint with id {request_id!r}")
-    return CenterMintStatus.of(request)
+    return CenterMintStatus.of(CENTER_MINTS.find(session, request_id))

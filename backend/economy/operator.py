@@ -9,7 +9,6 @@ through the chain outbox (the worker sends them). A refused input raises
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,8 +20,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backend.chain import outbox
-from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import ChainRequest, RequestKind
+from backend.chain.operator_requests import RequestFamily
 from backend.db.base import aware, utcnow
 from backend.economy import season_rewards, seasons
 from backend.economy.exceptions import Conflict, EconomyError, EconomyValueError, NotFound
@@ -32,11 +31,6 @@ from backend.kit import errors as kind
 # One operator request mints at most this many avatars (the outbox's own cap is larger:
 # this keeps one HTTP body and one transaction small).
 MAX_MINT_RECIPIENTS = 100
-# An operator's idempotency key: what the caller sends, namespaced below so it can never
-# collide with the server's own keys (``settle:...``, withdrawals, the demo's).
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-MINT_KEY_PREFIX = "operator-mint:"
-VIP_KEY_PREFIX = "operator-vip:"
 # A VIP pass's expiry (unix seconds) must be in the future and at most this far ahead.
 MAX_VIP_TERM_S = 10 * 366 * 24 * 3600
 VIP_ACTIONS = ("issue", "revoke")
@@ -66,12 +60,22 @@ class VipNotFound(NotFound):
     code = "vip_not_found"
 
 
-def _key(idempotency_key: str, prefix: str = MINT_KEY_PREFIX) -> str:
-    if not isinstance(idempotency_key, str) or not KEY_PATTERN.match(idempotency_key):
-        raise EconomyValueError(
-            f"idempotency key must be 1..64 of A-Z a-z 0-9 _ . : -, got {idempotency_key!r}"
-        )
-    return prefix + idempotency_key
+MINTS = RequestFamily(
+    "operator-mint:",
+    {RequestKind.MINT},
+    "operator mint",
+    invalid=EconomyValueError,
+    conflict=Conflict,
+    not_found=MintNotFound,
+)
+VIPS = RequestFamily(
+    "operator-vip:",
+    {RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE},
+    "operator VIP request",
+    invalid=EconomyValueError,
+    conflict=Conflict,
+    not_found=VipNotFound,
+)
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,7 @@ class MintStatus:
         ids = result.get("token_ids")
         return cls(
             id=request.id,
-            idempotency_key=request.idempotency_key.removeprefix(MINT_KEY_PREFIX),
+            idempotency_key=MINTS.caller_key(request),
             status=request.status,
             recipients=list(request.payload.get("recipients", [])),
             token_ids=[int(i) for i in ids] if ids is not None else None,
@@ -112,7 +116,7 @@ def queue_mint(
 
     The same key with the same recipients returns the first request (a retry never mints
     twice); the same key with other recipients is a :class:`Conflict`."""
-    key = _key(idempotency_key)
+    key = MINTS.key(idempotency_key)
     if not 1 <= len(recipients) <= MAX_MINT_RECIPIENTS:
         raise EconomyValueError(
             f"a mint needs 1..{MAX_MINT_RECIPIENTS} recipients, got {len(recipients)}"
@@ -120,29 +124,16 @@ def queue_mint(
     for r in recipients:
         if not isinstance(r, str) or not is_address(r):
             raise EconomyValueError(f"mint recipient is not an address: {r!r}")
-    try:
+    with MINTS.queueing(idempotency_key):
         request = outbox.request_mint(
             session=session, recipients=list(recipients), idempotency_key=key, chain_id=chain_id
         )
-    except IdempotencyConflict as error:
-        raise Conflict(
-            f"idempotency key {idempotency_key!r} was already used for another request"
-        ) from error
-    except ChainValueError as error:
-        raise EconomyValueError(str(error)) from error
     return MintStatus.of(request)
 
 
 def mint_status(*, session: Session, request_id: int) -> MintStatus:
     """An operator mint by its outbox id; any other kind of request is not found."""
-    request = session.get(ChainRequest, request_id)
-    if (
-        request is None
-        or request.kind != RequestKind.MINT
-        or not request.idempotency_key.startswith(MINT_KEY_PREFIX)
-    ):
-        raise MintNotFound(f"no operator mint with id {request_id!r}")
-    return MintStatus.of(request)
+    return MintStatus.of(MINTS.find(session, request_id))
 
 
 @dataclass(frozen=True)
@@ -163,7 +154,7 @@ class VipStatus:
         expires = request.payload.get("expires_at")
         return cls(
             id=request.id,
-            idempotency_key=request.idempotency_key.removeprefix(VIP_KEY_PREFIX),
+            idempotency_key=VIPS.caller_key(request),
             action="issue" if request.kind == RequestKind.VIP_ISSUE else "revoke",
             address=request.payload["holder"],
             expires_at=int(expires) if expires is not None else None,
@@ -183,7 +174,7 @@ def _vip_request(session: Session, key: str) -> ChainRequest | None:
 def vip_by_key(*, session: Session, idempotency_key: str) -> VipStatus | None:
     """The VIP request already queued under this operator key, if any (``dew vip issue
     --days`` reuses its expiry so that a retry is the same request)."""
-    request = _vip_request(session, _key(idempotency_key, VIP_KEY_PREFIX))
+    request = _vip_request(session, VIPS.key(idempotency_key))
     return VipStatus.of(request) if request is not None else None
 
 
@@ -202,7 +193,7 @@ def queue_vip(
     the future and at most :data:`MAX_VIP_TERM_S` ahead when the key is first used. The same
     key and body return the first request; the same key with another body is a
     :class:`Conflict`."""
-    key = _key(idempotency_key, VIP_KEY_PREFIX)
+    key = VIPS.key(idempotency_key)
     if action not in VIP_ACTIONS:
         raise EconomyValueError(f"VIP action must be issue or revoke, got {action!r}")
     if not isinstance(address, str) or not is_address(address):
@@ -219,7 +210,7 @@ def queue_vip(
                 f"a VIP pass must expire after now ({at}) and within {MAX_VIP_TERM_S} s, "
                 f"got {expires_at}"
             )
-    try:
+    with VIPS.queueing(idempotency_key):
         if expires_at is not None:  # an issue (checked above: a revoke has no expiry)
             request = outbox.request_vip_issue(
                 session=session,
@@ -232,25 +223,12 @@ def queue_vip(
             request = outbox.request_vip_revoke(
                 session=session, holder=address, idempotency_key=key, chain_id=chain_id
             )
-    except IdempotencyConflict as error:
-        raise Conflict(
-            f"idempotency key {idempotency_key!r} was already used for another request"
-        ) from error
-    except ChainValueError as error:
-        raise EconomyValueError(str(error)) from error
     return VipStatus.of(request)
 
 
 def vip_status(*, session: Session, request_id: int) -> VipStatus:
     """An operator VIP request by its outbox id; any other request is not found."""
-    request = session.get(ChainRequest, request_id)
-    if (
-        request is None
-        or request.kind not in (RequestKind.VIP_ISSUE, RequestKind.VIP_REVOKE)
-        or not request.idempotency_key.startswith(VIP_KEY_PREFIX)
-    ):
-        raise VipNotFound(f"no operator VIP request with id {request_id!r}")
-    return VipStatus.of(request)
+    return VipStatus.of(VIPS.find(session, request_id))
 
 
 def _budget(emission_budget: int) -> int:

@@ -9,7 +9,6 @@ first request, another body under it is a :class:`~backend.markets.exceptions.Co
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,15 +16,12 @@ from eth_utils.address import to_checksum_address
 from sqlalchemy.orm import Session
 
 from backend.chain import outbox
-from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import SHOP_KINDS, ChainRequest, RequestKind
+from backend.chain.operator_requests import RequestFamily
 from backend.markets.exceptions import Conflict, MarketsValueError, NotFound
 from backend.markets.models import AccessoryType, CatalogEntry, ItemKind
 from backend.markets.transactions import SHOP_MAX_PRICE
 
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-SHOP_KEY_PREFIX = "operator-shop:"
-TYPE_KEY_PREFIX = "operator-shop-type:"
 MAX_SUPPLY = 2**32 - 1
 # The Shop's and Accessories' caps (MAX_VIP_TERM, MAX_TYPE_SUPPLY).
 MAX_VIP_TERM_S = 366 * 24 * 3600
@@ -35,6 +31,20 @@ MAX_URI = 256
 
 class ShopRequestNotFound(NotFound):
     code = "shop_request_not_found"
+
+
+# An accessory type defined on the way to its first listing goes under the listing's key
+# with this prefix; the shop's status serves both.
+TYPE_PREFIX = "operator-shop-type:"
+SHOP = RequestFamily(
+    "operator-shop:",
+    SHOP_KINDS,
+    "shop request",
+    invalid=MarketsValueError,
+    conflict=Conflict,
+    not_found=ShopRequestNotFound,
+    found_under=(TYPE_PREFIX,),
+)
 
 
 @dataclass(frozen=True)
@@ -56,7 +66,7 @@ class ShopRequest:
         listing = result.get("listing_id", payload.get("listing_id"))
         return cls(
             id=request.id,
-            idempotency_key=request.idempotency_key.removeprefix(SHOP_KEY_PREFIX),
+            idempotency_key=SHOP.caller_key(request),
             action={
                 RequestKind.SHOP_LIST: "list",
                 RequestKind.SHOP_SET: "update" if payload.get("open") else "close",
@@ -69,25 +79,13 @@ class ShopRequest:
         )
 
 
-def _key(idempotency_key: str, prefix: str = SHOP_KEY_PREFIX) -> str:
-    if not isinstance(idempotency_key, str) or not KEY_PATTERN.match(idempotency_key):
-        raise MarketsValueError(
-            f"idempotency key must be 1..64 of A-Z a-z 0-9 _ . : -, got {idempotency_key!r}"
-        )
-    return prefix + idempotency_key
-
-
 def _queue(
     session: Session, kind: RequestKind, payload: dict[str, Any], key: str, chain_id: int | None
 ) -> ChainRequest:
-    try:
+    with SHOP.queueing(key):
         return outbox.request_shop_call(
             session=session, kind=kind, payload=payload, idempotency_key=key, chain_id=chain_id
         )
-    except IdempotencyConflict as error:
-        raise Conflict(f"idempotency key {key!r} was already used for another request") from error
-    except ChainValueError as error:
-        raise MarketsValueError(str(error)) from error
 
 
 def _check_price(price: int) -> None:
@@ -114,7 +112,7 @@ def queue_listing(
 ) -> ShopRequest:
     """Queue ``Shop.list`` for an item type (an accessory type not defined yet is defined
     first, with ``max_supply``), and record its name, image and slot for the pages."""
-    key = _key(idempotency_key)
+    key = SHOP.key(idempotency_key)
     if item_kind not in (ItemKind.AVATAR, ItemKind.ACCESSORY, ItemKind.VIP):
         raise MarketsValueError(f"item_kind must be avatar, accessory or vip, got {item_kind!r}")
     _check_price(price)
@@ -144,7 +142,7 @@ def queue_listing(
             session,
             RequestKind.ACCESSORY_TYPE,
             definition,
-            _key(idempotency_key, TYPE_KEY_PREFIX),
+            TYPE_PREFIX + idempotency_key,  # checked by SHOP.key above
             chain_id,
         )
     request = _queue(session, RequestKind.SHOP_LIST, payload, key, chain_id)
@@ -167,7 +165,7 @@ def queue_update(
     chain_id: int | None = None,
 ) -> ShopRequest:
     """Queue ``Shop.setListing``: a new price, or close (``open_`` False) a listing."""
-    key = _key(idempotency_key)
+    key = SHOP.key(idempotency_key)
     _check_price(price)
     if not 1 <= listing_id <= 2**63 - 1:
         raise MarketsValueError(f"listing id out of range: {listing_id!r}")
@@ -176,7 +174,4 @@ def queue_update(
 
 
 def request_status(*, session: Session, request_id: int) -> ShopRequest:
-    request = session.get(ChainRequest, request_id)
-    if request is None or RequestKind(request.kind) not in SHOP_KINDS:
-        raise ShopRequestNotFound(f"no shop request {request_id}")
-    return ShopRequest.of(request)
+    return ShopRequest.of(SHOP.find(session, request_id))

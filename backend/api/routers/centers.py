@@ -267,7 +267,7 @@ def queue_center_mint(
         to=body.to, name=body.name, country=body.country, city=body.city,
         lat_e2=round(body.lat * 100), lon_e2=round(body.lon * 100), capacity=body.capacity,
     )  # fmt: skip
-    key = center_minting.KEY_PREFIX + body.idempotency_key
+    key = center_minting.CENTER_MINTS.key(body.idempotency_key)
     return queued_once(
         session,
         key,

@@ -114,7 +114,7 @@ def queue_mint(
 ) -> Any:
     """Queue one avatar mint per recipient; the worker sends it (poll the GET for the ids).
     A repeat of the same key and recipients returns the first request with 200."""
-    key = operator.MINT_KEY_PREFIX + body.idempotency_key
+    key = operator.MINTS.key(body.idempotency_key)
     return queued_once(
         session,
         key,
@@ -216,7 +216,7 @@ def queue_vip(
 ) -> Any:
     """Queue a VIP pass issue or revoke; the worker sends it (poll the GET). A repeat of the
     same key and body returns the first request with 200; another body under it is 409."""
-    key = operator.VIP_KEY_PREFIX + body.idempotency_key
+    key = operator.VIPS.key(body.idempotency_key)
     return queued_once(
         session,
         key,
@@ -274,7 +274,7 @@ def queue_shop_listing(
     """List an item type for sale in the shop (an accessory type not defined yet is defined
     first with ``max_supply``); the worker sends it (poll the GET for the listing id). A
     repeat of the same key and body returns the first request with 200; another body 409."""
-    key = markets_operator.SHOP_KEY_PREFIX + body.idempotency_key
+    key = markets_operator.SHOP.key(body.idempotency_key)
     return queued_once(
         session,
         key,
@@ -310,7 +310,7 @@ def queue_shop_update(
     _operator: CurrentOperator,
 ) -> Any:
     """Change a shop listing's price or close it (``open: false``, the default)."""
-    key = markets_operator.SHOP_KEY_PREFIX + body.idempotency_key
+    key = markets_operator.SHOP.key(body.idempotency_key)
     price = body.price
     if price is None:
         price = markets_service.get_shop_listing(session=session, listing_id=listing_id).price
