@@ -87,7 +87,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.include_router(tables.router)
     app.include_router(ws.router)
     app.include_router(competitions.router)
-    app.include_router(centers.router)  # Game Centers (issue 20)
+    app.include_router(centers.router)  # Game Centers
     app.include_router(centers.operator_router)
     app.include_router(creators.router)
     # The player's money (docs/economy.md, "Deposits and withdrawals"): withdrawals need

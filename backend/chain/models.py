@@ -39,7 +39,7 @@ class RequestKind(StrEnum):
     SHOP_LIST = "shop_list"  # the operator lists an item type: Shop.list, one per transaction
     SHOP_SET = "shop_set"  # a shop listing's price or open flag: Shop.setListing
     ACCESSORY_TYPE = "accessory_type"  # Accessories.defineType, one per transaction
-    # Game Centers (issue 20): GameCenter.mintCenter, one center per transaction.
+    # Game Centers: GameCenter.mintCenter, one center per transaction.
     CENTER_MINT = "center_mint"
 
 

@@ -1,4 +1,4 @@
-"""``dew center mint``: the operator mints a Game Center through the chain outbox (issue 20),
+"""``dew center mint``: the operator mints a Game Center through the chain outbox,
 as ``POST /operator/centers`` does, through the same service (``backend.centers.operator``);
 the worker sends it and the indexer mirrors it."""
 

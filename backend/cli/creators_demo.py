@@ -1,4 +1,4 @@
-"""The demo's creator and Game Center (issue 20): who earns from the season besides its
+"""The demo's creator and Game Center: who earns from the season besides its
 players. Separate steps, called from ``backend.cli.demo`` and ``backend.cli.epilogue``:
 
 - ``bring_players``: cora signs in and registers the code CORA; rita and sam bind to it,

@@ -63,8 +63,8 @@ ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
 # The services' timings in the demo (the same values this process's settings get).
 # The beat pumps the chain outbox every second so that queued requests go out quickly:
-# a polling workaround while nothing wakes the worker when a request is queued (issue 23:
-# remove it once the API and the worker call the outbox notifier, if they do).
+# a polling workaround while nothing wakes the worker when a request is queued (remove it
+# once the API and the worker call the outbox notifier, if they do).
 PUMP_EVERY_S = 1.0
 POLL_INTERVAL_S = 0.1
 REBROADCAST_AFTER_S = 2.0
@@ -210,7 +210,7 @@ class Season:
         self.markets_seen: dict[str, Any] = {}
         self.withdrawal_line = ""
         self.boundary: dict[str, Any] = {}
-        # Set by backend.cli.creators_demo: the creator wallet and the Game Center (issue 20).
+        # Set by backend.cli.creators_demo: the creator wallet and the Game Center.
         self.cora: Wallet | None = None
         self.center_id: int | None = None
 

@@ -4,7 +4,7 @@ Like the registry indexer (``backend.economy.indexer``): each run reads the bloc
 cursor up to the confirmed head and applies them (``backend.centers.mirror``) in one
 transaction that also advances the cursor. The mirror also remembers each event by
 ``(tx_hash, log_index)``, so a range read twice changes nothing. A deployment from before
-issue 20 has no GameCenter: there is nothing to follow and the run is empty.
+the Game Centers has no GameCenter: there is nothing to follow and the run is empty.
 """
 
 from __future__ import annotations

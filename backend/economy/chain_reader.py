@@ -77,7 +77,7 @@ class ChainReader:
         self._split = s.events.AvatarPayoutSplit()
         self._withdrawn = s.events.VaultWithdrawn()
         self._transfer = contracts.token.events.Transfer()
-        # Issue 18's vault logs a withheld leg; artifacts from before it have no such event.
+        # The vault logs a withheld leg; artifacts from before it did have no such event.
         has_withheld = any(
             item.get("type") == "event" and item.get("name") == "PayoutWithheld" for item in s.abi
         )
@@ -153,8 +153,8 @@ class ChainReader:
     def withheld(
         self, start: int | None = None, end: int | None = None
     ) -> list[tuple[str, str, int]]:
-        """``(match id, recipient, amount)`` of every ``PayoutWithheld`` (none before issue 18's
-        contracts)."""
+        """``(match id, recipient, amount)`` of every ``PayoutWithheld`` (none from contracts
+        older than that event)."""
         if self._withheld_event is None:
             return []
         end = self.safe_head() if end is None else end

@@ -146,7 +146,7 @@ function renderAccount() {
     h("a", { href: "#/screening", id: "nav-screening" }, t("screening")),
     h("a", { href: "#/shop", id: "nav-shop" }, t("shop")),
     h("a", { href: "#/market", id: "nav-market" }, t("market")),
-    // Game Centers and content creators (issue 20, centers.js and creator.js).
+    // Game Centers and content creators (centers.js and creator.js).
     h("a", { href: "#/centers", id: "nav-centers" }, t("centers")),
     h("a", { href: "#/creator", id: "nav-creator" }, t("creator")),
   );
@@ -628,7 +628,7 @@ async function marketScreen(load, ...args) {
   return view(api, { h, show, table, txPanel, dew, short, say, fail, onLeave }, ...args);
 }
 
-// --- Game Centers and content creators (centers.js, creator.js; issue 20) ---------------------
+// --- Game Centers and content creators (centers.js, creator.js) -----------------------------
 
 async function issue20Screen(load, ...args) {
   const view = await load();

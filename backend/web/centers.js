@@ -1,4 +1,4 @@
-// Game Centers (issue 20): find a center by place, nearest first from a place the player
+// Game Centers: find a center by place, nearest first from a place the player
 // chooses (one of the centers' own cities, or coordinates typed in), a center's page with its
 // open tables to join and its Campeonatos, and, for the center's host, opening a table there.
 // Loaded on demand by app.js, which passes its helpers in `ui` (`join` is the lobby's join,

@@ -1,4 +1,4 @@
-// Content creators (issue 20): the creator dashboard (its code and link, the players it
+// Content creators: the creator dashboard (its code and link, the players it
 // brought, their matches since binding, its earnings per season) from GET /creators/me/dashboard,
 // registering a code, and binding the signed-in player to a creator through a `?ref=CODE` link:
 // the server issues a statement, the player's wallet signs it (EIP-191), POST /creators/bind.

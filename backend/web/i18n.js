@@ -149,10 +149,10 @@ Object.assign(STRINGS.en, WALLET_STRINGS.en);
 // modules (seasons.js, competitions.js, help.js), which add them with addStrings().
 Object.assign(STRINGS.es, { seasons: "Temporadas", competitions: "Competiciones", help: "Ayuda" });
 Object.assign(STRINGS.en, { seasons: "Seasons", competitions: "Competitions", help: "Help" });
-// Navigation to the markets (issue 19): shop.js, market.js and avatar.js add their own strings.
+// Navigation to the markets: shop.js, market.js and avatar.js add their own strings.
 Object.assign(STRINGS.es, { shop: "Tienda", market: "Mercado" });
 Object.assign(STRINGS.en, { shop: "Shop", market: "Market" });
-// Game Centers and content creators (issue 20): the nav links; the pages add the rest.
+// Game Centers and content creators: the nav links; the pages add the rest.
 Object.assign(STRINGS.es, { centers: "Centros", creator: "Creadores" });
 Object.assign(STRINGS.en, { centers: "Centers", creator: "Creators" });
 

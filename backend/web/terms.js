@@ -1,4 +1,4 @@
-// The terms gate (issue 25): before a seat at an earning or staked table, the player reads the
+// The terms gate: before a seat at an earning or staked table, the player reads the
 // terms, confirms being of legal age, and the wallet signs a new sign-in message carrying both
 // (EIP-4361 resources: the terms URI with its version, and urn:dew:legal-age:confirmed). The
 // server records that acceptance and refuses earning and staked play without it

@@ -1,4 +1,4 @@
-"""How the expert spends its search (issue 22): more on close decisions, less on clear ones,
+"""How the expert spends its search: more on close decisions, less on clear ones,
 and deals kept from one decision to the next when the moves since then allow them.
 
 Both are counted, never timed, so a decision stays a function of the view and the bot's

@@ -1,4 +1,4 @@
-"""Exact search of a hand's end in one sampled deal, for the expert (issue 22).
+"""Exact search of a hand's end in one sampled deal, for the expert.
 
 Once few tiles are left, a deal of the unseen tiles (sampled by the expert, consistent with
 what its seat knows) is small enough to solve exactly: every seat plays perfectly against the
