@@ -5,8 +5,8 @@ players. Separate steps, called from ``backend.cli.demo`` and ``backend.cli.epil
   each through the statement the server issues and its own wallet signs (EIP-191);
 - ``open_center``: the admin mints a Game Center to oscar on chain, and the worker's centers
   indexer mirrors its ``CenterMinted`` event;
-- ``host_at_center``: the Campeonato after the season is run at that center;
-- ``fee_lines``: what the center and the creator earned, from the ledger, for the report.
+- ``host_at_center``: the Campeonato after the season is run at that center (what the
+  center and the creator earned is read by ``backend.cli.report.fee_lines``).
 
 The Campeonato's fee is then paid as three legs of its one prize settlement: the treasury,
 the center's payee (oscar) and cora (10% of the fee rita's and sam's entry fees paid); the
@@ -15,7 +15,7 @@ report's per-wallet check (balance moved == ledger paid) and the reconciliation 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from eth_typing import HexStr
 
@@ -100,29 +100,3 @@ def host_at_center(season: Season, tournament_id: int) -> None:
         assert t is not None
         t.center_id = center_id
     season.out(f"  the Campeonato is hosted at center #{center_id}")
-
-
-def fee_lines(season: Season) -> list[str]:
-    """The center's and the creator's earnings, from the ledger (what the report prints)."""
-    from sqlalchemy import select
-
-    from backend.economy.models import LedgerLeg
-
-    if season.cora is None:
-        return []
-    with season.sessions() as session:
-        legs: list[Any] = list(
-            session.scalars(
-                select(LedgerLeg).where(LedgerLeg.party.in_(("fee_center", "fee_creator")))
-            )
-        )
-    center = sum(int(x.amount) for x in legs if x.party == "fee_center" and x.status == "paid")
-    creator = sum(int(x.amount) for x in legs if x.party == "fee_creator" and x.status == "paid")
-    from backend.cli.report import dew_amount
-
-    return [
-        f"Game Center #{season.center_id} (owner oscar): "
-        f"{dew_amount(center)} DEW of the fees of the Campeonato it hosted",
-        f"Creator {CREATOR_CODE} (cora, brought rita and sam): {dew_amount(creator)} DEW of "
-        f"their fees",
-    ]

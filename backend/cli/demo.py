@@ -25,7 +25,7 @@ from typing import Annotated
 
 import typer
 
-from backend.cli import creators_demo, epilogue, market_demo
+from backend.cli import creators_demo, epilogue, market_demo, report
 from backend.cli.app import app
 
 # The demo's public names, importable from here as before the split.
@@ -36,8 +36,8 @@ from backend.cli.players import Wallet as Wallet
 from backend.cli.players import api_txs as api_txs
 from backend.cli.players import choose_move as choose_move
 from backend.cli.players import ok as ok
-from backend.cli.report import DemoResult as DemoResult
-from backend.cli.report import dew_amount as dew_amount
+from backend.cli.results import DemoResult as DemoResult
+from backend.cli.results import dew_amount as dew_amount
 from backend.cli.season import EMISSION_PER_SEAT as EMISSION_PER_SEAT
 from backend.cli.season import FIXED_RENT as FIXED_RENT
 from backend.cli.season import RD_OWNER_BPS as RD_OWNER_BPS
@@ -67,7 +67,7 @@ def run_demo(config: DemoConfig, check: Callable[[DemoContext], None] | None = N
         season.settle()
         epilogue.campeonato(season)
         epilogue.withdrawal(season)
-        result = season.report()
+        result = report.close_the_books(season)
         if config.boundaries:
             result = epilogue.boundaries(season, result)
         result = epilogue.season_rewards(season, result)

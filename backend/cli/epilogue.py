@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from backend.cli import creators_demo
 from backend.cli.players import DemoFailed, Wallet, api_txs, in_threads, ok, play_seat
-from backend.cli.report import DemoResult, dew_amount, reconcile, render_campeonato
+from backend.cli.report import reconcile, render_campeonato
+from backend.cli.results import DemoResult, dew_amount
 from backend.cli.season import (
     ADDED_PRIZE,
     CAMPEONATO_FEE_BPS,

@@ -15,7 +15,8 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from backend.cli.players import DemoFailed, Wallet, api_txs, ok
-from backend.cli.report import DemoResult, dew_amount, reconcile
+from backend.cli.report import reconcile
+from backend.cli.results import DemoResult, dew_amount
 from backend.cli.stack import wait_for
 
 if TYPE_CHECKING:

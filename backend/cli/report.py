@@ -8,12 +8,11 @@ agrees to the unit; the exit code of ``dew demo`` is its verdict.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from backend.cli import creators_demo
 from backend.cli.players import Wallet, ok
+from backend.cli.results import DemoResult, dew_amount
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -22,20 +21,6 @@ if TYPE_CHECKING:
     from backend.config import Settings
     from backend.economy.chain_reader import ChainReader
     from backend.economy.ledger import LedgerReconciliation
-
-DEW = 10**18
-
-
-def dew_amount(wei: int) -> str:
-    return f"{Decimal(wei) / DEW:,.2f}"
-
-
-@dataclass
-class DemoResult:
-    ok: bool
-    problems: list[str]
-    table: str
-    seconds: float
 
 
 def reconcile(
@@ -102,7 +87,7 @@ def close_the_books(season: Season) -> DemoResult:
         table = f"{table}\n\n{season.campeonato_table}"
     if season.withdrawal_line:
         table = f"{table}\n\n{season.withdrawal_line}"
-    fees = creators_demo.fee_lines(season)
+    fees = fee_lines(season)
     if fees:
         table = f"{table}\n\n" + "\n".join(fees)
     out("")
@@ -254,3 +239,27 @@ def render_campeonato(
         "the Campeonisimo"
     )
     return "\n".join(lines)
+
+
+def fee_lines(season: Season) -> list[str]:
+    """The center's and the creator's earnings, from the ledger."""
+    from sqlalchemy import select
+
+    from backend.economy.models import LedgerLeg
+
+    if season.cora is None:
+        return []
+    with season.sessions() as session:
+        legs: list[Any] = list(
+            session.scalars(
+                select(LedgerLeg).where(LedgerLeg.party.in_(("fee_center", "fee_creator")))
+            )
+        )
+    center = sum(int(x.amount) for x in legs if x.party == "fee_center" and x.status == "paid")
+    creator = sum(int(x.amount) for x in legs if x.party == "fee_creator" and x.status == "paid")
+    return [
+        f"Game Center #{season.center_id} (owner oscar): "
+        f"{dew_amount(center)} DEW of the fees of the Campeonato it hosted",
+        f"Creator {creators_demo.CREATOR_CODE} (cora, brought rita and sam): "
+        f"{dew_amount(creator)} DEW of their fees",
+    ]

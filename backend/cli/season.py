@@ -21,7 +21,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from backend.cli import report
 from backend.cli.players import (
     ChainClient,
     DemoFailed,
@@ -35,14 +34,13 @@ from backend.cli.players import (
     play_table,
     sign_in,
 )
-from backend.cli.report import DemoResult, dew_amount
+from backend.cli.results import DEW, dew_amount
 from backend.cli.stack import Stack, StackConfig, wait_for
 
 if TYPE_CHECKING:
     from backend.config import Settings
     from backend.economy.ledger import LedgerReconciliation
 
-DEW = report.DEW
 EMISSION_PER_SEAT = 10 * DEW
 SEASON_BUDGET = 10_000 * DEW
 # The season's leaderboard rewards, places 1..3, reserved from its budget and paid at its end.
@@ -534,10 +532,6 @@ class Season:
                 return None
             rows.append(row)
         return rows
-
-    # -- 8. the books against the chain ----------------------------------------------------
-    def report(self) -> DemoResult:
-        return report.close_the_books(self)
 
     # -- processes ---------------------------------------------------------------------------
     def stay(self) -> None:
