@@ -24,6 +24,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from backend.db import create_db_engine
+from backend.tables import store
 from backend.tables.models import Match, MatchMove, Table
 from tests.tables.harness import REPO, Player, ServerProcess, api, sign_in, wait_for
 
@@ -187,3 +188,28 @@ def test_a_bot_turn_that_always_fails_ends_the_match_abandoned(faulty, engine) -
     assert log.count("table work failed: bot_turn") == 4, failed
     assert log.count("table work failed: timeout_turn") == 4
     assert _metric(server, "dew_table_task_failures_total") == 8
+
+
+def test_the_move_writer_outlives_a_batch_whose_settling_fails(engine) -> None:  # type: ignore[no-untyped-def]
+    # The one writer thread commits every live match's moves: if settling one batch raised
+    # and ended the thread, every later move (of every table) would wait forever.
+    writer = store.MoveWriter(engine, window_s=0.0)
+    writer.start()
+    settled: list[Any] = []
+    calls = 0
+
+    def settle(results: list[tuple[Any, Any]]) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError("settling failed")
+        settled.extend(results)
+
+    try:
+        # Unknown matches: the insert refuses or ignores them; either way each is settled.
+        writer.submit(store.move_row("no-such-match", 0, 0, "6:6L", "bot"), "first", settle)
+        wait_for(lambda: calls >= 1, what="the first batch")
+        writer.submit(store.move_row("no-such-match", 1, 1, "6:5R", "bot"), "second", settle)
+        wait_for(lambda: any(token == "second" for token, _ in settled), what="the second")
+    finally:
+        writer.stop()
