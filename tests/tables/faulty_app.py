@@ -1,6 +1,7 @@
-"""The app with failures injected into live tables' background work, for the tests (and the
-chaos run) that check that no match waits forever. Only tests launch it; the product's
-``backend.api.app`` carries no such switch.
+"""The app with failures injected into live tables' background work, for the tests that check
+that no match waits forever (``tests/hostile/test_stalls.py``). Only tests launch it; the
+product's ``backend.api.app`` carries no such switch (the chaos run makes the database refuse
+commits instead).
 
 - ``DEW_TEST_FAIL_BOT_MOVES``: the first N bot moves computed raise ``UnknownBotError`` (as
   the registry's first-load race did); ``always``: every one does.
