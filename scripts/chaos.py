@@ -4,14 +4,21 @@ It starts the docker-compose topology as local processes (``backend.cli.stack``)
 PostgreSQL (``initdb``/``pg_ctl`` on a temporary directory) and a private Redis (a free port,
 no persistence), with anvil (1 s blocks) behind an RPC gate. Bots with VIP passes play a
 season of earning matches (two wallets per table, both over the public HTTP API and
-WebSocket, round-robin over the two API processes) and a tournament; meanwhile:
+WebSocket, round-robin over the two API processes), wallets play earning tables against a
+bot, and a tournament is played; meanwhile:
 
 1. one API process is SIGKILLed mid-match (its clients reconnect to the other and resume),
    then restarted;
 2. the worker holding the operator wallet's pump lease is SIGKILLed while a settlement
    transaction is in flight, then restarted;
-3. Redis (broker and pub/sub) is killed and restarted empty;
-4. the chain RPC is cut for 30 s (10 s with ``--quick``).
+3. a table's background work fails: the database refuses the final commit of matches a
+   bot's move ends (a trigger, for the next few tries), so the server's bot turns raise;
+4. Redis (broker and pub/sub) is killed and restarted empty;
+5. the chain RPC is cut for 30 s (10 s with ``--quick``).
+
+Every wallet's client comes from its own loopback address (127.0.0.2, 127.0.0.3, ...), as
+players do from their own machines: the production rate limits stay on, per address and
+per wallet, and a run that trips them fails with that cause.
 
 Then it waits for every payout, runs ``dew reconcile`` and prints: moves lost (acked by the
 server but missing from the final record), payouts lost (planned, not paid), payouts
@@ -22,7 +29,8 @@ serves ``/metrics`` its move figures are read too; otherwise it says "not availa
 
     uv run python scripts/chaos.py [--quick] [--json] [--keep]
 
-Outside CI: it takes minutes (``--quick`` about two). Exit code 0 only if nothing was lost.
+Outside CI: it takes minutes (``--quick`` about two). Exit code 0 only if nothing was lost,
+no client met an error, and the failed background work was counted.
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
 from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from backend.cli.stack import Stack, StackConfig, StackFailed, dew_command, wait_for
 from backend.protocol.client import DewClient, DewClientError, Seat
@@ -54,6 +63,9 @@ from backend.protocol.client import DewClient, DewClientError, Seat
 DEW = 10**18
 THINK_S = 0.06  # between a client's moves (the server allows 20 messages/s per socket)
 RECV_TIMEOUT_S = 20.0  # a silent socket this long is treated as dead: reconnect elsewhere
+# A wallet's table creations at least this far apart, retries included (each is counted):
+# under the production limit (DEW_HTTP_CREATE_PER_WALLET, 12 a minute).
+CREATE_AGAIN_S = 6.0
 
 
 def p99(values: list[float]) -> float | None:
@@ -85,15 +97,36 @@ class Recorder:
             self.errors.append(text)
 
 
-class Player:
-    """One wallet: signed in once, it talks to every API process (round-robin, failing over)."""
+class SourcedClient(DewClient):
+    """A client whose HTTP requests and sockets leave from ``source`` (a loopback address of
+    its own): the server sees it as a player on its own machine."""
 
-    def __init__(self, name: str, key: str, urls: list[str], record: Recorder) -> None:
-        self.name, self.key, self.record = name, key, record
-        self.clients = [DewClient(url, timeout_s=10) for url in urls]
+    def __init__(self, url: str, source: str) -> None:
+        transport = httpx.HTTPTransport(local_address=source)
+        super().__init__(url, http=httpx.Client(base_url=url, timeout=10, transport=transport))
+        self.source = source
+
+    def connect(self, table_id: str) -> Seat:
+        socket = connect(
+            self.seat_url(table_id),
+            open_timeout=10,
+            max_size=2**20,
+            source_address=(self.source, 0),
+        )
+        return Seat(socket=socket)
+
+
+class Player:
+    """One wallet: signed in once, it talks to every API process (round-robin, failing over)
+    from its own source address."""
+
+    def __init__(self, name: str, key: str, urls: list[str], record: Recorder, source: str) -> None:
+        self.name, self.key, self.record, self.source = name, key, record, source
+        self.clients: list[DewClient] = [SourcedClient(url, source) for url in urls]
         self.turn = random.randrange(len(urls))
         self.address = ""
         self.connected: str | None = None  # the API process this wallet's socket is on
+        self.last_create = 0.0
 
     def close(self) -> None:
         for client in self.clients:
@@ -118,6 +151,19 @@ class Player:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)
+
+    def create_table(self, **body: Any) -> dict[str, Any]:
+        """A new table; this wallet's creations (retries included: each is counted by the
+        rate limit) at least ``CREATE_AGAIN_S`` apart, as a player's would be."""
+
+        def create(client: DewClient) -> dict[str, Any]:
+            wait = self.last_create + CREATE_AGAIN_S - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            self.last_create = time.monotonic()
+            return client.create_table(**body)
+
+        return dict(self.call(create))
 
     def sign_in(self) -> None:
         self.address = self.call(lambda c: c.sign_in(self.key))
@@ -239,8 +285,11 @@ class Chaos:
             )
             self.season_id = season.id
         keys = stack.player_keys[:wallets]
+        # One loopback address per wallet (Linux routes all of 127.0.0.0/8 to lo); the
+        # operator's own reads (``/metrics``) stay on 127.0.0.1.
         self.players = [
-            Player(f"p{i}", key, stack.api_urls, self.record) for i, key in enumerate(keys)
+            Player(f"p{i}", key, stack.api_urls, self.record, f"127.0.0.{i + 2}")
+            for i, key in enumerate(keys)
         ]
         expires = stack.w3.eth.get_block("latest")["timestamp"] + 24 * 3600
         vip = stack.contracts.vip.functions
@@ -259,13 +308,16 @@ class Chaos:
 
     # -- the season: pairs of wallets play earning tables ------------------------------------
     def play_pair(self, a: Player, b: Player, rounds: int) -> None:
-        for _ in range(rounds):
+        for n in range(rounds):
             if self.stop_playing.is_set():
                 return
+            # The two take turns to create the table, as two friends would: each wallet then
+            # creates about one table in 10 s, under the production limit of 12 a minute.
+            host, guest = (a, b) if n % 2 == 0 else (b, a)
             try:
                 body = {"preset": "draw", "seats": 2, "earning": True, "kind": "human"}
-                table = a.call(lambda c, body=body: c.create_table(**body))
-                b.call(lambda c, t=table["id"]: c.join(t))
+                table = host.create_table(**body)
+                guest.call(lambda c, t=table["id"]: c.join(t))
                 results: list[BaseException] = []
 
                 def seat(player: Player, table_id: str = table["id"], into: list = results) -> None:
@@ -283,6 +335,25 @@ class Chaos:
                     self.record.error(f"{a.name}/{b.name}: {error!r}")
             except Exception as error:  # recorded; the pair plays its next round
                 self.record.error(f"{a.name}/{b.name} table: {error!r}")
+                time.sleep(1)
+
+    # -- wallets against a bot: the server's bot turns run through the faults --------------
+    def play_solo(self, player: Player, rounds: int) -> None:
+        for _ in range(rounds):
+            if self.stop_playing.is_set():
+                return
+            try:
+                body = {
+                    "preset": "draw",
+                    "seats": 2,
+                    "earning": True,
+                    "kind": "practice",
+                    "bot_level": "easy",
+                }
+                table = player.create_table(**body)
+                player.play(table["id"], kind="solo")
+            except Exception as error:  # recorded; the wallet plays its next round
+                self.record.error(f"{player.name} solo table: {error!r}")
                 time.sleep(1)
 
     # -- the tournament -----------------------------------------------------------------------
@@ -409,6 +480,84 @@ class Chaos:
         self.stack.restart(victim)
         fault.ended = time.monotonic()
 
+    def fail_table_task(self, failures: int, timeout_s: float) -> None:
+        """The database refuses the final commit of the next ``failures`` matches a bot's
+        move ends (a trigger on ``matches``): the bot turns that make them raise, on
+        whichever API process hosts the table. Nothing in the server is switched: the fault
+        comes from outside, as a refusing database would. The server must count each failure
+        (``dew_table_task_failures_total``) and finish the match anyway."""
+        from sqlalchemy import text
+
+        fault = self.fault("fail_table_task")
+        before = self._counter("dew_table_task_failures_total")
+        with self.engine.begin() as conn:
+            conn.execute(text("CREATE SEQUENCE chaos_refusals"))
+            conn.execute(
+                text(
+                    """
+                    CREATE FUNCTION chaos_refuse_bot_final() RETURNS trigger
+                    LANGUAGE plpgsql AS $$
+                    BEGIN
+                      IF NEW.status = 'finished' AND OLD.status = 'live' AND EXISTS (
+                          SELECT 1 FROM match_moves m
+                          WHERE m.match_id = NEW.id AND m.actor = 'bot' AND m.ply = (
+                            SELECT max(ply) FROM match_moves WHERE match_id = NEW.id)) THEN
+                        IF nextval('chaos_refusals') <= REFUSALS THEN
+                          RAISE EXCEPTION 'chaos: the final commit of a bot''s move refused';
+                        END IF;
+                      END IF;
+                      RETURN NEW;
+                    END $$
+                    """.replace("REFUSALS", str(int(failures)))
+                )
+            )
+            conn.execute(
+                text(
+                    "CREATE TRIGGER chaos_refuse_bot_final BEFORE UPDATE ON matches"
+                    " FOR EACH ROW EXECUTE FUNCTION chaos_refuse_bot_final()"
+                )
+            )
+
+        def refused() -> int:
+            with self.engine.connect() as conn:
+                seq = "SELECT last_value, is_called FROM chaos_refusals"
+                last, called = conn.execute(text(seq)).one()
+            return int(last) if called else 0
+
+        try:
+            wait_for("the refused commits", lambda: refused() >= failures, timeout_s, every_s=0.2)
+        except StackFailed:
+            pass  # reported below: fewer refusals than asked for
+        finally:
+            injected = min(refused(), failures)
+            with self.engine.begin() as conn:
+                conn.execute(text("DROP TRIGGER chaos_refuse_bot_final ON matches"))
+                conn.execute(text("DROP FUNCTION chaos_refuse_bot_final()"))
+                conn.execute(text("DROP SEQUENCE chaos_refusals"))
+        fault.ended = time.monotonic()
+        # The last refusal's retry may still be under way: the count is read after it.
+        time.sleep(1)
+        counted = self._counter("dew_table_task_failures_total") - before
+        fault.detail = {"commits_refused": injected, "failures_counted": counted}
+        if injected < failures or counted < injected:
+            self.record.error(
+                f"fail_table_task: {injected} of {failures} commits refused,"
+                f" {counted} failures counted by the servers"
+            )
+
+    def _counter(self, name: str) -> float:
+        """A counter summed over its series and the API processes (their ``/metrics``)."""
+        total = 0.0
+        for url in self.stack.api_urls:
+            try:
+                lines = httpx.get(f"{url}/metrics", timeout=5).text.splitlines()
+            except httpx.HTTPError:
+                continue
+            for line in lines:
+                if line.startswith(name + "{") or line.startswith(name + " "):
+                    total += float(line.rsplit(" ", 1)[1])
+        return total
+
     def restart_redis(self) -> None:
         fault = self.fault("restart_redis")
         assert self.stack.redis is not None
@@ -441,17 +590,25 @@ class Chaos:
     def run(self) -> dict[str, Any]:
         quick = self.quick
         # Pairs play until the last fault's after-window is over (``rounds`` is only a cap).
-        wallets, rounds = (6, 200) if quick else (10, 200)
+        paired, solo, rounds = (4, 1, 200) if quick else (8, 2, 200)
         gap_s, after_s, cut_s = (6, 10, 10) if quick else (12, 20, 30)
-        self.setup(wallets)
-        season, cup = self.players[:-2], self.players[-2:]
+        self.setup(paired + solo + 2)
+        season, alone = self.players[:paired], self.players[paired : paired + solo]
+        cup = self.players[-2:]
         pairs = [(season[i], season[i + 1]) for i in range(0, len(season) - 1, 2)]
         threads = [
             threading.Thread(target=self.play_pair, args=(a, b, rounds), name=f"{a.name}-{b.name}")
             for a, b in pairs
         ]
+        threads += [
+            threading.Thread(target=self.play_solo, args=(p, rounds), name=f"{p.name}-bot")
+            for p in alone
+        ]
         threads.append(threading.Thread(target=self._cup, args=(cup,), name="cup"))
-        self.step(f"{len(pairs)} pairs play up to {rounds} earning matches each; a tournament")
+        self.step(
+            f"{len(pairs)} pairs play up to {rounds} earning matches each, {solo} against a"
+            " bot; a tournament"
+        )
         for thread in threads:
             thread.start()
         try:
@@ -461,6 +618,8 @@ class Chaos:
             time.sleep(gap_s)
             self.kill_worker()
             self.cup_may_start.set()
+            time.sleep(gap_s)
+            self.fail_table_task(3, timeout_s=60)
             time.sleep(gap_s)
             self.restart_redis()
             time.sleep(gap_s)
@@ -615,6 +774,7 @@ class Chaos:
             "metrics_endpoint": self._metrics(),
             "reconcile_exit": reconcile.returncode,
             "reconcile_output": (reconcile.stdout + reconcile.stderr).strip().splitlines()[-6:],
+            "client_error_count": len(self.record.errors),
             "client_errors": self.record.errors[:20],
             "lost_moves_sample": [list(a) for a in lost_moves[:10]],
             "payouts_lost_sample": payouts_lost[:10],
@@ -700,14 +860,22 @@ def main() -> int:
         return 2
     report["seconds"] = round(time.monotonic() - started)
     report["workdir"] = str(workdir) if args.keep else None
-    clean = (
-        report["moves_lost"] == 0
-        and report["payouts_lost"] == 0
-        and report["payouts_duplicated"] == 0
-        and report["matches_not_resumed"] == 0
-        and report["reconcile_exit"] == 0
-    )
+    checks = {
+        "moves_lost": report["moves_lost"] == 0,
+        "payouts_lost": report["payouts_lost"] == 0,
+        "payouts_duplicated": report["payouts_duplicated"] == 0,
+        "matches_not_resumed": report["matches_not_resumed"] == 0,
+        "matches_unfinished": report["matches_unfinished"] == 0,
+        "reconcile_exit": report["reconcile_exit"] == 0,
+        # A client's error (a refusal such as rate_limited, a table not over in time) is a
+        # failure of the run in its own right, with its cause, not a later lost payout.
+        "client_errors": report["client_error_count"] == 0,
+        "tournament": report["tournament"]["status"] == "finished"
+        and report["tournament"]["games"] > 0,
+    }
+    clean = all(checks.values())
     report["ok"] = clean
+    report["failed_checks"] = [name for name, passed in checks.items() if not passed]
     if args.json:
         print(json.dumps(report))
     else:

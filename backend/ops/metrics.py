@@ -87,3 +87,17 @@ TASKS = Counter("dew_celery_tasks_total", "Celery task outcomes by task name.", 
 def bounded(value: str, allowed: frozenset[str], other: str = "other") -> str:
     """``value`` if it is one of ``allowed``, else ``other``: label values stay few."""
     return value if value in allowed else other
+
+
+# Live tables (backend/tables/loops.py): a table's background work that failed, and the
+# matches given up on after it kept failing (abandoned, stakes returned).
+TABLE_TASK_FAILURES = Counter(
+    "dew_table_task_failures_total",
+    "A live table's background work that raised, by what it was doing.",
+    ["task"],
+)
+TABLE_TASKS = frozenset({"bot_turn", "timeout_turn", "abandon"})
+MATCHES_ABANDONED = Counter(
+    "dew_matches_abandoned_total",
+    "Matches abandoned by the server (stakes returned) after their turn kept failing.",
+)

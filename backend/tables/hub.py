@@ -25,9 +25,9 @@ from backend.chain import match_ids
 from backend.config import Settings
 from backend.db.base import aware
 from backend.db.session import make_session_factory
-from backend.ops.metrics import MOVE_ACTORS, MOVES, bounded
+from backend.ops.metrics import MATCHES_ABANDONED, MOVE_ACTORS, MOVES, bounded
 from backend.protocol import messages as protocol
-from backend.tables import cache, play, store
+from backend.tables import cache, play, service, store
 from backend.tables import exceptions as exc
 from backend.tables.bus import RedisBus
 from backend.tables.cache import LiveTable
@@ -36,6 +36,11 @@ from backend.tables.gating import Gate
 from backend.tables.loops import Loops
 
 log = logging.getLogger(__name__)
+
+# A commit that has not answered in this long is given up on (the move is rewound and the
+# turn tried again): a hung write must not hold its table's lock forever. Should it commit
+# after all, the next try of that ply loses to it and catches up from the log.
+COMMIT_TIMEOUT_S = 30.0
 
 
 class MatchHub:
@@ -349,7 +354,8 @@ class MatchHub:
             self._after_move(lt, conn.seat, str(checked), "player")
 
     async def bot_turn(self, lt: LiveTable, ply: int) -> None:
-        """The bot's move for its seat at ``ply`` (its timer ran out)."""
+        """The bot's move for its seat at ``ply`` (its timer ran out). Raises what fails:
+        the caller (``Loops``) logs, counts and tries again."""
         async with lt.lock:
             seat = lt.to_move()
             if lt.ply != ply or seat is None or lt.match is None:
@@ -358,16 +364,14 @@ class MatchHub:
             # The expert bot searches for tens of milliseconds: off the event loop (the
             # table's lock keeps the match still meanwhile).
             move = await asyncio.to_thread(play.bot_move, lt.match, level, f"{lt.match_id}/{ply}")
-            try:
-                if await self._commit(lt, seat, move, "bot"):
-                    self._after_move(lt, seat, move, "bot")
-                else:
-                    self.loops.schedule(lt)
-            except exc.TablesError:
+            if await self._commit(lt, seat, move, "bot"):
+                self._after_move(lt, seat, move, "bot")
+            else:
                 self.loops.schedule(lt)
 
     async def timeout_turn(self, lt: LiveTable, ply: int) -> None:
-        """The turn timer ran out: the bot plays for the seat; repeated, the seat forfeits."""
+        """The turn timer ran out: the bot plays for the seat; repeated, the seat forfeits.
+        Raises what fails, as ``bot_turn``."""
         async with lt.lock:
             seat = lt.to_move()
             if lt.ply != ply or seat is None or lt.match is None:
@@ -379,14 +383,33 @@ class MatchHub:
                 move = "forfeit"
             else:
                 move = play.bot_move(lt.match, str(lt.table["bot_level"]), f"{lt.match_id}/{ply}")
-            try:
-                if await self._commit(lt, seat, move, "timeout"):
-                    log.info("seat %d timed out at ply %d of %s: %s", seat, ply, lt.match_id, move)
-                    self._after_move(lt, seat, move, "timeout")
-                else:
-                    self.loops.schedule(lt)
-            except exc.TablesError:
+            if await self._commit(lt, seat, move, "timeout"):
+                log.info("seat %d timed out at ply %d of %s: %s", seat, ply, lt.match_id, move)
+                self._after_move(lt, seat, move, "timeout")
+            else:
                 self.loops.schedule(lt)
+
+    async def abandon_stalled(self, lt: LiveTable, ply: int) -> None:
+        """The turn at ``ply`` kept failing (``Loops``): end the match without a result and
+        give every stake back, as an operator's ``dew abandon-match`` does."""
+        async with lt.lock:
+            match_id = lt.match_id
+            if lt.ply != ply or not lt.live or match_id is None:
+                return
+
+            def abandon() -> None:
+                with self.session_factory() as session:
+                    service.abandon_match(session=session, match_id=match_id, reason="stalled")
+
+            try:
+                await asyncio.to_thread(abandon)
+                MATCHES_ABANDONED.inc()
+            except exc.MatchNotLive:
+                pass  # it ended meanwhile (another process): the reload shows how
+            await self._reload(lt)
+            self.loops.schedule(lt)
+        if self.bus:
+            await self.bus.publish(lt.table_id, "table")
 
     async def _commit(self, lt: LiveTable, seat: int, text: str, actor: str) -> bool:
         """Apply and durably commit one move (lock held). False: another process took the
@@ -411,7 +434,10 @@ class MatchHub:
                 )
                 if finish.earning:
                     finish.still_eligible = await asyncio.to_thread(self._recheck, lt)
-                ok = await asyncio.to_thread(store.commit_final, self.engine, row, finish)
+                ok = await asyncio.wait_for(
+                    asyncio.to_thread(store.commit_final, self.engine, row, finish),
+                    COMMIT_TIMEOUT_S,
+                )
                 if ok:
                     lt.match_status = "finished"
                     lt.forfeited_seat = seat if forfeit else None
@@ -419,7 +445,7 @@ class MatchHub:
                         lt, finish.result, lt.match.server_seed, finish.result_hash, ply + 1
                     )
             else:
-                ok = await self._write(row)
+                ok = await asyncio.wait_for(self._write(row), COMMIT_TIMEOUT_S)
         except Exception:
             log.exception("commit of ply %d in match %s failed", ply, lt.match_id)
             self._rewind(lt)

@@ -3,6 +3,14 @@
 (table events, and table talk other processes relay).
 
 The loops act through the hub (``Host``): they decide when, the hub moves and commits.
+
+A table's turn work (a bot's move, a turn timeout) runs supervised: when it raises, the
+failure is logged with the table, match and ply, counted (``dew_table_task_failures_total``)
+and the table's timer is armed again, so no match waits forever. The same ply is tried
+again with a growing pause (``TURN_RETRIES`` times); a bot's turn that still fails goes to
+the turn timer's path (the seat's deadline, then the timeout move); when that fails too,
+the match is abandoned and every stake returned (``MatchHub.abandon_stalled``), and the
+abandonment itself is tried again until the database takes it.
 """
 
 from __future__ import annotations
@@ -12,11 +20,13 @@ import gc
 import logging
 import time
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.config import Settings
+from backend.ops.metrics import TABLE_TASK_FAILURES, TABLE_TASKS, bounded
 from backend.tables import matchmaking, store, talk
 from backend.tables.cache import LiveTable
 
@@ -40,6 +50,24 @@ def _gc_pause(phase: str, info: dict[str, Any]) -> None:
 
 
 _gc_watchers = 0
+
+
+# A failed turn is tried again this many times at the same ply, after pauses of
+# RETRY_FIRST_S doubled each time up to RETRY_MAX_S; a bot's turn then goes to the turn
+# timer's path for as many tries, and after those the match is abandoned.
+TURN_RETRIES = 3
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 8.0
+
+
+@dataclass
+class Trouble:
+    """The failures of one table's work at one ply of one match."""
+
+    match_id: str | None
+    ply: int
+    failures: int = 0
+    retry_at: float = 0.0  # event-loop time before which nothing is tried again
 
 
 def _watch_gc() -> None:
@@ -75,6 +103,8 @@ class Host(Protocol):
 
     async def timeout_turn(self, lt: LiveTable, ply: int) -> None: ...
 
+    async def abandon_stalled(self, lt: LiveTable, ply: int) -> None: ...
+
 
 class Loops:
     """The timers and background tasks of one hub."""
@@ -87,6 +117,7 @@ class Loops:
         self._janitor: asyncio.Task[None] | None = None
         self._adopter: asyncio.Task[None] | None = None
         self._heap: asyncio.Task[None] | None = None
+        self.trouble: dict[str, Trouble] = {}  # by table id
 
     # -- lifecycle -----------------------------------------------------------------------
     def watch_gc(self) -> None:
@@ -108,6 +139,7 @@ class Loops:
         """Cancel the turns under way (bots and timeouts the timers started)."""
         for task in list(self._tasks):
             task.cancel()
+        self.trouble.clear()
 
     def release_heap(self) -> None:
         """Undo what this hub did to the process's garbage collector."""
@@ -123,23 +155,92 @@ class Loops:
     # -- turn timers -----------------------------------------------------------------------
     def schedule(self, lt: LiveTable) -> None:
         """(Re)arm the table's timer: a bot's move after the bot delay, or a human seat's
-        turn timeout at its deadline. Nothing to move: no timer."""
+        turn timeout at its deadline. Nothing to move: no timer. After failures at this
+        ply: the next try (module docstring), not before its pause is over."""
         if lt.timer:
             lt.timer.cancel()
             lt.timer = None
         seat = lt.to_move()
         if seat is None:
+            self.trouble.pop(lt.table_id, None)
             return
+        trouble = self.trouble.get(lt.table_id)
+        if trouble is not None and (trouble.match_id, trouble.ply) != (lt.match_id, lt.ply):
+            del self.trouble[lt.table_id]  # the match moved on: its failures are behind it
+            trouble = None
         loop = asyncio.get_running_loop()
-        ply = lt.ply
-        host = self.host
-        if lt.bot_level(seat):
-            delay = self.settings.server.bot_move_delay_s
-            lt.timer = loop.call_later(delay, lambda: self.spawn(host.bot_turn(lt, ply)))
+        failures = trouble.failures if trouble else 0
+        pause = max(trouble.retry_at - loop.time(), 0.0) if trouble else 0.0
+        bot = lt.bot_level(seat) is not None
+        if failures > (2 if bot else 1) * TURN_RETRIES:
+            work, delay = "abandon", pause
+        elif bot and failures <= TURN_RETRIES:
+            work = "bot_turn"
+            delay = max(self.settings.server.bot_move_delay_s if not failures else 0.0, pause)
         else:
+            work = "timeout_turn"
             deadline = lt.deadline() or time.time()
-            delay = max(deadline - time.time(), 0.0)
-            lt.timer = loop.call_later(delay, lambda: self.spawn(host.timeout_turn(lt, ply)))
+            delay = max(deadline - time.time(), pause, 0.0)
+        ply = lt.ply
+        lt.timer = loop.call_later(delay, lambda: self.spawn(self._turn(lt, ply, work)))
+
+    async def _turn(self, lt: LiveTable, ply: int, work: str) -> None:
+        """Run one turn's work; a failure is logged, counted and tried again (never lost)."""
+        host = self.host
+        try:
+            if work == "bot_turn":
+                await host.bot_turn(lt, ply)
+            elif work == "timeout_turn":
+                await host.timeout_turn(lt, ply)
+            else:
+                # The turn once more first: after an outage of the database (which fails
+                # every try alike) the match goes on; only a turn that fails while the
+                # abandonment can be written is given up on.
+                try:
+                    await host.timeout_turn(lt, ply)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    self._count(lt, ply, "timeout_turn", None)
+                    await host.abandon_stalled(lt, ply)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self.failed(lt, ply, work)
+
+    def failed(self, lt: LiveTable, ply: int, work: str) -> None:
+        """``work`` for ``lt`` at ``ply`` raised: log and count it, and arm the next try."""
+        trouble = self.trouble.get(lt.table_id)
+        if trouble is None or (trouble.match_id, trouble.ply) != (lt.match_id, ply):
+            trouble = self.trouble[lt.table_id] = Trouble(lt.match_id, ply)
+        trouble.failures += 1
+        pause = min(RETRY_FIRST_S * 2 ** (trouble.failures - 1), RETRY_MAX_S)
+        trouble.retry_at = asyncio.get_running_loop().time() + pause
+        self._count(lt, ply, work, trouble)
+        # Also when the table has moved on meanwhile (the work failed after its commit): a
+        # table whose timer nobody re-armed would wait forever.
+        self.schedule(lt)
+
+    @staticmethod
+    def _count(lt: LiveTable, ply: int, work: str, trouble: Trouble | None) -> None:
+        """Log (with the traceback being handled) and count one failure of ``work``."""
+        TABLE_TASK_FAILURES.labels(bounded(work, TABLE_TASKS)).inc()
+        failures = trouble.failures if trouble else None
+        # One event with keys (``backend.ops.logs`` adds the extras to the line).
+        log.exception(
+            "table work failed: %s of table %s, match %s, ply %d",
+            work,
+            lt.table_id,
+            lt.match_id,
+            ply,
+            extra={
+                "table_id": lt.table_id,
+                "match_id": lt.match_id,
+                "ply": ply,
+                "work": work,
+                "failures": failures,
+            },
+        )
 
     # -- other processes -------------------------------------------------------------------
     async def on_bus(self, table_id: str, kind: str) -> None:

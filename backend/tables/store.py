@@ -351,7 +351,15 @@ class MoveWriter:
                         stopping = True
                         break
                     batch.append(item)
-                self._write(batch)
+                try:
+                    self._write(batch)
+                except Exception as error:
+                    # The one writer of every live match must outlive any batch: a dead
+                    # thread would leave every table waiting on its commit.
+                    log.exception("move batch of %d could not be settled", len(batch))
+                    for _, token, settle in batch:
+                        with contextlib.suppress(Exception):
+                            settle([(token, error)])
         finally:
             with contextlib.suppress(Exception):
                 if self._conn is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import threading
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
@@ -32,6 +33,9 @@ BotFactory = Callable[[random.Random], Bot]
 _REGISTRY: dict[str, BotFactory] = {}
 _BOT_MODULES = ("backend.game.bots.heuristic", "backend.game.bots.expert")
 _loaded = False
+# Bots are made in worker threads (the server computes bot moves off its event loop): the
+# first lookups of several threads must all wait for the one import of the bot modules.
+_load_lock = threading.RLock()
 
 
 class UnknownBotError(KeyError):
@@ -55,13 +59,18 @@ def _load_builtin() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for module in _BOT_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as error:
-            if error.name != module:  # a missing dependency inside a bot is a real error
-                raise
+    # Re-entrant: a bot module may look up another bot while it is imported.
+    with _load_lock:
+        if _loaded:
+            return
+        for module in _BOT_MODULES:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as error:
+                if error.name != module:  # a missing dependency inside a bot is a real error
+                    raise
+        # Only now: a thread that sees the flag finds every bot registered.
+        _loaded = True
 
 
 def bot_names() -> list[str]:
