@@ -9,7 +9,7 @@ does).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -40,6 +40,7 @@ from backend.tables import play
 from backend.tables import service as tables
 from backend.tables.exceptions import TablesError
 from backend.tables.gating import Gate
+from backend.text import clean_text
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +112,8 @@ def create_tournament(
     ``settlement_limit`` (``settlement_limit(contracts)``, read from the chain) refuses a
     tournament whose full prize pool the vault would never let one settlement pay;
     ``max_fee_bps`` is the fee schedule's bound on its fee (``DEW_FEES_TOURNAMENT_MAX_BPS``)."""
+    if isinstance(spec.name, str):  # a center's host names its Campeonatos: free text
+        spec = replace(spec, name=clean_text(spec.name))
     if not spec.name or len(spec.name) > 64:
         raise exc.InvalidTournament(f"name must be 1..64 characters, got {spec.name!r}")
     if spec.tier not in TIERS:

@@ -29,8 +29,8 @@ from backend.config import TalkSettings
 from backend.protocol import messages as protocol
 from backend.tables import exceptions as exc
 from backend.tables.cache import LiveTable
-from backend.tables.complaints import clean_text
 from backend.tables.connections import Conn, TokenBucket, encode
+from backend.text import clean_text
 
 _PHRASES = frozenset(protocol.TALK_PHRASES)
 _EMOTES = frozenset(protocol.TALK_EMOTES)
