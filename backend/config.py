@@ -443,7 +443,8 @@ class TalkSettings(BaseSettings):
     # Quick-chat phrases and emotes only, unless a deployment allows short free text.
     free_text: bool = False
     free_text_max_chars: int = Field(80, ge=1, le=280)
-    # Per socket, on top of the socket's own message limit: a token bucket like the moves'.
+    # Per seat of a table, however many sockets it opens, on top of each socket's own message
+    # limit: a burst of ``rate_burst``, then ``rate_per_s`` (shared through Redis if set).
     rate_per_s: float = Field(0.5, gt=0.0, le=10.0)
     rate_burst: int = Field(4, ge=1, le=50)
     # Reports one wallet may file in 24 hours (one per player and table in any case).

@@ -20,6 +20,7 @@ from structlog.contextvars import bind_contextvars
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.api.deps import read_sessions
+from backend.api.ratelimit import make_storage
 from backend.ops.metrics import MOVE_SECONDS, WS_MESSAGE_SECONDS, WS_MESSAGE_TYPES, bounded
 from backend.protocol import messages as protocol
 from backend.protocol.messages import (
@@ -40,6 +41,18 @@ router = APIRouter()
 
 # Every table id is a uuid4's hex (backend/tables/service.py).
 TABLE_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _talk_budget(app: Any) -> talk.TalkBudget:
+    """The process's talk budgets per seat (made at the first socket): in the HTTP edge's
+    shared store when the processes share one (``DEW_SERVER_REDIS_URL``), else in memory."""
+    budget: talk.TalkBudget | None = getattr(app.state, "talk_budget", None)
+    if budget is None:
+        settings = app.state.settings
+        shared = settings.server.redis_url or settings.http.rate_limit_storage_url
+        storage = make_storage(settings) if shared else None
+        budget = app.state.talk_budget = talk.TalkBudget(settings.talk, storage)
+    return budget
 
 
 def error_message(code: str, message: str, ref: Any = None) -> str:
@@ -107,6 +120,7 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
     # ids of a table that exists, not whatever the path said.
     bind_contextvars(table_id=hosted.table_id, match_id=hosted.match_id)
     writer = asyncio.create_task(_writer(websocket, conn))
+    budget = _talk_budget(app)
     bucket = TokenBucket(settings.server.ws_rate_per_s, settings.server.ws_rate_burst)
     limit = settings.server.ws_max_message_bytes
     try:
@@ -139,7 +153,7 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
                 except UnicodeDecodeError:
                     conn.push(error_message("malformed_message", "messages are UTF-8 JSON text"))
                     continue
-            await _handle(hub, conn, raw)
+            await _handle(hub, conn, raw, budget)
     except WebSocketDisconnect:
         pass
     finally:
@@ -151,16 +165,16 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
             writer.cancel()
 
 
-async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
+async def _handle(hub: MatchHub, conn: Conn, raw: str, budget: talk.TalkBudget) -> None:
     started = time.perf_counter()
-    kind = await _dispatch(hub, conn, raw)
+    kind = await _dispatch(hub, conn, raw, budget)
     elapsed = time.perf_counter() - started
     WS_MESSAGE_SECONDS.labels(bounded(kind, WS_MESSAGE_TYPES)).observe(elapsed)
     if kind == "move":
         MOVE_SECONDS.observe(elapsed)
 
 
-async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
+async def _dispatch(hub: MatchHub, conn: Conn, raw: str, budget: talk.TalkBudget) -> str:
     """Handle one message; returns its type for the metrics (``invalid`` if it has none)."""
     try:
         message = orjson.loads(raw)
@@ -195,7 +209,7 @@ async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
             lt = await hub.get(conn.table_id or "")
             if kind == "talk":
                 relay = hub.bus.publish_talk if hub.bus else None
-                talk.say(lt, conn, message, hub.settings.talk, relay)
+                await talk.say(lt, conn, message, hub.settings.talk, budget, relay)
             else:
                 talk.mute(lt, conn, message)
         else:

@@ -20,7 +20,7 @@ from backend.game import Match as EngineMatch
 from backend.protocol import messages as protocol
 from backend.tables import exceptions as exc
 from backend.tables import play
-from backend.tables.connections import Conn, TokenBucket, Watchers, encode
+from backend.tables.connections import Conn, Watchers, encode
 
 
 @dataclass
@@ -47,8 +47,6 @@ class LiveTable:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     watchers: Watchers = field(default_factory=Watchers)
     timer: asyncio.TimerHandle | None = None
-    # Talk's token bucket per seat (backend.tables.talk), shared by the seat's sockets.
-    talk_buckets: dict[int, TokenBucket] = field(default_factory=dict)
 
     def seat_of(self, address: str | None) -> int | None:
         if address is None:
