@@ -386,6 +386,16 @@ class SocketSettings(BaseSettings):
     tournament_poll_s: float = 0.5
     # Messages queued for one tournament socket that does not read; beyond it is closed.
     tournament_max_queue: int = 64
+    # Sockets of one signed-in entrant of a tournament: beyond the two caps above, so an
+    # entrant always gets in to watch its own tournament, however full it is.
+    tournament_per_entrant: int = Field(4, ge=1, le=64)
+    # Table sockets (/ws/tables/{id}) of spectators: open at once from one client address
+    # (an IPv6 address by its /64) over this process's tables, and on one table; beyond
+    # either the socket is refused with close code 4429. A seated wallet's sockets are not
+    # counted (its seat is reserved): at most ``table_per_seat`` of them per seat.
+    table_per_address: int = Field(32, ge=1, le=100_000)
+    table_spectators_per_table: int = Field(1000, ge=1, le=1_000_000)
+    table_per_seat: int = Field(8, ge=1, le=64)
 
 
 class LogSettings(BaseSettings):

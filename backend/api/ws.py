@@ -20,19 +20,20 @@ from structlog.contextvars import bind_contextvars
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.api.deps import read_sessions
-from backend.api.ratelimit import make_storage
+from backend.api.ratelimit import client_key, make_storage
 from backend.ops.metrics import MOVE_SECONDS, WS_MESSAGE_SECONDS, WS_MESSAGE_TYPES, bounded
 from backend.protocol import messages as protocol
 from backend.protocol.messages import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
     CLOSE_SLOW_CONSUMER,
+    CLOSE_TOO_MANY,
     CLOSE_UNAUTHORIZED,
     PROTOCOL_VERSION,
 )
 from backend.tables import exceptions as tables_exc
 from backend.tables import talk
-from backend.tables.connections import Conn, TokenBucket, encode
+from backend.tables.connections import Conn, SocketCaps, TokenBucket, encode
 from backend.tables.hub import MatchHub
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,17 @@ def _talk_budget(app: Any) -> talk.TalkBudget:
         storage = make_storage(settings) if shared else None
         budget = app.state.talk_budget = talk.TalkBudget(settings.talk, storage)
     return budget
+
+
+def _socket_caps(app: Any) -> SocketCaps:
+    """The process's caps on table sockets (made at the first socket)."""
+    caps: SocketCaps | None = getattr(app.state, "table_socket_caps", None)
+    if caps is None:
+        sockets = app.state.settings.sockets
+        caps = app.state.table_socket_caps = SocketCaps(
+            sockets.table_per_address, sockets.table_spectators_per_table, sockets.table_per_seat
+        )
+    return caps
 
 
 def error_message(code: str, message: str, ref: Any = None) -> str:
@@ -108,6 +120,16 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
             await websocket.send_text(error_message(error.code, error.message))
             await websocket.close(CLOSE_UNAUTHORIZED)
             return
+    caps = _socket_caps(app)
+    client = client_key(websocket.client.host) if websocket.client else "unknown"
+    cached = hub.tables.get(table_id)
+    if address is None or (cached is not None and cached.seat_of(address) is None):
+        # A spectator over a cap is refused before the hub builds it a snapshot.
+        refusal = caps.spectators_full(client, cached.watchers if cached else None)
+        if refusal is not None:
+            await websocket.send_text(error_message("too_many_sockets", refusal))
+            await websocket.close(CLOSE_TOO_MANY)
+            return
     conn = Conn(address)
     try:
         hosted = await hub.attach(table_id, conn)
@@ -116,6 +138,15 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
         close = CLOSE_NOT_FOUND if isinstance(error, tables_exc.NotFound) else CLOSE_FORBIDDEN
         await websocket.close(close)
         return
+    # Seats are known now: a seat's sockets pass (up to the cap per seat), spectators count.
+    refusal = caps.admit(client, conn, hosted.watchers)
+    if refusal is not None:
+        hub.detach(conn)
+        conn.close()
+        await websocket.send_text(error_message("too_many_sockets", refusal))
+        await websocket.close(CLOSE_TOO_MANY)
+        return
+    counted = conn.seat is None
     # Every line logged for this socket from now on names its table (and match, if any):
     # ids of a table that exists, not whatever the path said.
     bind_contextvars(table_id=hosted.table_id, match_id=hosted.match_id)
@@ -158,6 +189,8 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
         pass
     finally:
         hub.detach(conn)
+        if counted:
+            caps.release(client)
         conn.close()
         try:
             await asyncio.wait_for(writer, timeout=1.0)
