@@ -1,7 +1,10 @@
 """The play WebSocket, protocol version 1 (docs/protocol.md).
 
 One socket per table: ``/ws/tables/{table_id}?token=<access token>``. A signed-in wallet
-with a seat plays it; anyone else (a token is optional) watches as a spectator.
+with a seat plays it; anyone else (a token is optional) watches as a spectator. Spectators'
+sockets are capped per client address and per table, a seat's per seat
+(``backend.tables.connections.SocketCaps``); talk is limited per seat
+(``backend.tables.talk.TalkBudget``).
 """
 
 from __future__ import annotations
