@@ -386,6 +386,16 @@ class SocketSettings(BaseSettings):
     tournament_poll_s: float = 0.5
     # Messages queued for one tournament socket that does not read; beyond it is closed.
     tournament_max_queue: int = 64
+    # Sockets of one signed-in entrant of a tournament: beyond the two caps above, so an
+    # entrant always gets in to watch its own tournament, however full it is.
+    tournament_per_entrant: int = Field(4, ge=1, le=64)
+    # Table sockets (/ws/tables/{id}) of spectators: open at once from one client address
+    # (an IPv6 address by its /64) over this process's tables, and on one table; beyond
+    # either the socket is refused with close code 4429. A seated wallet's sockets are not
+    # counted (its seat is reserved): at most ``table_per_seat`` of them per seat.
+    table_per_address: int = Field(32, ge=1, le=100_000)
+    table_spectators_per_table: int = Field(1000, ge=1, le=1_000_000)
+    table_per_seat: int = Field(8, ge=1, le=64)
 
 
 class LogSettings(BaseSettings):
@@ -443,7 +453,8 @@ class TalkSettings(BaseSettings):
     # Quick-chat phrases and emotes only, unless a deployment allows short free text.
     free_text: bool = False
     free_text_max_chars: int = Field(80, ge=1, le=280)
-    # Per socket, on top of the socket's own message limit: a token bucket like the moves'.
+    # Per seat of a table, however many sockets it opens, on top of each socket's own message
+    # limit: a burst of ``rate_burst``, then ``rate_per_s`` (shared through Redis if set).
     rate_per_s: float = Field(0.5, gt=0.0, le=10.0)
     rate_burst: int = Field(4, ge=1, le=50)
     # Reports one wallet may file in 24 hours (one per player and table in any case).

@@ -1,7 +1,10 @@
 """The play WebSocket, protocol version 1 (docs/protocol.md).
 
 One socket per table: ``/ws/tables/{table_id}?token=<access token>``. A signed-in wallet
-with a seat plays it; anyone else (a token is optional) watches as a spectator.
+with a seat plays it; anyone else (a token is optional) watches as a spectator. Spectators'
+sockets are capped per client address and per table, a seat's per seat
+(``backend.tables.connections.SocketCaps``); talk is limited per seat
+(``backend.tables.talk.TalkBudget``).
 """
 
 from __future__ import annotations
@@ -20,18 +23,20 @@ from structlog.contextvars import bind_contextvars
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.api.deps import read_sessions
+from backend.api.ratelimit import client_key, make_storage
 from backend.ops.metrics import MOVE_SECONDS, WS_MESSAGE_SECONDS, WS_MESSAGE_TYPES, bounded
 from backend.protocol import messages as protocol
 from backend.protocol.messages import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
     CLOSE_SLOW_CONSUMER,
+    CLOSE_TOO_MANY,
     CLOSE_UNAUTHORIZED,
     PROTOCOL_VERSION,
 )
 from backend.tables import exceptions as tables_exc
 from backend.tables import talk
-from backend.tables.connections import Conn, TokenBucket, encode
+from backend.tables.connections import Conn, SocketCaps, TokenBucket, encode
 from backend.tables.hub import MatchHub
 
 log = logging.getLogger(__name__)
@@ -40,6 +45,29 @@ router = APIRouter()
 
 # Every table id is a uuid4's hex (backend/tables/service.py).
 TABLE_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _talk_budget(app: Any) -> talk.TalkBudget:
+    """The process's talk budgets per seat (made at the first socket): in the HTTP edge's
+    shared store when the processes share one (``DEW_SERVER_REDIS_URL``), else in memory."""
+    budget: talk.TalkBudget | None = getattr(app.state, "talk_budget", None)
+    if budget is None:
+        settings = app.state.settings
+        shared = settings.server.redis_url or settings.http.rate_limit_storage_url
+        storage = make_storage(settings) if shared else None
+        budget = app.state.talk_budget = talk.TalkBudget(settings.talk, storage)
+    return budget
+
+
+def _socket_caps(app: Any) -> SocketCaps:
+    """The process's caps on table sockets (made at the first socket)."""
+    caps: SocketCaps | None = getattr(app.state, "table_socket_caps", None)
+    if caps is None:
+        sockets = app.state.settings.sockets
+        caps = app.state.table_socket_caps = SocketCaps(
+            sockets.table_per_address, sockets.table_spectators_per_table, sockets.table_per_seat
+        )
+    return caps
 
 
 def error_message(code: str, message: str, ref: Any = None) -> str:
@@ -95,6 +123,16 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
             await websocket.send_text(error_message(error.code, error.message))
             await websocket.close(CLOSE_UNAUTHORIZED)
             return
+    caps = _socket_caps(app)
+    client = client_key(websocket.client.host) if websocket.client else "unknown"
+    cached = hub.tables.get(table_id)
+    if address is None or (cached is not None and cached.seat_of(address) is None):
+        # A spectator over a cap is refused before the hub builds it a snapshot.
+        refusal = caps.spectators_full(client, cached.watchers if cached else None)
+        if refusal is not None:
+            await websocket.send_text(error_message("too_many_sockets", refusal))
+            await websocket.close(CLOSE_TOO_MANY)
+            return
     conn = Conn(address)
     try:
         hosted = await hub.attach(table_id, conn)
@@ -103,10 +141,20 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
         close = CLOSE_NOT_FOUND if isinstance(error, tables_exc.NotFound) else CLOSE_FORBIDDEN
         await websocket.close(close)
         return
+    # Seats are known now: a seat's sockets pass (up to the cap per seat), spectators count.
+    refusal = caps.admit(client, conn, hosted.watchers)
+    if refusal is not None:
+        hub.detach(conn)
+        conn.close()
+        await websocket.send_text(error_message("too_many_sockets", refusal))
+        await websocket.close(CLOSE_TOO_MANY)
+        return
+    counted = conn.seat is None
     # Every line logged for this socket from now on names its table (and match, if any):
     # ids of a table that exists, not whatever the path said.
     bind_contextvars(table_id=hosted.table_id, match_id=hosted.match_id)
     writer = asyncio.create_task(_writer(websocket, conn))
+    budget = _talk_budget(app)
     bucket = TokenBucket(settings.server.ws_rate_per_s, settings.server.ws_rate_burst)
     limit = settings.server.ws_max_message_bytes
     try:
@@ -139,11 +187,13 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
                 except UnicodeDecodeError:
                     conn.push(error_message("malformed_message", "messages are UTF-8 JSON text"))
                     continue
-            await _handle(hub, conn, raw)
+            await _handle(hub, conn, raw, budget)
     except WebSocketDisconnect:
         pass
     finally:
         hub.detach(conn)
+        if counted:
+            caps.release(client)
         conn.close()
         try:
             await asyncio.wait_for(writer, timeout=1.0)
@@ -151,16 +201,16 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
             writer.cancel()
 
 
-async def _handle(hub: MatchHub, conn: Conn, raw: str) -> None:
+async def _handle(hub: MatchHub, conn: Conn, raw: str, budget: talk.TalkBudget) -> None:
     started = time.perf_counter()
-    kind = await _dispatch(hub, conn, raw)
+    kind = await _dispatch(hub, conn, raw, budget)
     elapsed = time.perf_counter() - started
     WS_MESSAGE_SECONDS.labels(bounded(kind, WS_MESSAGE_TYPES)).observe(elapsed)
     if kind == "move":
         MOVE_SECONDS.observe(elapsed)
 
 
-async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
+async def _dispatch(hub: MatchHub, conn: Conn, raw: str, budget: talk.TalkBudget) -> str:
     """Handle one message; returns its type for the metrics (``invalid`` if it has none)."""
     try:
         message = orjson.loads(raw)
@@ -195,7 +245,7 @@ async def _dispatch(hub: MatchHub, conn: Conn, raw: str) -> str:
             lt = await hub.get(conn.table_id or "")
             if kind == "talk":
                 relay = hub.bus.publish_talk if hub.bus else None
-                talk.say(lt, conn, message, hub.settings.talk, relay)
+                await talk.say(lt, conn, message, hub.settings.talk, budget, relay)
             else:
                 talk.mute(lt, conn, message)
         else:

@@ -19,6 +19,7 @@ from backend.chain import outbox
 from backend.chain.models import ChainRequest, RequestKind
 from backend.chain.operator_requests import RequestFamily
 from backend.kit import errors as kind
+from backend.kit.text import clean_text
 
 # GameCenter's bounds (MAX_NAME_BYTES, MAX_CITY_BYTES, MIN_CAPACITY, MAX_CAPACITY): a
 # description the contract would refuse is refused before it is queued.
@@ -74,6 +75,7 @@ class CenterMintStatus:
 
 
 def _text(value: str, what: str, most: int) -> str:
+    value = clean_text(value) if isinstance(value, str) else value
     size = len(value.encode()) if isinstance(value, str) else 0
     if not 1 <= size <= most:
         raise exc.CentersValueError(f"{what} must be 1..{most} bytes of UTF-8, got {value!r}")

@@ -9,7 +9,7 @@ does).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -36,6 +36,7 @@ from backend.economy.exceptions import EconomyError
 from backend.economy.fee_schedule import FeeSchedule
 from backend.economy.models import Season
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
+from backend.kit.text import clean_text
 from backend.tables import play
 from backend.tables import service as tables
 from backend.tables.exceptions import TablesError
@@ -111,6 +112,8 @@ def create_tournament(
     ``settlement_limit`` (``settlement_limit(contracts)``, read from the chain) refuses a
     tournament whose full prize pool the vault would never let one settlement pay;
     ``max_fee_bps`` is the fee schedule's bound on its fee (``DEW_FEES_TOURNAMENT_MAX_BPS``)."""
+    if isinstance(spec.name, str):  # a center's host names its Campeonatos: free text
+        spec = replace(spec, name=clean_text(spec.name))
     if not spec.name or len(spec.name) > 64:
         raise exc.InvalidTournament(f"name must be 1..64 characters, got {spec.name!r}")
     if spec.tier not in TIERS:

@@ -5,7 +5,9 @@ polls the tournament (its ``version`` first, the four parts only when it moved) 
 ``DEW_SOCKETS_TOURNAMENT_POLL_S`` while anyone watches, and pushes each changed part to
 every watcher; with nobody watching there is no task and no poll. Watchers are capped per
 client address and per tournament, so an anonymous caller cannot make the server do more
-than one poll per tournament, nor keep more than a few sockets of its own.
+than one poll per tournament, nor keep more than a few sockets of its own. The signed-in
+entrants of a tournament are counted apart, each up to its own cap: however many
+addresses fill the public sockets of a tournament, its players still get in.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import logging
 from collections import Counter, deque
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import exceptions as exc
 from backend.competitions import service
-from backend.competitions.models import TournamentStatus
+from backend.competitions.models import Entrant, TournamentStatus
 from backend.config import SocketSettings
 
 log = logging.getLogger(__name__)
@@ -38,6 +41,14 @@ class TooManySockets(Exception):
     """A socket over one of the caps; ``str()`` says which."""
 
     code = "too_many_sockets"
+
+
+def is_entrant(*, session: Session, tournament_id: int, address: str) -> bool:
+    """Whether ``address`` (EIP-55, as a verified token names it) entered the tournament."""
+    query = select(Entrant.number).where(
+        Entrant.tournament_id == tournament_id, Entrant.address == address
+    )
+    return session.scalar(query.limit(1)) is not None
 
 
 def event_text(kind: str, tournament_id: int, data: Any) -> str:
@@ -82,11 +93,23 @@ def poll_events(
 class Watcher:
     """One socket's outbox: event texts, then an ``int`` close code as the last item."""
 
-    __slots__ = ("_pending", "_waiter", "address", "closed", "max_queue", "tournament_id")
+    __slots__ = (
+        "_pending",
+        "_waiter",
+        "address",
+        "closed",
+        "entrant",
+        "max_queue",
+        "tournament_id",
+    )
 
-    def __init__(self, tournament_id: int, address: str, max_queue: int) -> None:
+    def __init__(
+        self, tournament_id: int, address: str, max_queue: int, entrant: str | None = None
+    ) -> None:
         self.tournament_id = tournament_id
         self.address = address
+        # The entrant's wallet for a signed-in entrant's socket (its reserved slots).
+        self.entrant = entrant
         self.max_queue = max_queue
         self.closed = False
         self._pending: deque[str | int] = deque()
@@ -130,6 +153,7 @@ class Feed:
     def __init__(self, tournament_id: int) -> None:
         self.tournament_id = tournament_id
         self.watchers: set[Watcher] = set()
+        self.public = 0  # watchers that are not an entrant's
         self.seen: dict[str, Any] = {}
         # The last text of each part, for watchers that arrive between changes.
         self.latest: dict[str, str] = {}
@@ -144,29 +168,46 @@ class TournamentWatch:
         self.session_factory = session_factory
         self.feeds: dict[int, Feed] = {}
         self.by_address: Counter[str] = Counter()
+        self.by_entrant: Counter[tuple[int, str]] = Counter()
 
-    def subscribe(self, tournament_id: int, address: str) -> Watcher:
+    def subscribe(self, tournament_id: int, address: str, entrant: str | None = None) -> Watcher:
         """A new watcher of the tournament (its feed started if needed); ``TooManySockets``
-        when the client address or the tournament is at its cap."""
-        per_address = self.settings.tournament_per_address
-        if self.by_address[address] >= per_address:
-            raise TooManySockets(
-                f"at most {per_address} tournament sockets per client address are open at once"
-            )
+        when the client address or the tournament is at its cap. ``entrant``: the wallet of
+        a signed-in entrant of this tournament, which has slots of its own instead
+        (``tournament_per_entrant``), whatever the other caps."""
         feed = self.feeds.get(tournament_id)
-        per_tournament = self.settings.tournament_per_tournament
-        if feed is not None and len(feed.watchers) >= per_tournament:
-            raise TooManySockets(f"at most {per_tournament} sockets watch one tournament")
+        if entrant is not None:
+            per_entrant = self.settings.tournament_per_entrant
+            if self.by_entrant[(tournament_id, entrant)] >= per_entrant:
+                raise TooManySockets(
+                    f"at most {per_entrant} sockets of one entrant watch its tournament"
+                )
+        else:
+            per_address = self.settings.tournament_per_address
+            if self.by_address[address] >= per_address:
+                raise TooManySockets(
+                    f"at most {per_address} tournament sockets per client address are open at once"
+                )
+            per_tournament = self.settings.tournament_per_tournament
+            if feed is not None and feed.public >= per_tournament:
+                raise TooManySockets(
+                    f"at most {per_tournament} sockets watch one tournament (its signed-in "
+                    "entrants have slots of their own)"
+                )
         if feed is None:
             feed = self.feeds[tournament_id] = Feed(tournament_id)
             feed.task = asyncio.create_task(
                 self._poll(feed), name=f"dew-tournament-feed-{tournament_id}"
             )
-        watcher = Watcher(tournament_id, address, self.settings.tournament_max_queue)
+        watcher = Watcher(tournament_id, address, self.settings.tournament_max_queue, entrant)
         for text in feed.latest.values():
             watcher.push(text)
         feed.watchers.add(watcher)
-        self.by_address[address] += 1
+        if entrant is not None:
+            self.by_entrant[(tournament_id, entrant)] += 1
+        else:
+            feed.public += 1
+            self.by_address[address] += 1
         return watcher
 
     def unsubscribe(self, watcher: Watcher) -> None:
@@ -175,12 +216,20 @@ class TournamentWatch:
         feed = self.feeds.get(watcher.tournament_id)
         if feed is not None and watcher in feed.watchers:
             feed.watchers.discard(watcher)
+            if watcher.entrant is None:
+                feed.public -= 1
             if not feed.watchers:
                 self._drop(feed)
-        if watcher.address in self.by_address:
-            self.by_address[watcher.address] -= 1
-            if self.by_address[watcher.address] <= 0:
-                del self.by_address[watcher.address]
+        counter: Counter[Any]
+        key: Any
+        if watcher.entrant is not None:
+            counter, key = self.by_entrant, (watcher.tournament_id, watcher.entrant)
+        else:
+            counter, key = self.by_address, watcher.address
+        if key in counter:
+            counter[key] -= 1
+            if counter[key] <= 0:
+                del counter[key]
 
     def _drop(self, feed: Feed) -> None:
         if self.feeds.get(feed.tournament_id) is feed:

@@ -34,9 +34,8 @@ from backend.chain.contracts import Contracts
 from backend.db.base import aware, utcnow
 from backend.economy import exceptions as exc
 from backend.economy.models import ScreenedOwner, ScreeningApplication, ScreeningStatus
+from backend.kit.text import clean_text
 
-# Printable text, newlines and tabs; no other control characters (they hide text on a page).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 MAX_QUEUE = 200
 
@@ -57,13 +56,15 @@ def _address(value: str, what: str) -> str:
 def _text(value: str, what: str, max_chars: int) -> str:
     if not isinstance(value, str):
         raise exc.EconomyValueError(f"{what} must be text")
-    value = value.strip()
+    value = value.replace("\r\n", "\n").strip()
     if not value:
         raise exc.EconomyValueError(f"{what} is empty")
     if len(value) > max_chars:
         raise exc.EconomyValueError(f"{what} is {len(value)} characters; at most {max_chars}")
-    if _CONTROL.search(value):
-        raise exc.EconomyValueError(f"{what} holds control characters")
+    # Printable text, newlines and tabs: what the shared cleaner keeps (it would drop control,
+    # direction and invisible characters, which hide text on a page); anything else is refused.
+    if clean_text(value, lines=True) != value:
+        raise exc.EconomyValueError(f"{what} holds control or invisible characters")
     return value
 
 

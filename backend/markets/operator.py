@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from backend.chain import outbox
 from backend.chain.models import SHOP_KINDS, ChainRequest, RequestKind
 from backend.chain.operator_requests import RequestFamily
+from backend.kit.text import clean_text
 from backend.markets.exceptions import Conflict, MarketsValueError, NotFound
 from backend.markets.models import AccessoryType, CatalogEntry, ItemKind
 from backend.markets.transactions import SHOP_MAX_PRICE
@@ -124,6 +125,7 @@ def queue_listing(
         raise MarketsValueError("only a VIP pass has a term")
     if item_kind != ItemKind.ACCESSORY and item_id:
         raise MarketsValueError("only an accessory listing names an item id (its type)")
+    name = clean_text(name) if isinstance(name, str) else name
     if not 1 <= len(name) <= 64 or len(uri) > MAX_URI:
         raise MarketsValueError("name must be 1..64 characters and uri at most 256")
     payload = {

@@ -20,7 +20,7 @@ from backend.game import Match as EngineMatch
 from backend.protocol import messages as protocol
 from backend.tables import exceptions as exc
 from backend.tables import play
-from backend.tables.connections import Conn, TokenBucket, Watchers, encode
+from backend.tables.connections import Conn, Watchers, encode
 
 
 @dataclass
@@ -47,8 +47,15 @@ class LiveTable:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     watchers: Watchers = field(default_factory=Watchers)
     timer: asyncio.TimerHandle | None = None
-    # Talk's token bucket per seat (backend.tables.talk), shared by the seat's sockets.
-    talk_buckets: dict[int, TokenBucket] = field(default_factory=dict)
+
+    def seat_of(self, address: str | None) -> int | None:
+        """The seat ``address`` sits in (its first, at a same-device table), or None."""
+        if address is None:
+            return None
+        for s in self.seats:
+            if s.get("address") == address:
+                return int(s["seat"])
+        return None
 
     def seat_for(self, address: str | None) -> int | None:
         """The seat a wallet's socket plays: its seat, or, where the wallet holds two (a

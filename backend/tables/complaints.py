@@ -10,7 +10,6 @@ the same table once (a unique index, not a check-then-insert), and a wallet file
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,6 +20,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from backend.db import dialect
 from backend.db.base import Base, TimestampMixin, aware, utcnow
+from backend.kit.text import clean_text
 from backend.protocol.messages import REPORT_REASONS
 from backend.tables import exceptions as exc
 from backend.tables.models import Match, Table, TableSeat
@@ -55,13 +55,6 @@ class Complaint(TimestampMixin, Base):
     status: Mapped[str] = mapped_column(String(16), default="open", index=True)
     resolution: Mapped[str | None] = mapped_column(String(RESOLUTION_MAX_CHARS))
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-
-
-def clean_text(text: str) -> str:
-    """``text`` without control, format (bidi overrides, zero-width) or unassigned
-    characters, its whitespace runs collapsed to one space."""
-    kept = "".join(" " if ch.isspace() else ch for ch in text if unicodedata.category(ch)[0] != "C")
-    return " ".join(kept.split())
 
 
 @dataclass(frozen=True)

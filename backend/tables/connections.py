@@ -12,7 +12,7 @@ import asyncio
 import json
 import logging
 import time
-from collections import deque
+from collections import Counter, deque
 from typing import Any
 
 import orjson
@@ -179,6 +179,50 @@ class Watchers:
             for conn in conns:
                 conn.push(text)
         self.push_spectators(text, spectator_delay)
+
+
+class SocketCaps:
+    """The caps on one process's table sockets (``SocketSettings``): spectators per client
+    address and per table, and sockets per seat. A seated wallet's sockets never count
+    against the spectators' caps, so a table full of watchers, or an address whose sockets
+    someone else filled (a shared network), never keeps a player from its seat."""
+
+    def __init__(self, per_address: int, per_table: int, per_seat: int) -> None:
+        self.per_address = per_address
+        self.per_table = per_table
+        self.per_seat = per_seat
+        self.by_address: Counter[str] = Counter()
+
+    def spectators_full(self, client: str, watchers: Watchers | None) -> str | None:
+        """Why one more spectator from ``client`` would be refused (None: it would not)."""
+        if self.by_address[client] >= self.per_address:
+            return (
+                f"at most {self.per_address} sockets watch tables from one client address at once"
+            )
+        if watchers is not None and len(watchers.spectators) >= self.per_table:
+            return f"at most {self.per_table} spectators watch one table at once"
+        return None
+
+    def admit(self, client: str, conn: Conn, watchers: Watchers) -> str | None:
+        """Count ``conn`` (already filed in ``watchers``) in, or say why it is refused."""
+        if conn.seat is not None:
+            if len(watchers.seats.get(conn.seat, ())) > self.per_seat:
+                return f"at most {self.per_seat} sockets play one seat at once"
+            return None
+        watchers.spectators.discard(conn)  # counted below as the one that would be added
+        try:
+            refusal = self.spectators_full(client, watchers)
+        finally:
+            watchers.spectators.add(conn)
+        if refusal is None:
+            self.by_address[client] += 1
+        return refusal
+
+    def release(self, client: str) -> None:
+        """Forget a spectator's socket that ``admit`` counted."""
+        self.by_address[client] -= 1
+        if self.by_address[client] <= 0:
+            del self.by_address[client]
 
 
 class TokenBucket:

@@ -3,11 +3,13 @@
 Only a seated player talks; spectators see what the seats say (after the table's spectator
 delay, like the moves) but cannot talk. Talk is a fixed catalogue of ids unless the
 deployment allows free text (``TalkSettings.free_text``), which is cleaned of control
-characters and bounded in length. Each seat of a table has one token bucket for talk, on top
-of each socket's message limit: a wallet that opens more sockets for its seat shares that
-one bucket (per process: with several processes each keeps its own). Mutes belong to the
-socket that asked: a muted seat's talk is never sent to it. Nothing of it is stored: talk
-lives only in the sockets it is sent to.
+characters and bounded in length. Each seat of a table has one talk budget (``TalkBudget``),
+on top of each socket's message limit: the sockets a wallet opens for its seat, one after
+another or at once, on this process or another, share it; it outlives the table's cache (a
+table nobody watches is forgotten and reloaded), and with several processes it lives in the
+same store as the HTTP edge's budgets (Redis). Mutes belong to the socket that asked: a
+muted seat's talk is never sent to it. Nothing of it is stored: talk lives only in the
+sockets it is sent to.
 
 With several server processes (``DEW_SERVER_REDIS_URL``) the speaker's process delivers the
 talk to its own sockets of the table and relays it over the Redis bus
@@ -20,17 +22,22 @@ process) before anything is delivered.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from limits import RateLimitItemPerSecond
+from limits.aio.storage import MemoryStorage, Storage
+from limits.aio.strategies import MovingWindowRateLimiter
+
 from backend.config import TalkSettings
+from backend.kit.text import clean_text
 from backend.protocol import messages as protocol
 from backend.tables import exceptions as exc
 from backend.tables.cache import LiveTable
-from backend.tables.complaints import clean_text
-from backend.tables.connections import Conn, TokenBucket, encode
+from backend.tables.connections import Conn, encode
 
 _PHRASES = frozenset(protocol.TALK_PHRASES)
 _EMOTES = frozenset(protocol.TALK_EMOTES)
@@ -57,12 +64,29 @@ def listener(conn: Conn) -> Listener:
     return talk
 
 
-def _bucket(lt: LiveTable, seat: int, settings: TalkSettings) -> TokenBucket:
-    """The seat's talk bucket at this table, shared by every socket the seat opens."""
-    bucket = lt.talk_buckets.get(seat)
-    if bucket is None:
-        bucket = lt.talk_buckets[seat] = TokenBucket(settings.rate_per_s, settings.rate_burst)
-    return bucket
+class TalkBudget:
+    """Talk's budget per (table, seat): at most ``rate_burst`` talk messages in any
+    ``rate_burst / rate_per_s`` seconds (a burst, then ``rate_per_s`` on average).
+
+    Kept in ``storage`` when the processes share one (Redis, the HTTP edge's budgets'
+    store: one budget for all of them), else in this process's memory; a store that does
+    not answer falls back to this process's memory, so talk stays bounded. Spectators do
+    not talk, so there is no budget per spectator."""
+
+    def __init__(self, settings: TalkSettings, storage: Storage | None = None) -> None:
+        window = max(1, math.ceil(settings.rate_burst / settings.rate_per_s))
+        self.item = RateLimitItemPerSecond(settings.rate_burst, window)
+        self.local = MovingWindowRateLimiter(MemoryStorage())
+        self.shared = MovingWindowRateLimiter(storage) if storage is not None else None
+
+    async def take(self, table_id: str, seat: int) -> bool:
+        """Spend one talk message of the seat's budget; False when it is spent."""
+        if self.shared is not None:
+            try:
+                return await self.shared.hit(self.item, "talk", table_id, str(seat))
+            except Exception:
+                log.warning("talk_budget_storage_unavailable", exc_info=True)
+        return await self.local.hit(self.item, "talk", table_id, str(seat))
 
 
 def check(message: dict[str, Any], settings: TalkSettings) -> tuple[str | None, ...]:
@@ -94,11 +118,12 @@ def check(message: dict[str, Any], settings: TalkSettings) -> tuple[str | None, 
     return None, None, text
 
 
-def say(
+async def say(
     lt: LiveTable,
     conn: Conn,
     message: dict[str, Any],
     settings: TalkSettings,
+    budget: TalkBudget,
     relay: Relay | None = None,
 ) -> None:
     """Deliver a seat's talk to the table's sockets that did not mute it (the speaker's own
@@ -106,12 +131,12 @@ def say(
     for the table's sockets on other processes."""
     if conn.seat is None:
         raise exc.Forbidden("spectators watch: only seated players talk")
-    if not _bucket(lt, conn.seat, settings).take():
+    seat = conn.seat
+    if not await budget.take(lt.table_id, seat):
         raise exc.TalkRateLimited(
             f"at most {settings.rate_per_s:g} talk messages/s (bursts of {settings.rate_burst})"
         )
     phrase, emote, text = check(message, settings)
-    seat = conn.seat
     at_ms = int(time.time() * 1000)
     _deliver(lt, seat, protocol.talk(seat=seat, phrase=phrase, emote=emote, text=text, at_ms=at_ms))
     if relay is not None:

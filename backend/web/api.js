@@ -195,7 +195,10 @@ export class TableSocket {
       const permanent = [4401, 4403, 4404].includes(event.code);
       this.onState(permanent ? `closed: ${CLOSE_CODES[event.code] ?? event.code}` : "reconnecting");
       if (permanent) return;
-      const delay = Math.min(5000, 250 * 2 ** this.retries++);
+      // A full table (4429: its spectators' or an address's cap) is retried more slowly.
+      const delay = event.code === 4429
+        ? Math.min(60000, 5000 * 2 ** Math.min(this.retries++, 4)) * (0.5 + Math.random() / 2)
+        : Math.min(5000, 250 * 2 ** this.retries++);
       setTimeout(() => !this.closed && this.open(), delay);
     };
   }

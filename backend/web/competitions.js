@@ -288,8 +288,10 @@ export async function competitionView(api, ui, id) {
   let timer = null;
   const over = () => ["finished", "cancelled"].includes(state.tournament.status);
   function open() {
-    const url = `${api.baseUrl.replace(/^http/, "ws")}/competitions/${id}/ws`;
-    socket = new WebSocket(url);
+    // A signed-in entrant's token claims the entrant's own slots (the server keeps them
+    // however many others watch); anyone else watches without one.
+    const base = `${api.baseUrl.replace(/^http/, "ws")}/competitions/${id}/ws`;
+    socket = new WebSocket(api.token ? `${base}?token=${encodeURIComponent(api.token)}` : base);
     socket.onopen = () => { retries = 0; state.link = "open"; draw(); };
     socket.onmessage = (event) => {
       let message;
@@ -307,8 +309,13 @@ export async function competitionView(api, ui, id) {
     socket.onclose = (event) => {
       state.link = "closed";
       draw();
-      if (closed || over() || [1003, 1008, 4404, 4429].includes(event.code)) return;
-      timer = setTimeout(open, Math.min(5000, 250 * 2 ** retries++));
+      if (closed || over() || [1003, 1008, 4404].includes(event.code)) return;
+      // Full (4429): try again later and more slowly (5 s doubling to a minute, spread at
+      // random so a crowd of pages does not come back at once) until a slot frees.
+      const delay = event.code === 4429
+        ? Math.min(60000, 5000 * 2 ** Math.min(retries++, 4)) * (0.5 + Math.random() / 2)
+        : Math.min(5000, 250 * 2 ** retries++);
+      timer = setTimeout(open, delay);
     };
   }
   onLeave(() => {

@@ -5,6 +5,8 @@
 - Connects to malformed (huge) table ids are refused by format and leave nothing behind.
 - A spectator of a table with a spectator delay sees the delayed position, also on resync.
 - A private table is watched only by its seated and invited wallets.
+- Table spectators are capped per client address and per table; a seat's sockets are not
+  counted against those caps (capped per seat instead), so a seated player always gets in.
 """
 
 from __future__ import annotations
@@ -132,6 +134,51 @@ def test_one_tournament_caps_its_watchers_from_any_address(start_server, session
         other = f"{server.ws_url}/competitions/{_registering_tournament(sessions)}/ws"
         for ws in [*held, *await _open_watchers(other, 1, local_addr=("127.0.0.5", 0))]:
             await ws.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_full_tournament_still_lets_its_entrants_watch(start_server, sessions) -> None:  # type: ignore[no-untyped-def]
+    """Before, the tournament's pool was one for everyone: 126 addresses of 16 sockets
+    filled a tournament's 2,000, and its own players got 4429 (and the page stopped
+    reconnecting). Now a signed-in entrant's sockets have their own slots, per entrant."""
+    server: ServerProcess = start_server(
+        extra_env={
+            "DEW_SOCKETS_TOURNAMENT_PER_ADDRESS": "1",
+            "DEW_SOCKETS_TOURNAMENT_PER_TOURNAMENT": "2",
+            "DEW_SOCKETS_TOURNAMENT_PER_ENTRANT": "2",
+        }
+    )
+    tid = _registering_tournament(sessions)
+    entrant, entrant_token = sign_in(server.url)
+    _, stranger_token = sign_in(server.url)
+    with sessions() as session:
+        competitions.register(
+            session=session, gate=None, tournament_id=tid, address=entrant.address
+        )
+    url = f"{server.ws_url}/competitions/{tid}/ws"
+
+    async def scenario() -> None:
+        held = []
+        try:
+            for n in (2, 3):  # two addresses fill the public slots
+                held += await _open_watchers(url, 1, local_addr=(f"127.0.0.{n}", 0))
+            for who in (url, f"{url}?token={stranger_token}", f"{url}?token=garbage"):
+                refused, code = await _first_and_close(who, local_addr=("127.0.0.4", 0))
+                assert refused["error"]["code"] == "too_many_sockets" and code == 4429
+            # The entrant gets in, from a new address and from the full one, up to its own cap.
+            mine = f"{url}?token={entrant_token}"
+            held += await _open_watchers(mine, 1, local_addr=("127.0.0.4", 0))
+            held += await _open_watchers(mine, 1, local_addr=("127.0.0.2", 0))
+            refused, code = await _first_and_close(mine, local_addr=("127.0.0.5", 0))
+            assert refused["error"]["code"] == "too_many_sockets" and code == 4429
+            assert "entrant" in refused["error"]["message"]
+            # The entrant's sockets took nothing from the public: still full for others.
+            refused, code = await _first_and_close(url, local_addr=("127.0.0.5", 0))
+            assert code == 4429
+        finally:
+            for ws in held:
+                await ws.close()
 
     asyncio.run(scenario())
 
@@ -278,3 +325,83 @@ def test_private_tables_are_watched_by_invitation_only(start_server) -> None:  #
     with api(server.url, creator) as client:
         after = client.get(f"/tables/{table['id']}").json()
     assert after["status"] == "open" and after["seats"] == table["seats"]
+
+
+async def _table_socket(url: str, host: str) -> tuple[Any, dict[str, Any]]:
+    """A table socket from client address ``host`` and its first message."""
+    ws = await connect(url, local_addr=(host, 0))
+    return ws, json.loads(await asyncio.wait_for(ws.recv(), 20))
+
+
+async def _refused(url: str, host: str) -> str:
+    ws, first = await _table_socket(url, host)
+    try:
+        assert first["type"] == "error", first
+        with pytest.raises(ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 20)
+        assert ws.close_code == 4429, ws.close_code
+        return str(first["error"]["code"])
+    finally:
+        await ws.close()
+
+
+def test_table_spectators_are_capped_per_address_and_table_and_seats_always_get_in(
+    start_server,
+) -> None:  # type: ignore[no-untyped-def]
+    """Before, table sockets had no cap but the HTTP edge's handshake budget: 2,000
+    spectator sockets came from four addresses."""
+    server: ServerProcess = start_server(
+        extra_env={
+            "DEW_SOCKETS_TABLE_PER_ADDRESS": "3",
+            "DEW_SOCKETS_TABLE_SPECTATORS_PER_TABLE": "5",
+            "DEW_SOCKETS_TABLE_PER_SEAT": "2",
+        }
+    )
+    _, host_token = sign_in(server.url)
+    _, watcher_token = sign_in(server.url)
+    with api(server.url, host_token) as client:
+        created = client.post("/tables", json={"preset": "draw", "seats": 2})
+        assert created.status_code == 201, created.text
+        table_id = created.json()["id"]
+    url = f"{server.ws_url}/ws/tables/{table_id}"
+
+    async def scenario() -> None:
+        held = []
+        try:
+            for _ in range(3):  # an address's three spectators
+                ws, first = await _table_socket(url, "127.0.0.2")
+                held.append(ws)
+                assert first["type"] == "snapshot" and first["you"] is None, first
+            # A fourth from that address, anonymous or signed in, is refused.
+            assert await _refused(url, "127.0.0.2") == "too_many_sockets"
+            assert await _refused(f"{url}?token={watcher_token}", "127.0.0.2") == "too_many_sockets"
+            # Two more from another address fill the table's five; a third address is refused.
+            for _ in range(2):
+                ws, first = await _table_socket(url, "127.0.0.3")
+                held.append(ws)
+                assert first["type"] == "snapshot", first
+            assert await _refused(url, "127.0.0.4") == "too_many_sockets"
+            # The seated creator gets in from the full address of the full table, twice; a
+            # third socket for its seat is refused.
+            seated = f"{url}?token={host_token}"
+            for _ in range(2):
+                ws, first = await _table_socket(seated, "127.0.0.2")
+                held.append(ws)
+                assert first["type"] == "snapshot" and first["you"] == 0, first
+            assert await _refused(seated, "127.0.0.4") == "too_many_sockets"
+            # A spectator that goes frees its slots: another from its address gets in (the
+            # server notices the close on its own: poll for it).
+            await held.pop(0).close()
+            deadline = asyncio.get_running_loop().time() + 20
+            while True:
+                ws, first = await _table_socket(url, "127.0.0.2")
+                if first["type"] == "snapshot":
+                    held.append(ws)
+                    break
+                await ws.close()
+                assert asyncio.get_running_loop().time() < deadline, first
+        finally:
+            for ws in held:
+                await ws.close()
+
+    asyncio.run(scenario())

@@ -2,8 +2,9 @@
 
 - Talk outside the catalogue, free text where it is off, oversized messages and talk from
   spectators are refused with a clear code, and nothing of them reaches anyone.
-- A talk flood from one socket is cut to its token bucket, and a seat that opens more
-  sockets shares one bucket over all of them (the bucket is the seat's, not the socket's).
+- A talk flood from one socket is cut to its budget, and a seat that opens more sockets
+  shares one budget over all of them (the budget is the seat's, not the socket's), also
+  across reconnects and across server processes that share Redis.
 - Reports: only signed-in wallets, only about a table mate, one per player and table, and
   a daily cap per wallet that parallel requests cannot beat.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -25,6 +27,8 @@ from backend.tables.complaints import Complaint
 from tests.tables.harness import Player, ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(300)
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 @pytest.fixture
@@ -146,6 +150,58 @@ def test_more_sockets_do_not_buy_a_seat_more_talk(start_server) -> None:  # type
         assert 4 <= accepted <= 6, accepted
         for a in sockets:
             await a.close()
+
+    asyncio.run(scenario())
+
+
+async def _talk_n(player: Player, n: int) -> int:
+    """Send ``n`` talk lines on one socket; how many were accepted (echoed, not refused)."""
+    for _ in range(n):
+        await player.send({"type": "talk", "phrase": "hurry_up"})
+    replies = [await _until(player, ("talk", "error")) for _ in range(n)]
+    assert {r["error"]["code"] for r in replies if r["type"] == "error"} <= {"rate_limited"}
+    return sum(r["type"] == "talk" for r in replies)
+
+
+def test_reconnecting_does_not_refill_a_seats_talk(start_server) -> None:  # type: ignore[no-untyped-def]
+    """A table nobody watches and that is not playing is forgotten by the server and loaded
+    again at the next socket. Before, its talk buckets went with it: a seat at a table still
+    gathering players that closed its socket and opened another got a fresh burst each time
+    (4 more lines per reconnect through a bucket of 4)."""
+    server: ServerProcess = start_server(extra_env={"DEW_TALK_RATE_BURST": "4"})
+    (_, ta), (_, tb) = sign_in(server.url), sign_in(server.url)
+    table_id = _table_with(server, ta, [tb])  # two of four seats taken: not playing
+
+    async def scenario() -> None:
+        accepted = 0
+        for _ in range(3):
+            a = await Player(server.ws_url, table_id, ta).connect()
+            accepted += await _talk_n(a, 8)
+            await a.close()
+        assert 4 <= accepted <= 6, accepted
+
+    asyncio.run(scenario())
+
+
+def test_processes_sharing_redis_share_a_seats_talk(start_server) -> None:  # type: ignore[no-untyped-def]
+    """Two server processes behind one address (``DEW_SERVER_REDIS_URL``): a seat's sockets
+    on both draw on one budget. Before, each process kept its own bucket per seat, so a
+    wallet that spread its sockets over N processes talked N times as much."""
+    prefix = f"dewtest-talk-{uuid.uuid4().hex[:10]}"
+    shared = {"DEW_TALK_RATE_BURST": "4", "DEW_HTTP_RATE_LIMIT_KEY_PREFIX": prefix}
+    servers = [
+        start_server(redis_url=REDIS_URL, channel_prefix=prefix, extra_env=shared) for _ in range(2)
+    ]
+    (_, ta), (_, tb) = sign_in(servers[0].url), sign_in(servers[0].url)
+    table_id = _table_with(servers[0], ta, [tb])
+
+    async def scenario() -> None:
+        accepted = 0
+        for server in servers:
+            a = await Player(server.ws_url, table_id, ta).connect()
+            accepted += await _talk_n(a, 8)
+            await a.close()
+        assert 4 <= accepted <= 6, accepted
 
     asyncio.run(scenario())
 

@@ -12,12 +12,16 @@ import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, WebSocket
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 from starlette.websockets import WebSocketDisconnect
 
+from backend.accounts import exceptions as accounts_exc
+from backend.accounts import service as accounts
 from backend.accounts import terms
-from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep
+from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep, read_sessions
+from backend.api.ratelimit import client_key
 from backend.competitions import contributions, service
 from backend.competitions.watch import (
     CLOSE_TOO_MANY,
@@ -25,6 +29,7 @@ from backend.competitions.watch import (
     TooManySockets,
     TournamentWatch,
     error_text,
+    is_entrant,
 )
 
 router = APIRouter(prefix="/competitions", tags=["competitions"])
@@ -102,23 +107,46 @@ async def _until_gone(websocket: WebSocket) -> str:
     return "gone" if message["type"] == "websocket.disconnect" else "spoke"
 
 
+def _entrant(websocket: WebSocket, tournament_id: int, token: str) -> str | None:
+    """The wallet of ``token`` if it entered the tournament; None for anyone else (a token
+    that is not valid included: the socket is public, the token only claims an entrant's
+    slots)."""
+    state = websocket.app.state
+    with read_sessions(state)() as session:
+        try:
+            address = accounts.authenticate(
+                session=session, settings=state.settings, token=token
+            ).address
+        except accounts_exc.AccountsError:
+            return None
+        entered = is_entrant(session=session, tournament_id=tournament_id, address=address)
+        return address if entered else None
+
+
 @router.websocket("/{tournament_id}/ws")
-async def tournament_socket(websocket: WebSocket, tournament_id: TournamentId) -> None:
+async def tournament_socket(
+    websocket: WebSocket,
+    tournament_id: TournamentId,
+    token: Annotated[str | None, Query(max_length=4096)] = None,
+) -> None:
     """Events ``tournament``, ``registration``, ``bracket`` and ``standings`` (docs/competitions.md,
     section 8): each is sent when it changes, the first time all four; the socket closes after
     the tournament finishes or is cancelled. An id outside 1..2**31-1 is refused like the HTTP
     routes refuse it (closed with 1008 before it is accepted).
 
-    The socket is anonymous, so it is bounded instead: one poll per tournament however many
+    The socket is public, so it is bounded instead: one poll per tournament however many
     watch it (``TournamentWatch``), at most ``tournament_per_address`` sockets per client
     address and ``tournament_per_tournament`` per tournament (else error ``too_many_sockets``
     and close 4429), and the handler reads as well as writes, so a gone client is noticed at
-    once (a client that sends anything is closed with 1003: this socket only speaks)."""
+    once (a client that sends anything is closed with 1003: this socket only speaks). A
+    signed-in entrant's ``token`` claims the entrant's own ``tournament_per_entrant`` slots
+    instead, so a tournament full of watchers never shuts its players out."""
     watch: TournamentWatch = websocket.app.state.tournament_watch
     await websocket.accept()
-    address = websocket.client.host if websocket.client else "unknown"
+    address = client_key(websocket.client.host) if websocket.client else "unknown"
+    entrant = await run_in_threadpool(_entrant, websocket, tournament_id, token) if token else None
     try:
-        watcher = watch.subscribe(tournament_id, address)
+        watcher = watch.subscribe(tournament_id, address, entrant)
     except TooManySockets as refused:
         await websocket.send_text(error_text(refused.code, str(refused)))
         await websocket.close(CLOSE_TOO_MANY)
