@@ -12,12 +12,22 @@ of issue 17 and the same run's figures before the attack are the baseline:
 After each attack, ``GET /tables`` is timed (the median of several samples) and the server's
 resident memory is read from ``/proc/<pid>/status`` (VmRSS).
 
+Then a third attack, on a fresh server with the production rate limits and pacing (nothing
+switched off): ``free_play``, a fresh wallet (no avatar, pass, stake or terms) farming the
+season for ``FARM_S`` seconds (60; 15 with ``--quick``) with free practice matches against
+easy bots and same-device matches, one after the other, as fast as the limits let it. The
+economy plans its matches as the worker does; a rival plays one contested earning match;
+the season ends and its rewards are planned (docs/economy.md, "What a match counts for").
+
 Figures, per database (``sqlite_*``, ``postgresql_*``) and the worst of the two:
   tables_latency_ratio_after_sockets      median GET /tables after attack 1 / before
   tables_latency_ratio_after_unknown_ids  ... after attack 2 / before
   rss_growth_mb_after_unknown_ids         VmRSS after attack 2 - before the attacks (MB)
   rss_growth_mb_after_sockets             VmRSS after attack 1 - before (MB)
-  acceptance_met                          both ratios <= 2 and the growth <= 20 MB, both databases
+  free_play_leaderboard_wins              the farmer's wins on the season's leaderboard (0)
+  free_play_reward_dew                    DEW the season's end pays the farmer (0)
+  acceptance_met                          both ratios <= 2, the growth <= 20 MB and both
+                                          free-play figures 0, both databases
 
     uv run python scripts/bench_abuse.py [--json] [--quick]
 """
@@ -38,14 +48,25 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from eth_account import Account
+from sqlalchemy import select
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backend.competitions import service as competitions
+from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.db.base import utcnow
+from backend.economy import jobs as economy_jobs
+from backend.economy import season_rewards
+from backend.economy.models import LedgerLeg, SeatRecord
+from backend.economy.operator import create_season
+from backend.economy.policy import DEW, FinishedMatch, SeatResult, default_policies
+from backend.economy.reports import season_leaderboard
+from backend.economy.settlement import plan_settlement
+from backend.protocol.client import DewClient, DewClientError
 from backend.tables.models import Table, TableSeat
 from scripts.figures import bench_main
 from tests.fixtures.database import create_pg_database, drop_pg_database
@@ -62,6 +83,15 @@ MAX_LATENCY_RATIO = 2.0
 # in seconds); the figures say how much of it was done.
 ATTACK_BUDGET_S = 60.0
 MAX_RSS_GROWTH_MB = 20.0
+# The free-play farming attack: how long the farmer plays, what it plays, the season's table.
+FARM_S = 60.0
+FARM_S_QUICK = 15.0
+FARM_TABLES = (
+    {"preset": "draw", "seats": 2, "kind": "practice", "bot_level": "easy"},
+    {"preset": "draw", "seats": 2, "kind": "same_device"},
+)
+FARM_REWARDS = [30 * 10**18, 20 * 10**18, 10 * 10**18]
+FARM_TREASURY = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720"
 
 
 def rss_mb(pid: int) -> float:
@@ -226,18 +256,134 @@ def attack(db_url: str, cycles: int, ids: int) -> dict[str, Any]:
     }
 
 
+def play_free(client: DewClient, spec: dict[str, Any], deadline: float) -> tuple[str | None, int]:
+    """Create one free table (waiting out the create limit's 429s until ``deadline``) and
+    play it to the end: its match id (None: the deadline came first) and the 429s met."""
+    refused = 0
+    while True:
+        try:
+            table = client.create_table(**spec)
+            break
+        except DewClientError as error:
+            if error.status != 429:
+                raise
+            refused += 1
+            if time.monotonic() > deadline:
+                return None, refused
+            time.sleep(1.0)
+    over = client.play(table["id"], timeout_s=120)
+    return str(over["match_id"]), refused
+
+
+def farm(db_url: str, seconds: float) -> dict[str, Any]:
+    """The free-play farming attack against a server with the production limits."""
+    engine = create_db_engine(db_url)
+    sessions = make_session_factory(engine)
+    try:
+        with sessions.begin() as session:
+            season_id = create_season(
+                session=session,
+                name=f"bench-farmed-{secrets.token_hex(4)}",
+                starts_at=utcnow() - timedelta(hours=1),
+                ends_at=utcnow() + timedelta(hours=1),
+                emission_budget=1_000 * DEW,
+                rewards=FARM_REWARDS,
+            ).id
+        farmer = Account.create()
+        played: list[str] = []
+        refused = 0
+        server = ServerProcess(db_url).start()
+        try:
+            with DewClient(server.url, timeout_s=30) as client:
+                client.sign_in(farmer.key)
+                started = time.monotonic()
+                deadline = started + seconds
+                while time.monotonic() < deadline:
+                    spec = FARM_TABLES[len(played) % len(FARM_TABLES)]
+                    match_id, met = play_free(client, spec, deadline)
+                    refused += met
+                    if match_id is not None:
+                        played.append(match_id)
+                farmed_s = time.monotonic() - started
+        finally:
+            server.stop()
+        # What the worker does with finished matches, then a rival's contested earning match.
+        economy_jobs.plan_finished_matches(
+            session_factory=sessions, settings=Settings(), limit=len(played) + 10
+        )
+        rival, second = Account.create().address, Account.create().address
+        with sessions.begin() as session:
+            plan_settlement(
+                session=session,
+                match=FinishedMatch(
+                    match_id=uuid.uuid4().hex,
+                    chain_match_id="0x" + secrets.token_hex(32),
+                    result_hash="0x" + "ef" * 32,
+                    earning=True,
+                    stake=0,
+                    seats=(
+                        SeatResult(0, rival, placement=1, won=True, points=60),
+                        SeatResult(1, second, placement=2, points=20),
+                    ),
+                ),
+                finished_at=utcnow(),
+                policies=default_policies(),
+                treasury=FARM_TREASURY,
+            )
+        with sessions() as session:
+            history_wins = sum(
+                r.won
+                for r in session.scalars(
+                    select(SeatRecord).where(SeatRecord.address == farmer.address)
+                )
+            )
+            board = season_leaderboard(session=session, season_id=season_id, limit=500)
+        board_wins = sum(int(str(r["wins"])) for r in board if r["address"] == farmer.address)
+        # The season ends: its rewards are planned as the worker's beat task does.
+        with sessions.begin() as session:
+            planned = season_rewards.plan_season_rewards(
+                session=session,
+                season_id=season_id,
+                treasury=FARM_TREASURY,
+                now=utcnow() + timedelta(hours=2),
+            )
+            paid: dict[str, int] = {}
+            if planned is not None:
+                for leg in session.scalars(
+                    select(LedgerLeg).where(LedgerLeg.match_id == planned.match_id)
+                ):
+                    paid[leg.address] = paid.get(leg.address, 0) + int(leg.amount)
+    finally:
+        engine.dispose()
+    return {
+        "free_play_s": round(farmed_s, 1),
+        "free_play_matches": len(played),
+        "free_play_matches_per_minute": round(len(played) * 60 / farmed_s, 1),
+        "free_play_create_refused_429": refused,
+        "free_play_wins_in_history": int(history_wins),
+        "free_play_leaderboard_wins": board_wins,
+        "free_play_reward_dew": paid.get(farmer.address, 0) / DEW,
+        "free_play_rival_reward_dew": paid.get(rival, 0) / DEW,
+    }
+
+
 def run(quick: bool) -> dict[str, Any]:
     cycles, ids = (150, 200) if quick else (1500, 2000)
-    figures: dict[str, Any] = {"socket_cycles": cycles, "unknown_id_connects": ids}
+    farm_s = FARM_S_QUICK if quick else FARM_S
+    figures: dict[str, Any] = {
+        "socket_cycles": cycles,
+        "unknown_id_connects": ids,
+        "free_play_budget_s": farm_s,
+    }
     per_db: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         sqlite_url = f"sqlite:///{tmp}/bench-abuse.sqlite3"
         migrate(sqlite_url)
-        per_db["sqlite"] = attack(sqlite_url, cycles, ids)
+        per_db["sqlite"] = attack(sqlite_url, cycles, ids) | farm(sqlite_url, farm_s)
     pg_url = create_pg_database()
     try:
         migrate(pg_url)
-        per_db["postgresql"] = attack(pg_url, cycles, ids)
+        per_db["postgresql"] = attack(pg_url, cycles, ids) | farm(pg_url, farm_s)
     finally:
         drop_pg_database(pg_url)
     for db, found in per_db.items():
@@ -247,19 +393,27 @@ def run(quick: bool) -> dict[str, Any]:
         "tables_latency_ratio_after_unknown_ids",
         "rss_growth_mb_after_sockets",
         "rss_growth_mb_after_unknown_ids",
+        "free_play_leaderboard_wins",
+        "free_play_reward_dew",
     ):
         figures[key] = max(found[key] for found in per_db.values())
     figures["acceptance_met"] = (
         figures["tables_latency_ratio_after_sockets"] <= MAX_LATENCY_RATIO
         and figures["tables_latency_ratio_after_unknown_ids"] <= MAX_LATENCY_RATIO
         and figures["rss_growth_mb_after_unknown_ids"] <= MAX_RSS_GROWTH_MB
+        and figures["free_play_leaderboard_wins"] == 0
+        and figures["free_play_reward_dew"] == 0
     )
     return figures
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
     return bench_main(
-        __doc__.splitlines()[0], "smoke run: 150 socket cycles, 200 unknown ids", run, argv, out
+        __doc__.splitlines()[0],
+        "smoke run: 150 socket cycles, 200 unknown ids, 15 s of free play",
+        run,
+        argv,
+        out,
     )
 
 

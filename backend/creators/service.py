@@ -25,6 +25,7 @@ from backend.accounts.siwe_message import SignatureError, recover_signer_bytes
 from backend.creators import exceptions as exc
 from backend.creators.models import BindStatement, Creator, CreatorBinding
 from backend.db.base import aware, utcnow
+from backend.economy.counts import Count
 from backend.economy.fee_legs import CREATOR_PARTY
 from backend.economy.fee_schedule import FeeSchedule
 from backend.economy.models import (
@@ -249,7 +250,8 @@ def public_view(*, session: Session, code: str) -> dict[str, object]:
 
 
 def dashboard(*, session: Session, address: str) -> dict[str, object]:
-    """A creator's players (with their matches since binding) and earnings per season."""
+    """A creator's players (with their matches since binding that it earns from) and
+    earnings per season."""
     creator = creator_of_wallet(session=session, address=address)
     if creator is None:
         raise exc.CreatorNotFound(f"{address} has no creator code")
@@ -263,10 +265,12 @@ def dashboard(*, session: Session, address: str) -> dict[str, object]:
     )
     players = []
     for b in bindings:
+        # The player's matches its creator earns from (the one rule, ``economy.counts``).
         matches = session.scalar(
             select(func.count()).where(
                 SeatRecord.address == b.player,
                 SeatRecord.finished_at >= b.bound_at,
+                SeatRecord.counted_for(Count.CREATOR_EARNINGS),
             )
         )
         players.append(

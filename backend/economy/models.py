@@ -17,6 +17,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    ColumnElement,
     DateTime,
     ForeignKey,
     Index,
@@ -30,6 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.db.base import Base, TimestampMixin, utcnow
+from backend.economy.counts import Count
 
 
 class Season(TimestampMixin, Base):
@@ -111,6 +113,14 @@ class SeatRecord(Base):
     # The payout went to the avatar (split on chain) rather than to the wallet.
     to_avatar: Mapped[bool] = mapped_column(Boolean, default=False)
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # What the seat counts for besides its player's history (``counts.seat_counts``, a
+    # ``Count`` bit set), written when the match is planned.
+    counts: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+
+    @classmethod
+    def counted_for(cls, what: Count) -> ColumnElement[bool]:
+        """The SQL condition "this seat counts for ``what``", on the stored rule's bits."""
+        return cls.counts.op("&", return_type=Integer)(int(what)) == int(what)
 
 
 class LedgerLeg(Base):

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import IntEnum, StrEnum
+from enum import IntEnum
 from fractions import Fraction
 from typing import Any
+
+# How a table pays, and what a finished match counts for: the one rule.
+from backend.economy.counts import Count, match_counts
+from backend.economy.counts import TableEconomy as TableEconomy
 
 BPS = 10_000
 DEW = 10**18
@@ -104,14 +108,6 @@ def payee_shares(agreement: AgreementShares | None) -> tuple[int, int, Party]:
 
 
 # --- the finished match --------------------------------------------------------------------
-
-
-class TableEconomy(StrEnum):
-    """How a table pays: nothing, emission from the season budget, or entry stakes."""
-
-    FREE = "free"
-    EMISSION = "emission"
-    STAKED = "staked"
 
 
 AVATAR_ADMISSIONS = ("avatar_user", "avatar_owner")
@@ -374,16 +370,19 @@ def plan_rewards(
     stake_pot = match.stake * len(humans) if economy is TableEconomy.STAKED else 0
     stake: dict[int, int] = {s.seat: 0 for s in seats}
     emission_share: dict[int, int] = {s.seat: 0 for s in seats}
+    # Whether the season pays emission for this match is the one rule's (``counts``).
+    emits = Count.EMISSION in match_counts(match)
 
-    if match.aborted or economy is TableEconomy.FREE:
-        # Nothing was won: every stake goes back to whoever put it in, without a fee.
+    if match.aborted or not (stake_pot or emits):
+        # Nothing was won (an abandoned match), or nothing is at play: every stake goes back
+        # to whoever put it in, without a fee.
         for s in humans:
             stake[s.seat] = match.stake if stake_pot else 0
         return _plan(match, economy, seats, stake_pot, 0, 0, 0, stake, emission_share)
 
     # Only human seats bring emission: a bot seat adds nothing to the pot, so filling a table
     # with (easy) bots never pays a human more than a table of humans would.
-    emission = policy.emission_per_seat * len(humans)
+    emission = policy.emission_per_seat * len(humans) if emits else 0
     if emission_available is not None:
         emission = max(0, min(emission, emission_available))
     weights = _seat_weights(seats, policy.bps_for(len({s.side for s in seats})))

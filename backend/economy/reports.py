@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.db.base import aware, utcnow
+from backend.economy.counts import Count
 from backend.economy.models import (
     AgreementMirror,
     AgreementStatus,
@@ -287,14 +288,18 @@ def scholar_earnings(
 def season_leaderboard(
     *, session: Session, season_id: int, limit: int = 50
 ) -> list[dict[str, object]]:
-    """Human players of a season by wins, then points (game points scored), then address;
-    ``reward`` is the season's reward for the row's place (``None`` beyond its table)."""
+    """Players of a season by wins, then points (game points scored), then address, over the
+    seats the one rule counts for the leaderboard (``counts``: contested earning matches; no
+    free, practice, same-device or bots-only match); ``reward`` is the season's reward for
+    the row's place (``None`` beyond its table)."""
     get_season(session=session, season_id=season_id)
     table = session.get(SeasonReward, season_id)
     amounts = [int(a) for a in table.places] if table is not None else []
     rows: dict[str, dict[str, int]] = {}
     for r in session.scalars(
-        select(SeatRecord).where(SeatRecord.season_id == season_id, SeatRecord.is_bot.is_(False))
+        select(SeatRecord).where(
+            SeatRecord.season_id == season_id, SeatRecord.counted_for(Count.LEADERBOARD)
+        )
     ):
         assert r.address is not None
         row = rows.setdefault(r.address, {"matches": 0, "wins": 0, "points": 0, "earned": 0})

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from backend.chain import match_ids
 from backend.db.base import aware, utcnow
 from backend.economy import settlement
+from backend.economy.counts import Count
 from backend.economy.exceptions import Conflict, EconomyValueError, InsufficientBudget
 from backend.economy.models import (
     PlannedSettlement,
@@ -88,11 +89,15 @@ def set_rewards(*, session: Session, season_id: int, places: Sequence[int]) -> S
 def _prize_of(
     session: Session, season_id: int, place: int, address: str, amount: int
 ) -> settlement.Prize:
-    """The place's prize: to the avatar of the player's last seat of the season if it was
-    admitted as an avatar's user or owner, else to the wallet."""
+    """The place's prize: to the avatar of the player's last seat of the season that counted
+    for the leaderboard if it was admitted as an avatar's user or owner, else to the wallet."""
     last = session.scalars(
         select(SeatRecord)
-        .where(SeatRecord.season_id == season_id, SeatRecord.address == address)
+        .where(
+            SeatRecord.season_id == season_id,
+            SeatRecord.address == address,
+            SeatRecord.counted_for(Count.LEADERBOARD),
+        )
         .order_by(SeatRecord.finished_at.desc(), SeatRecord.match_id.desc())
         .limit(1)
     ).first()

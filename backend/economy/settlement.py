@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from backend.db import dialect
 from backend.db.base import aware
+from backend.economy.counts import Count, match_counts, seat_counts
 from backend.economy.exceptions import EconomyValueError
 from backend.economy.fee_legs import Payer
 from backend.economy.fee_schedule import FeeRecipients, FeeSchedule
@@ -196,6 +197,7 @@ def plan_settlement(
     session.flush()
     payouts = Payouts.at(match.match_id, finished_at, played_at_s)
     by_seat = {p.seat: p for p in plan.payouts}
+    counted = {s.seat: seat_counts(match, s) for s in match.seats}
     for s in match.seats:
         p = by_seat.get(s.seat)
         session.add(
@@ -217,6 +219,7 @@ def plan_settlement(
                 amount=str(p.amount if p else 0),
                 to_avatar=bool(p and p.to_avatar),
                 finished_at=finished_at,
+                counts=int(counted[s.seat]),
             )
         )
         if p is None:
@@ -239,6 +242,8 @@ def plan_settlement(
         if to_wallet:
             payouts.to_account(party="wallet", address=p.address, amount=to_wallet, seat=s.seat)
     if plan.fee:
+        # The creator and center legs go where the one rule says the match counts for them;
+        # the treasury takes any leg it does not.
         payouts.to_fee_legs(
             session,
             fee=plan.fee,
@@ -246,10 +251,12 @@ def plan_settlement(
             payers=[
                 Payer(s.seat, s.address, match.stake)
                 for s in match.seats
-                if s.address is not None and s.eligible
+                if s.address is not None and Count.CREATOR_EARNINGS in counted[s.seat]
             ],
             treasury=treasury,
-            table_id=match.table_id or None,
+            table_id=(
+                match.table_id or None if Count.CENTER_EARNINGS in match_counts(match) else None
+            ),
             center_id=None,
             season_id=settlement.season_id,
             schedule=schedule,

@@ -21,6 +21,7 @@ from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import ledger, season_rewards
+from backend.economy.counts import Count
 from backend.economy.models import (
     LedgerLeg,
     PlannedSettlement,
@@ -67,7 +68,7 @@ def _play(sessions, season_id: int, match_id: str, winner: str, loser: str) -> N
                 chain_match_id="0x" + match_id.encode().hex().rjust(64, "0"),
                 result_hash="0x" + "00" * 32,
                 season_id=season_id,
-                economy="free",
+                economy="emission",
                 finished_at=finished,
                 status=SettlementStatus.NOTHING,
             )
@@ -87,6 +88,8 @@ def _play(sessions, season_id: int, match_id: str, winner: str, loser: str) -> N
                     points=10 if won else 3,
                     won=won,
                     finished_at=finished,
+                    # A contested earning match: what the one rule counts for the leaderboard.
+                    counts=int(Count.EMISSION | Count.LEADERBOARD),
                 )
             )
 

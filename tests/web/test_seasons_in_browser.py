@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from backend.cli.demo import DemoConfig, Season, choose_move, ok, wait_for
+from backend.cli.demo import DemoConfig, Season, ok, wait_for
 from backend.db.base import utcnow
 from backend.economy import seasons
-from backend.protocol.client import DewClient
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
 from tests.web.phone import phone_fits
+from tests.web.season_matches import contested_match
 
 pytestmark = pytest.mark.timeout(420)
 DEW = 10**18
@@ -51,17 +51,14 @@ def test_schedule_and_leaderboard_of_the_running_season(browser, demo: Season, a
     running = _season(demo, "Temporada 1", timedelta(minutes=-1), timedelta(days=7), 500 * DEW)
     upcoming = _season(demo, "Temporada 2", timedelta(days=8), timedelta(days=15), 20 * DEW)
 
-    # Two wallets play in the running season: one match for sam, two for vera.
-    players = [demo.sam, demo.vera, demo.vera]
-    for wallet in players:
-        with DewClient(demo.base) as client:
-            client.sign_in(wallet.key)
-            table = client.create_table(preset="draw", seats=2, kind="practice")
-            client.play(table["id"], choose_move)
+    # Two contested earning matches of vera against sam (free practice would not count).
+    matches = [(demo.vera, demo.sam), (demo.vera, demo.sam)]
+    for winner, loser in matches:
+        contested_match(demo.sessions, winner.address, loser.address)
 
     def booked() -> list[dict[str, Any]] | None:
         rows = ok(demo.http.get(f"/economy/seasons/{running}/leaderboard"))
-        return rows if sum(r["matches"] for r in rows) == len(players) else None
+        return rows if sum(r["matches"] for r in rows) == 2 * len(matches) else None
 
     board = wait_for("the season's matches booked", booked, timeout_s=120)
     assert {r["address"] for r in board} == {demo.sam.address, demo.vera.address}

@@ -186,14 +186,15 @@ def test_beat_pays_an_ended_seasons_rewards_once(deployment, interval_mining, wo
         )
         season_id = season.id
         season_rewards.set_rewards(session=session, season_id=season_id, places=[5 * dew, 3 * dew])
-        # A free match of the season: alice wins, bob second (no emission, but a leaderboard).
+        # An earning match of the season (alice wins, bob second) under policies that emit
+        # nothing: no payout, but a contested match, so a leaderboard (economy.counts).
         plan_settlement(
             session=session,
             match=FinishedMatch(
                 match_id="beatseasonmatch00000000000001",
                 chain_match_id="0x" + (7001).to_bytes(32, "big").hex(),
                 result_hash="0x" + "cd" * 32,
-                earning=False,
+                earning=True,
                 stake=0,
                 seats=(
                     SeatResult(0, alice, None, "wallet", placement=1, won=True, points=50),
