@@ -518,6 +518,16 @@ class Settings(BaseSettings):
                 )
             if self.chain.operator_key == ChainSettings.model_fields["operator_key"].default:
                 raise ValueError("DEW_CHAIN_OPERATOR_KEY must be set outside development")
+            # Without terms nothing is gated (backend/accounts/terms.py). Tournament entry
+            # fees (which any center host may charge) cannot be turned off, so this holds
+            # even with DEW_TABLES_STAKED_PLAY=false.
+            if self.terms.version is None or self.terms.uri is None:
+                raise ValueError(
+                    "DEW_TERMS_VERSION and DEW_TERMS_URI must be set outside development: "
+                    "staked tables and tournament entry fees take DEW only from wallets that "
+                    "accepted the terms and confirmed their legal age, and with no terms "
+                    "configured nothing would be asked"
+                )
         return self
 
 
