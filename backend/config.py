@@ -269,8 +269,9 @@ class TablesSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="DEW_TABLES_")
 
-    # The shortest turn timer an earning or staked table may have: a human seat must have
-    # time to answer before the timeout bot plays (and, after three, forfeits) for it.
+    # The shortest turn timer wherever DEW or rank is at stake (earning and staked tables,
+    # matchmaking, every tournament, the operator's and a center host's): a human seat must
+    # have time to answer before the timeout bot plays (and, after three, forfeits) for it.
     min_earning_turn_timeout_s: float = 15.0
     # Open or playing tables one wallet may have created at once (AI-vs-AI ones included).
     max_live_tables_per_wallet: int = 5
@@ -318,6 +319,9 @@ class CompetitionsSettings(BaseSettings):
     advance_every_s: float = 2.0
     # Steps per tournament per task run (a step: start, a round's results, the next round).
     max_steps: int = 8
+    # A Game Center's host may schedule its tournament to start at most this many days
+    # ahead: its entrants' fees are held in escrow until it starts (they may leave before).
+    host_max_lead_days: int = Field(30, ge=1, le=366)
 
 
 class HttpSettings(BaseSettings):
@@ -525,6 +529,16 @@ class Settings(BaseSettings):
                 )
             if self.chain.operator_key == ChainSettings.model_fields["operator_key"].default:
                 raise ValueError("DEW_CHAIN_OPERATOR_KEY must be set outside development")
+            # Without terms nothing is gated (backend/accounts/terms.py). Tournament entry
+            # fees (which any center host may charge) cannot be turned off, so this holds
+            # even with DEW_TABLES_STAKED_PLAY=false.
+            if self.terms.version is None or self.terms.uri is None:
+                raise ValueError(
+                    "DEW_TERMS_VERSION and DEW_TERMS_URI must be set outside development: "
+                    "staked tables and tournament entry fees take DEW only from wallets that "
+                    "accepted the terms and confirmed their legal age, and with no terms "
+                    "configured nothing would be asked"
+                )
         return self
 
 

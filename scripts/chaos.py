@@ -166,7 +166,8 @@ class Player:
         return dict(self.call(create))
 
     def sign_in(self) -> None:
-        self.address = self.call(lambda c: c.sign_in(self.key))
+        # The stack has terms (as production must): staked play needs them accepted.
+        self.address = self.call(lambda c: c.sign_in(self.key, accept_terms=True))
         token = next(c.token for c in self.clients if c.token)
         for client in self.clients:
             client.token, client.address = token, self.address

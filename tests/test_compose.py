@@ -60,6 +60,8 @@ def _resolve(value: Any) -> str:
             return "0x" + "5" * 64
         if "SECRET" in m.group("name"):  # as `openssl rand -hex 32` gives (docker-compose.yml)
             return "5" * 64
+        if m.group("name").endswith("_URI"):
+            return "https://stand-in.example/" + m.group("name").lower()
         return "stand-in-" + m.group("name")
 
     return VARIABLE.sub(one, str(value))
@@ -218,6 +220,8 @@ def test_environment_uses_real_settings(name, monkeypatch):
         auth=built["AuthSettings"],
         server=built["ServerSettings"],
         economy=built["EconomySettings"],
+        tables=built["TablesSettings"],
+        terms=built["TermsSettings"],
     )
     if "DEW_DB_URL" in env:
         url = make_url(settings.db.url)

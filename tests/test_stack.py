@@ -56,6 +56,14 @@ def test_dew_stack_serves_on_both_api_processes_and_stops_cleanly(tmp_path: Path
         assert len(urls) == 2 and urls[0] != urls[1]
         for url in urls:
             assert httpx.get(f"{url}/health", timeout=5).status_code == 200
+            # The stack has terms, as production must: a sign-in may accept them.
+            nonce = httpx.post(
+                f"{url}/auth/nonce",
+                json={"address": "0x" + "11" * 20, "accept_terms": True},
+                timeout=5,
+            )
+            assert nonce.status_code == 200, nonce.text
+            assert "version=stack-1" in nonce.text
         children = [
             int(pid)
             for pid in subprocess.run(

@@ -104,6 +104,7 @@ def create_tournament(
                 created_by="operator",
                 settlement_limit=limit,
                 max_fee_bps=get_settings().fees.tournament_max_bps,
+                settings=get_settings(),
             )
             typer.echo(f"tournament {t.id} {t.name!r} open until {t.starts_at.isoformat()}")
     except (exc.CompetitionsError, ValueError) as error:

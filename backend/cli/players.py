@@ -75,11 +75,12 @@ def refusals_fail(what: str) -> Iterator[None]:
 
 
 def sign_in(base_url: str, wallet: Wallet) -> DewClient:
-    """EIP-4361: the server composes the message, the wallet signs it with personal_sign."""
+    """EIP-4361: the server composes the message, the wallet signs it with personal_sign,
+    accepting the stack's terms and confirming legal age (earning and fee play need them)."""
     client = DewClient(base_url, timeout_s=30)
     try:
         with refusals_fail(f"{wallet.name}'s sign-in"):
-            client.sign_in(wallet.key)
+            client.sign_in(wallet.key, accept_terms=True)
     except DemoFailed:
         client.close()
         raise

@@ -61,6 +61,11 @@ STACK_TIMINGS = {
 }
 
 
+# The terms a stack's wallets accept (as production must have some: backend/config.py refuses
+# to run without them outside development); a stand-in document for a local run.
+STACK_TERMS = {"DEW_TERMS_VERSION": "stack-1", "DEW_TERMS_URI": "https://dew.example/terms"}
+
+
 def dew_command() -> list[str]:
     script = Path(sys.executable).parent / "dew"
     if script.exists():
@@ -198,6 +203,7 @@ class Stack:
         if self.pubsub_url:
             env["DEW_SERVER_REDIS_URL"] = self.pubsub_url
             env["DEW_SERVER_REDIS_CHANNEL_PREFIX"] = config.channel_prefix or f"dew-stack-{suffix}"
+        env.update(STACK_TERMS)
         env.update(config.timings)
         env.update(config.extra_env)
         return env

@@ -33,6 +33,12 @@ class AlreadyRegistered(CompetitionsError):
     code = "already_registered"
 
 
+class NotRegistered(CompetitionsError):
+    """The wallet has no entry to withdraw."""
+
+    code = "not_registered"
+
+
 class TournamentFull(CompetitionsError):
     code = "tournament_full"
 

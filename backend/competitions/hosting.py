@@ -3,8 +3,9 @@
 - A Campeonato at the center: the center's host (its renter while rented, else its owner;
   ``backend.centers.service.host_of``) creates it like the operator would, with fewer
   powers: only the open tier (campeonato), no added prize (that is paid from the season's
-  emission budget, the operator's money), and at most ``capacity`` of the center's
-  tournaments registering or running at once.
+  emission budget, the operator's money), at most ``capacity`` of the center's
+  tournaments registering or running at once, and a start at most
+  ``DEW_COMPETITIONS_HOST_MAX_LEAD_DAYS`` ahead (entrants' fees are not held for years).
 - The center's report: its fee legs (ledger party ``FEE_CENTER_PARTY``, written by the
   settlement planner when a hosted match or tournament is settled) summed per season.
   A leg belongs to the center when its match was played at one of the center's tables, or
@@ -17,7 +18,7 @@ Tables under a center are opened through ``backend.tables.service.create_table``
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Select, func, or_, select
@@ -27,6 +28,7 @@ from backend.centers import service as centers
 from backend.competitions import exceptions as exc
 from backend.competitions import service
 from backend.competitions.models import Tournament, TournamentStatus, escrow_key
+from backend.config import Settings, get_settings
 from backend.db.base import utcnow
 from backend.economy.models import LedgerLeg, LegStatus, PlannedSettlement, Season
 from backend.tables.models import Match, Table
@@ -44,8 +46,11 @@ def create_center_tournament(
     host: str,
     settlement_limit: int | None = None,
     at: datetime | None = None,
+    settings: Settings | None = None,
 ) -> Tournament:
     """A Campeonato under ``spec.center_id``, created by its host (see the module doc)."""
+    settings = settings or get_settings()
+    now = at or utcnow()
     if spec.center_id is None:
         raise exc.InvalidTournament("a center's tournament names its center")
     if spec.tier != HOST_TIER:
@@ -54,9 +59,15 @@ def create_center_tournament(
         raise exc.InvalidTournament(
             "a center's tournament has no added prize: that is paid from the season's budget"
         )
-    center = centers.require_host(
-        session=session, center_id=spec.center_id, wallet=host, at=at or utcnow()
-    )
+    lead_days = settings.competitions.host_max_lead_days
+    if spec.starts_at is not None and spec.starts_at.tzinfo is None:
+        raise exc.InvalidTournament("starts_at must be timezone-aware")
+    if spec.starts_at is not None and spec.starts_at - now > timedelta(days=lead_days):
+        raise exc.InvalidTournament(
+            f"a center's tournament starts at most {lead_days} days ahead "
+            f"(DEW_COMPETITIONS_HOST_MAX_LEAD_DAYS), got {spec.starts_at.isoformat()}"
+        )
+    center = centers.require_host(session=session, center_id=spec.center_id, wallet=host, at=now)
     running = (
         session.scalar(
             select(func.count())
@@ -71,7 +82,12 @@ def create_center_tournament(
             f"(its capacity is {center.capacity})"
         )
     return service.create_tournament(
-        session=session, spec=spec, created_by=host, settlement_limit=settlement_limit
+        session=session,
+        spec=spec,
+        created_by=host,
+        settlement_limit=settlement_limit,
+        max_fee_bps=settings.fees.tournament_max_bps,
+        settings=settings,
     )
 
 

@@ -30,11 +30,12 @@ from backend.competitions.models import (
     TournamentStatus,
     escrow_key,
 )
+from backend.config import Settings, get_settings
 from backend.db.base import aware, utcnow
 from backend.economy import reports, stakes
 from backend.economy.exceptions import EconomyError
 from backend.economy.fee_schedule import FeeSchedule
-from backend.economy.models import Season
+from backend.economy.models import Season, StakeEntry
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
 from backend.kit.text import clean_text
 from backend.tables import play
@@ -105,9 +106,13 @@ def create_tournament(
     created_by: str | None = None,
     settlement_limit: int | None = None,
     max_fee_bps: int | None = None,
+    settings: Settings | None = None,
 ) -> Tournament:
     """Create a tournament open for registration; its added prize is charged to the season's
     emission budget now (given back if it is cancelled).
+
+    Its turn timer is held to the floor of every match where DEW or rank is at stake
+    (``backend.tables.service.turn_timeout``; ``settings``: the deployment's when None).
 
     ``settlement_limit`` (``settlement_limit(contracts)``, read from the chain) refuses a
     tournament whose full prize pool the vault would never let one settlement pay;
@@ -167,8 +172,16 @@ def create_tournament(
         )
     if not 0 <= spec.qualify_top <= spec.min_entrants:
         raise exc.InvalidTournament(f"qualify_top must be 0..min_entrants, got {spec.qualify_top}")
-    if not 1.0 <= spec.turn_timeout_s <= 600 or not 0 <= spec.round_every_s <= 7 * 86400:
-        raise exc.InvalidTournament("turn_timeout_s must be 1..600 and round_every_s 0..604800")
+    if not 0 <= spec.round_every_s <= 7 * 86400:
+        raise exc.InvalidTournament("round_every_s must be 0..604800")
+    try:
+        # A tournament's places are rank (and its prizes money): never a timer a human
+        # seat cannot answer in before the timeout bot plays, then forfeits, for it.
+        turn_timeout_s = tables.turn_timeout(
+            settings or get_settings(), spec.turn_timeout_s, at_stake=True
+        )
+    except TablesError as error:
+        raise exc.InvalidTournament(str(error)) from None
     feeder_tier = FEEDER[spec.tier]
     if feeder_tier is None and spec.qualifier_of is not None:
         raise exc.InvalidTournament("a Campeonato is open: it has no qualifying tournament")
@@ -221,7 +234,7 @@ def create_tournament(
         max_entrants=spec.max_entrants,
         starts_at=starts_at,
         round_every_s=spec.round_every_s,
-        turn_timeout_s=spec.turn_timeout_s,
+        turn_timeout_s=turn_timeout_s,
         bot_level=spec.bot_level,
         status=TournamentStatus.REGISTERING,
         created_by=created_by,
@@ -353,9 +366,7 @@ def register(
     if existing is not None:
         raise exc.AlreadyRegistered(f"{address} is already entered in {t.name!r}")
     _check_rules(session, t, address)
-    number = (
-        session.scalar(select(func.max(Entrant.number)).where(Entrant.tournament_id == t.id)) or 0
-    ) + 1
+    number = _next_number(session, t)
     fee = int(t.entry_fee)
     entrant = Entrant(
         tournament_id=t.id,
@@ -384,6 +395,51 @@ def register(
     return entrant
 
 
+def _next_number(session: Session, t: Tournament) -> int:
+    """The next entrant number: past every entrant's and every entry fee's ever escrowed, so
+    the number of an entrant who left (its escrow and refund entries stay, one per number)
+    is never given again."""
+    key = escrow_key(t.id)
+    entrants = session.scalar(select(func.max(Entrant.number)).where(Entrant.tournament_id == t.id))
+    fees = session.scalar(select(func.max(StakeEntry.seat)).where(StakeEntry.match_id == key))
+    return max(entrants or 0, fees or 0) + 1
+
+
+def leave(*, session: Session, tournament_id: int, address: str) -> int:
+    """Withdraw a wallet's entry while registration is open: its entrant is removed and its
+    entry fee goes back to its stake balance, to the unit, in one transaction under the
+    tournament's row lock (a repeat finds no entry). Returns the refund in DEW wei."""
+    if not isinstance(address, str) or not is_address(address):
+        raise exc.InvalidTournament(f"not an address: {address!r}")
+    address = to_checksum_address(address)
+    t = get_tournament(session=session, tournament_id=tournament_id, lock=True)
+    if t.status != TournamentStatus.REGISTERING or utcnow() >= aware(t.starts_at):
+        session.rollback()
+        raise exc.RegistrationClosed(
+            f"tournament {t.name!r} is no longer taking entries ({t.status}): "
+            "an entry may be withdrawn only before registration closes"
+        )
+    entrant = session.scalar(
+        select(Entrant).where(Entrant.tournament_id == t.id, Entrant.address == address)
+    )
+    if entrant is None:
+        session.rollback()
+        raise exc.NotRegistered(f"{address} has no entry in {t.name!r}")
+    number = entrant.number
+    try:
+        refunded = stakes.release_stakes(session=session, match_id=escrow_key(t.id), seats=[number])
+    except EconomyError as error:
+        session.rollback()
+        raise exc.NotCancellable(str(error)) from None
+    session.delete(entrant)
+    t.version += 1
+    session.commit()
+    log.info(
+        "%s left tournament %s (#%d): %d DEW wei refunded", address, tournament_id, number, refunded
+    )
+    return refunded
+
+
 def add_bots(
     *, session: Session, tournament_id: int, count: int, level: str | None = None
 ) -> list[Entrant]:
@@ -396,9 +452,7 @@ def add_bots(
         raise exc.InvalidTournament(f"bot level must be one of {list(play.BOT_LEVELS)}")
     if have + count > t.max_entrants:
         raise exc.TournamentFull(f"only {t.max_entrants - have} places are left")
-    first = (
-        session.scalar(select(func.max(Entrant.number)).where(Entrant.tournament_id == t.id)) or 0
-    ) + 1
+    first = _next_number(session, t)
     bots = [
         Entrant(
             tournament_id=t.id,
@@ -494,7 +548,9 @@ def game_history(games: list[Game]) -> dict[int, list[pairing.Game]]:
 def standings(*, session: Session, tournament: Tournament) -> list[pairing.Standing]:
     """The standings from the games finished so far (final once the tournament is)."""
     entrants = entrants_of(session=session, tournament_id=tournament.id)
-    if tournament.status == TournamentStatus.REGISTERING or not entrants:
+    if tournament.current_round == 0 or not entrants:
+        # No round was ever started (still registering, or cancelled before round 1, as
+        # with fewer entrants than its minimum, perhaps just one): nobody has a place.
         return []
     by_seed = seed_order(entrants)
     done = [g for g in games_of(session=session, tournament_id=tournament.id) if g.status != "live"]

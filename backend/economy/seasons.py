@@ -12,8 +12,12 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from backend.db import dialect
 from backend.economy.exceptions import EconomyValueError, SeasonNotFound
 from backend.economy.models import Season
+
+# The advisory lock that serializes season creation (``dialect.lock_key``).
+SEASONS_LOCK = "economy-seasons"
 
 
 def create_season(
@@ -27,6 +31,9 @@ def create_season(
         raise EconomyValueError(f"season ends ({ends_at}) before it starts ({starts_at})")
     if emission_budget < 0:
         raise EconomyValueError(f"emission budget must be >= 0, got {emission_budget!r}")
+    # Creations are serialized until the transaction ends, so the overlap check reads every
+    # season a parallel creation committed (PostgreSQL; SQLite has one writer at a time).
+    dialect.lock_key(session, SEASONS_LOCK)
     overlapping = session.scalars(
         select(Season).where(Season.starts_at < ends_at, Season.ends_at > starts_at)
     ).first()

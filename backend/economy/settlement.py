@@ -300,11 +300,13 @@ class Prize:
 
 
 def _entry_payers(session: Session, key: str) -> list[Payer]:
-    """Who paid a competition's entry fees: its escrow entries (entrant number, wallet)."""
+    """Who paid a competition's entry fees: its escrow entries (entrant number, wallet) still
+    held (an entrant who left before it started was refunded)."""
+    held = escrowed(session=session, match_id=key)
     rows = session.scalars(
         select(StakeEntry).where(StakeEntry.match_id == key, StakeEntry.kind == "escrow")
     )
-    return [Payer(int(r.seat or 0), r.address, int(r.amount)) for r in rows]
+    return [Payer(int(r.seat or 0), r.address, int(r.amount)) for r in rows if r.seat in held]
 
 
 def plan_prize_settlement(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -216,8 +216,9 @@ def escrowed(*, session: Session, match_id: str) -> dict[int, int]:
     return {seat: amount for seat, amount in held.items() if amount}
 
 
-def release_stakes(*, session: Session, match_id: str) -> int:
-    """Give an abandoned match's stakes back to the balances; returns the amount released."""
+def release_stakes(*, session: Session, match_id: str, seats: Collection[int] | None = None) -> int:
+    """Give an abandoned match's stakes back to the balances; returns the amount released.
+    ``seats``: only theirs (a tournament entrant who left before it started)."""
     if session.get(PlannedSettlement, match_id) is not None:
         raise Conflict(f"match {match_id!r} is already settled; its stakes are in its payouts")
     entries = list(
@@ -231,7 +232,7 @@ def release_stakes(*, session: Session, match_id: str) -> int:
             select(StakeEntry).where(StakeEntry.match_id == match_id, StakeEntry.kind == "release")
         )
     }
-    todo = [e for e in entries if e.seat not in released]
+    todo = [e for e in entries if e.seat not in released and (seats is None or e.seat in seats)]
     wallets = _wallets(session, [e.address for e in todo])
     for e in todo:
         wallets[e.address].balance = str(int(wallets[e.address].balance) + int(e.amount))

@@ -20,14 +20,14 @@ from backend.economy import stakes
 from backend.ops.metrics import MATCHMAKING_WAIT
 from backend.tables import exceptions as exc
 from backend.tables import play, seating
+from backend.tables import service as tables_service
 from backend.tables.gating import Gate
 from backend.tables.models import MatchmakingTicket
 
 
 def _matchmade_turn_timeout(settings: Settings, earning: bool) -> float:
     """A matchmade table's timer: the server's, and never under the earning floor."""
-    timeout = settings.server.turn_timeout_s
-    return max(timeout, settings.tables.min_earning_turn_timeout_s) if earning else timeout
+    return tables_service.turn_timeout(settings, None, at_stake=earning)
 
 
 def enqueue(

@@ -193,25 +193,34 @@ def _check_same_device(spec: TableSpec) -> None:
 
 
 def _turn_timeout(settings: Settings, spec: TableSpec) -> float:
-    """The table's turn timer, within the server's bounds (DEW_TABLES_MIN/MAX_TURN_TIMEOUT_S);
-    an earning or staked table's is at least the earning floor, since the timeout bot plays
-    for (and finally forfeits) a human seat that runs out of it."""
+    """The table's turn timer: an earning or staked table's is at least the floor."""
+    return turn_timeout(settings, spec.turn_timeout_s, at_stake=spec.earning)
+
+
+def turn_timeout(settings: Settings, requested: float | None, *, at_stake: bool) -> float:
+    """The turn timer of a match, for every path that makes one (tables, matchmaking,
+    tournaments): ``requested`` (None: the server's default) within the server's bounds
+    (DEW_TABLES_MIN/MAX_TURN_TIMEOUT_S). Where money or rank is at stake (``at_stake``: an
+    earning or staked table, any tournament) it is at least the floor
+    DEW_TABLES_MIN_EARNING_TURN_TIMEOUT_S, since the timeout bot plays for (and finally
+    forfeits) a human seat that runs out of it; a lower request is refused."""
     low, high = settings.tables.min_turn_timeout_s, settings.tables.max_turn_timeout_s
-    if spec.turn_timeout_s is not None and not low <= spec.turn_timeout_s <= high:
+    if requested is not None and not low <= requested <= high:
         raise exc.InvalidRequest(
-            f"the turn timer must be between {low:g} s and {high:g} s, got {spec.turn_timeout_s!r}"
+            f"the turn timer must be between {low:g} s and {high:g} s, got {requested!r}"
         )
+    default = settings.server.turn_timeout_s
     floor = settings.tables.min_earning_turn_timeout_s
-    if not spec.earning:
-        return spec.turn_timeout_s or settings.server.turn_timeout_s
-    if spec.turn_timeout_s is None:
-        return max(settings.server.turn_timeout_s, floor)
-    if spec.turn_timeout_s < floor:
+    if not at_stake:
+        return requested or default
+    if requested is None:
+        return max(default, floor)
+    if requested < floor:
         raise exc.InvalidRequest(
-            f"an earning or staked table's turn timer must be at least {floor:g} s, "
-            f"got {spec.turn_timeout_s!r}"
+            f"where DEW or rank is at stake (an earning or staked table, a tournament) the "
+            f"turn timer must be at least {floor:g} s, got {requested!r}"
         )
-    return spec.turn_timeout_s
+    return requested
 
 
 def _lock_wallet(session: Session, address: str) -> None:

@@ -1,10 +1,13 @@
-"""The secret an embedded run makes for itself, production's refusal of weak secrets, the
-low-s rule for signatures, and what the log filter removes."""
+"""The secret an embedded run makes for itself, production's refusal of weak secrets and of
+running without terms, the low-s rule for signatures, and what the log filter removes."""
 
 from __future__ import annotations
 
 import logging
+import os
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -13,11 +16,13 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from backend.accounts import siwe_message
-from backend.config import AuthSettings, ChainSettings, Settings
+from backend.config import AuthSettings, ChainSettings, Settings, TablesSettings, TermsSettings
 from backend.ops.redaction import RedactTokens, redact
 
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 OPERATOR_KEY = "0x" + "11" * 32
+TERMS = TermsSettings(version="2026-11", uri="https://dew.example/terms")
+DEW = str(Path(sys.executable).parent / "dew")
 
 
 def test_an_unset_secret_is_made_once_private_and_shared(tmp_path: Path) -> None:
@@ -57,10 +62,53 @@ def test_production_refuses_a_missing_short_or_published_secret(
 def test_production_takes_a_long_configured_secret(tmp_path: Path) -> None:
     auth = AuthSettings(jwt_secret="a" * 64, jwt_secret_file=tmp_path / "jwt-secret")
     settings = Settings(
-        environment="production", auth=auth, chain=ChainSettings(operator_key=OPERATOR_KEY)
+        environment="production",
+        auth=auth,
+        chain=ChainSettings(operator_key=OPERATOR_KEY),
+        terms=TERMS,
     )
     assert settings.auth.jwt_secret == "a" * 64
     assert not (tmp_path / "jwt-secret").exists()
+
+
+@pytest.mark.parametrize("staked_play", [True, False])
+def test_production_refuses_to_run_without_terms(tmp_path: Path, staked_play: bool) -> None:
+    """Outside development, stakes and entry fees would be taken from wallets that never
+    accepted terms or confirmed their age: no terms configured is refused at start-up, even
+    with staked tables off (a center's host may still charge tournament entry fees)."""
+    auth = AuthSettings(jwt_secret="a" * 64, jwt_secret_file=tmp_path / "jwt-secret")
+    common: dict[str, object] = {
+        "auth": auth,
+        "chain": ChainSettings(operator_key=OPERATOR_KEY),
+        "tables": TablesSettings(staked_play=staked_play),
+    }
+    with pytest.raises(ValueError, match="DEW_TERMS_VERSION and DEW_TERMS_URI must be set"):
+        Settings(environment="production", terms=TermsSettings(), **common)  # type: ignore[arg-type]
+    assert Settings(environment="production", terms=TERMS, **common).terms.version == "2026-11"  # type: ignore[arg-type]
+    # Development (``make demo``) runs without terms, as before.
+    assert Settings(environment="development", **common).terms.version is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", [["serve", "--no-migrate"], ["worker"]])
+def test_the_server_and_the_worker_refuse_to_start_without_terms(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """The real processes, configured as production is but for the terms: each exits at once
+    with the reason, before serving a request or taking a task."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
+    env |= {
+        "DEW_ENVIRONMENT": "production",
+        "DEW_AUTH_JWT_SECRET": "a" * 64,
+        "DEW_CHAIN_OPERATOR_KEY": OPERATOR_KEY,
+        "DEW_DB_URL": f"sqlite:///{tmp_path / 'dew.sqlite3'}",
+        "DEW_BROKER_URL": f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}",
+        "DEW_METRICS_MULTIPROC_DIR": str(tmp_path / "metrics"),
+    }
+    done = subprocess.run(
+        [DEW, *command], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "DEW_TERMS_VERSION and DEW_TERMS_URI must be set" in done.stderr
 
 
 def test_a_high_s_signature_is_refused_and_its_low_s_twin_accepted() -> None:

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from backend.chain.rpc import Rpc
 from backend.competitions import service
 from backend.competitions.models import Entrant, Game, TournamentStatus, escrow_key
+from backend.config import Settings, TablesSettings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import stakes
@@ -110,6 +111,8 @@ def test_tournament_on_anvil_survives_killed_server_and_worker(deployment, pg_ur
                 starts_at=utcnow() + timedelta(hours=1),
                 turn_timeout_s=1.0,
             ),
+            # The absent wallets time out fast: a 1-second floor (a deployment's is 15 s).
+            settings=Settings(tables=TablesSettings(min_earning_turn_timeout_s=1.0)),
         )
         tid = t.id
         entry = service.register(

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from backend.competitions import exceptions as exc
 from backend.competitions import jobs, rounds, service
 from backend.competitions.models import TournamentStatus, escrow_key
-from backend.config import Settings
+from backend.config import Settings, TablesSettings
 from backend.db.base import utcnow
 from backend.economy import settlement as economy
 from backend.economy import stakes
@@ -25,6 +25,8 @@ from tests.tables.harness import ServerProcess, wait_for
 
 DEW = 10**18
 SETTINGS = Settings()
+# The absent wallets time out fast: a 1-second floor (a deployment's is 15 s).
+FAST_TIMERS = Settings(tables=TablesSettings(min_earning_turn_timeout_s=1.0))
 
 
 def wallets(n: int) -> list[str]:
@@ -160,6 +162,7 @@ def test_tournaments_play_server_matches_and_qualify_for_the_next_tier(pg_url, s
                 turn_timeout_s=1.0,
                 season_id=season.id,
             ),
+            settings=FAST_TIMERS,
         )
         for address in absent:
             service.register(

@@ -5,6 +5,7 @@ nothing: the chain outbox and the seasons are read from the database."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import secrets
 import threading
@@ -299,6 +300,38 @@ def test_season_name_and_overlap_refusals_change_nothing(server, books):
             answer = client.post("/operator/seasons/schedule", json=dict(schedule, **bad))
             assert answer.status_code == 422, (bad, answer.text)
     assert _counts(books) == before
+
+
+def test_parallel_overlapping_seasons_create_exactly_one(server, books):
+    """A script fires overlapping seasons (each its own name) at once: season creation is
+    serialized, so exactly one is created (201) and every other is the overlap refusal
+    (422); no two seasons of the books overlap afterwards."""
+    _, token = sign_in(server.url, OPERATOR)
+    start = _far_future(0)
+    before = _counts(books)
+    barrier = threading.Barrier(RACERS)
+
+    def post(i: int) -> httpx.Response:
+        body = {
+            "name": f"race {i} " + secrets.token_hex(4),
+            # every window overlaps every other (they all contain start + 1 day)
+            "starts_at": (start + timedelta(hours=i)).isoformat(),
+            "ends_at": (start + timedelta(days=2, hours=i)).isoformat(),
+            "emission_budget": "1000",
+        }
+        with api(server.url, token) as client:
+            barrier.wait()
+            return client.post("/operator/seasons", json=body)
+
+    with ThreadPoolExecutor(RACERS) as pool:
+        answers = list(pool.map(post, range(RACERS)))
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [201] + [422] * (RACERS - 1), [a.text for a in answers]
+    assert _counts(books) == (before[0], before[1] + 1)
+    with books() as session:
+        windows = sorted(session.execute(select(Season.starts_at, Season.ends_at)).tuples())
+    for (_, ends), (starts, _) in itertools.pairwise(windows):
+        assert ends <= starts, windows
 
 
 def test_season_with_rewards_reserves_them_from_its_budget(server, books):

@@ -216,7 +216,7 @@ def open_tournament(
     )
     limit = _settlement_limit(settings, body.entry_fee * body.max_entrants)
     tournament = hosting.create_center_tournament(
-        session=session, spec=spec, host=player.address, settlement_limit=limit
+        session=session, spec=spec, host=player.address, settlement_limit=limit, settings=settings
     )
     return competitions.summary(tournament)
 

@@ -1,9 +1,10 @@
 """Competitions routes: tournaments, registration, brackets, standings, and a WebSocket of
 their events.
 
-Reads are public; registering needs the wallet's access token (the fee comes from its stake
-balance). Tournaments are created and cancelled by the operator (``dew create-tournament``,
-``dew cancel-tournament``), not over HTTP.
+Reads are public; registering and leaving need the wallet's access token (the fee comes from
+its stake balance, and goes back to it when the wallet leaves before registration closes).
+Tournaments are created and cancelled by the operator (``dew create-tournament``,
+``dew cancel-tournament``) or opened by a Game Center's host (``/centers``).
 """
 
 from __future__ import annotations
@@ -87,6 +88,17 @@ def register(
         avatar_id=body.avatar_id if body else None,
     )
     return service.entrant_view(entrant)
+
+
+@router.post(
+    "/{tournament_id}/leave",
+    summary="Withdraw the signed-in wallet's entry before registration closes (fee refunded)",
+)
+def leave(
+    session: SessionDep, tournament_id: TournamentId, player: CurrentPlayer
+) -> dict[str, Any]:
+    refunded = service.leave(session=session, tournament_id=tournament_id, address=player.address)
+    return {"tournament_id": tournament_id, "address": player.address, "refunded": refunded}
 
 
 @router.get("/{tournament_id}/bracket", summary="Every round's games and their matches")
