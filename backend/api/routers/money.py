@@ -26,7 +26,7 @@ from backend.economy import exceptions as economy_exc
 from backend.economy import schemas as economy_schemas
 from backend.economy import stakes, withdrawals
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
-from backend.tables.models import Match
+from backend.tables.models import Match, Table
 
 router = APIRouter(prefix="/wallet", tags=["wallet"])
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -79,7 +79,9 @@ class EscrowOut(BaseModel):
 
 
 class HistoryLineOut(BaseModel):
-    kind: str = Field(description="deposit | escrow | release | withdrawal | reversal")
+    kind: str = Field(
+        description="deposit | escrow | release | withdrawal | reversal | hold | unhold"
+    )
     amount: str
     ref: str | None
     state: str
@@ -122,6 +124,8 @@ def _why(session: SessionDep, row: dict[str, Any]) -> EscrowOut:
         out.tournament_id, out.name = tid, tournament.name if tournament else None
     else:
         out.table_id = session.scalar(select(Match.table_id).where(Match.id == key))
+        if out.table_id is None and session.get(Table, key) is not None:
+            out.table_id = key  # held for a seat at an open staked table
     return out
 
 
