@@ -275,6 +275,9 @@ class TablesSettings(BaseSettings):
     min_earning_turn_timeout_s: float = 15.0
     # Open or playing tables one wallet may have created at once (AI-vs-AI ones included).
     max_live_tables_per_wallet: int = 5
+    # Seats one wallet may hold at once at open or playing tables it did not create (joined
+    # through POST /tables/{id}/join): without it one wallet could sit at every table listed.
+    max_seats_at_others_tables_per_wallet: int = 5
     # Where players open the web client; invite links point at its page for the table.
     # None: the origin wallets sign in at (DEW_AUTH_URI: the embedded server's own base,
     # http://localhost:8000, or the proxy's in docker-compose), never the request's Host.

@@ -5,9 +5,10 @@ dashboard. Plain functions taking keyword-only ``session``; the three writes (``
 
 Farming is refused where the server can see it (docs/security.md, "Creators"): a creator
 cannot bind itself, nor a wallet it is *linked* to: one that was ever a party (owner,
-manager or scholar) of a scholarship agreement with it, or one that is itself bound to the
-creator's wallet (a binding cycle). Earnings are capped per creator per season by the fee
-schedule (``backend.economy.fee_legs``).
+manager or scholar) of a scholarship agreement with it, or one the creator is bound to
+through its chain of creators (a binding cycle of any length; binds are serialized, so
+racing binds cannot close a ring together). Earnings are capped per creator per season by
+the fee schedule (``backend.economy.fee_legs``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlalchemy.orm import Session
 from backend.accounts.siwe_message import SignatureError, recover_signer_bytes
 from backend.creators import exceptions as exc
 from backend.creators.models import BindStatement, Creator, CreatorBinding
+from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.economy.counts import Count
 from backend.economy.fee_legs import CREATOR_PARTY
@@ -48,6 +50,13 @@ RESERVED_CODES = frozenset(
 )  # fmt: skip
 STATEMENT_TTL = timedelta(minutes=10)
 MAX_OPEN_STATEMENTS = 5
+# How far up a creator's own chain of creators a bind looks for a cycle; a longer chain is
+# refused rather than walked (binds that close a ring of any length are refused).
+MAX_CHAIN = 32
+# The one lock every bind takes before its checks: two binds that together would close a
+# ring (A to B's code while B binds to A's) cannot both pass (PostgreSQL; SQLite runs one
+# writer at a time).
+BIND_LOCK = "creators:bind"
 
 
 def normalize_code(code: str) -> str:
@@ -110,10 +119,17 @@ def linked(*, session: Session, creator: str, player: str) -> str | None:
     )
     if shared is not None:
         return f"the wallets share scholarship agreement #{shared}"
-    upstream = session.get(CreatorBinding, creator)
-    if upstream is not None and upstream.creator == player:
-        return "the creator is bound to this wallet (a binding cycle)"
-    return None
+    # Walk the creator's own chain of bindings (each wallet is bound at most once, so it is
+    # a path): binding the player would close a ring if the player is on it.
+    wallet = creator
+    for _ in range(MAX_CHAIN):
+        upstream = session.get(CreatorBinding, wallet)
+        if upstream is None:
+            return None
+        if upstream.creator == player:
+            return "the creator is bound to this wallet through its creators (a binding cycle)"
+        wallet = upstream.creator
+    return f"the creator's chain of creators is longer than {MAX_CHAIN} wallets"
 
 
 def statement_text(*, player: str, code: str, nonce: str, issued: datetime, expires: datetime,
@@ -207,6 +223,7 @@ def bind(
     if signer != player:
         raise exc.BadStatement("the statement was not signed by the player's wallet")
     creator = get_creator(session=session, code=row.code)
+    dialect.lock_key(session, BIND_LOCK)
     _check_bind(session, creator, player)
     row.used_at = now
     binding = CreatorBinding(

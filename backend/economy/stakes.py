@@ -7,7 +7,9 @@ human seat's stake moves from its balance into the match, all or nothing. The po
 the vault with the match's settlement (``plan_settlement`` refuses a staked match whose stakes
 were not escrowed, so the vault never pays a pot nobody put in). An abandoned match gives
 the stakes back with :func:`release_stakes`; :func:`request_withdrawal` pays a balance out
-through the same outbox and ledger as a match.
+through the same outbox and ledger as a match. While a staked table is open, each seated
+wallet's stake is held out of its balance (:func:`hold_stake`), so nobody can withdraw it
+between sitting down and the start; the start turns the holds into the escrow.
 """
 
 from __future__ import annotations
@@ -216,6 +218,53 @@ def escrowed(*, session: Session, match_id: str) -> dict[int, int]:
     return {seat: amount for seat, amount in held.items() if amount}
 
 
+def hold_stake(*, session: Session, address: str, key: str, amount: int) -> None:
+    """Set ``amount`` of the wallet's balance aside under ``key`` (a seat at an open staked
+    table): it leaves the balance under the wallet's row lock, so a withdrawal (which takes
+    the same lock) can no longer spend it, until :func:`release_held` gives it back or the
+    match's start escrows it."""
+    if not isinstance(amount, int) or amount <= 0:
+        raise EconomyValueError(f"a hold must be a positive integer, got {amount!r}")
+    address = checksum(address)
+    wallet = _wallets(session, [address])[address]
+    have = int(wallet.balance)
+    if have < amount:
+        raise InsufficientStake(f"{address} has {have} DEW wei deposited, the stake needs {amount}")
+    wallet.balance = str(have - amount)
+    # No seat: a seat left and taken again holds again, and (kind, key, seat) is unique.
+    session.add(StakeEntry(address=address, kind="hold", amount=str(amount), match_id=key))
+    session.flush()
+
+
+def held(*, session: Session, key: str) -> dict[str, int]:
+    """What each wallet has set aside under ``key`` and not had back."""
+    out: dict[str, int] = {}
+    for entry in session.scalars(
+        select(StakeEntry).where(
+            StakeEntry.match_id == key, StakeEntry.kind.in_(("hold", "unhold"))
+        )
+    ):
+        sign = 1 if entry.kind == "hold" else -1
+        out[entry.address] = out.get(entry.address, 0) + sign * int(entry.amount)
+    return {address: amount for address, amount in out.items() if amount > 0}
+
+
+def release_held(*, session: Session, key: str, address: str | None = None) -> int:
+    """Give back what is set aside under ``key`` (every wallet's, or ``address``'s); returns
+    the amount given back. Idempotent: what was given back is not held any more."""
+    todo = held(session=session, key=key)
+    if address is not None:
+        todo = {a: v for a, v in todo.items() if a == checksum(address)}
+    if not todo:
+        return 0
+    wallets = _wallets(session, list(todo))
+    for holder, amount in todo.items():
+        wallets[holder].balance = str(int(wallets[holder].balance) + amount)
+        session.add(StakeEntry(address=holder, kind="unhold", amount=str(amount), match_id=key))
+    session.flush()
+    return sum(todo.values())
+
+
 def release_stakes(*, session: Session, match_id: str, seats: Collection[int] | None = None) -> int:
     """Give an abandoned match's stakes back to the balances; returns the amount released.
     ``seats``: only theirs (a tournament entrant who left before it started)."""
@@ -260,7 +309,8 @@ def request_withdrawal(
     with another amount is refused (:class:`WithdrawalConflict`). The balance is debited under
     the wallet's row lock (``FOR UPDATE`` on PostgreSQL, the ``BEGIN IMMEDIATE`` writer lock
     on SQLite) and the repeat is looked for only once the lock is held, so parallel requests
-    of one balance pay once. Escrowed stake is not in the balance: it cannot be withdrawn."""
+    of one balance pay once. Escrowed stake, and stake held for a seat at an open staked
+    table, is not in the balance: it cannot be withdrawn."""
     address = checksum(address)
     if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
         raise EconomyValueError(f"withdrawal must be a positive integer, got {amount!r}")

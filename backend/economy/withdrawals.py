@@ -127,7 +127,8 @@ def list_withdrawals(
 def stake_history(*, session: Session, address: str, limit: int = 200) -> list[dict[str, Any]]:
     """Every change of a wallet's stake balance, newest first: deposits (with their tx hash),
     escrows and releases (with the match or tournament key), withdrawals (with their state
-    and tx hash) and reversals of failed withdrawals."""
+    and tx hash), reversals of failed withdrawals, and the holds of seats at open staked
+    tables (``hold``, ``unhold``: with the table's id)."""
     address = checksum(address)
     entries = list(
         session.scalars(
@@ -164,17 +165,19 @@ def stake_history(*, session: Session, address: str, limit: int = 200) -> list[d
 
 def held_in_escrow(*, session: Session, address: str) -> list[dict[str, Any]]:
     """Stake of this wallet held for a match or a tournament that has not been settled yet
-    (once settled, the pot has left the vault in its payouts)."""
+    (once settled, the pot has left the vault in its payouts), or for its seat at an open
+    staked table (keyed by the table)."""
     address = checksum(address)
     held: dict[str, int] = {}
     since: dict[str, datetime] = {}
     for e in session.scalars(
         select(StakeEntry).where(
-            StakeEntry.address == address, StakeEntry.kind.in_(("escrow", "release"))
+            StakeEntry.address == address,
+            StakeEntry.kind.in_(("escrow", "release", "hold", "unhold")),
         )
     ):
         assert e.match_id is not None
-        sign = 1 if e.kind == "escrow" else -1
+        sign = 1 if e.kind in ("escrow", "hold") else -1
         held[e.match_id] = held.get(e.match_id, 0) + sign * int(e.amount)
         since.setdefault(e.match_id, aware(e.created_at))
     keys = [k for k, v in held.items() if v > 0]

@@ -2,8 +2,9 @@
 other packages start have in common.
 
 A seat at an earning table holds its wallet and its avatar (``EarningHold``) until the
-seat is left or the match ends: each sits at one earning table at a time. Starting a match
-escrows a staked table's entry stakes in the same transaction (``backend.economy.stakes``).
+seat is left or the match ends: each sits at one earning table at a time. A seat at a staked
+table holds its stake out of the wallet's balance while the table is open; starting a match
+escrows the entry stakes in the same transaction (``backend.economy.stakes``).
 None of these commit: the calling service owns the unit of work.
 """
 
@@ -51,11 +52,13 @@ def holding_table(session: Session, holders: list[str]) -> str | None:
 
 
 def release_holds(session: Session, table_id: str, address: str | None = None) -> None:
-    """The table's earning holds (all, or one wallet's) end: they may sit elsewhere."""
+    """The table's earning holds (all, or one wallet's) end: they may sit elsewhere; the
+    stakes held for their seats go back to their balances."""
     statement = delete(EarningHold).where(EarningHold.table_id == table_id)
     if address is not None:
         statement = statement.where(EarningHold.address == address)
     session.execute(statement)
+    stakes.release_held(session=session, key=table_id, address=address)
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,10 @@ def take_seat(
     ``admitted_as``, a gate's Admission or a SeatSpec) or a bot (``bot_level``).
 
     At an earning table the wallet and its avatar are held there until the seat is left or
-    the match ends: each sits at one earning table at a time (``AlreadyPlaying``)."""
+    the match ends: each sits at one earning table at a time (``AlreadyPlaying``). At a
+    staked table the seat's stake is held out of the wallet's balance until the seat is
+    left, the table is cancelled, or the match starts and escrows it (``InsufficientStake``,
+    with nothing written, when the balance is short)."""
     if table.earning and address is not None:
         held = holders(address, admission)
         elsewhere = holding_table(session, held)
@@ -96,6 +102,18 @@ def take_seat(
             session.add(
                 EarningHold(holder=holder, table_id=table.id, address=address, created_at=utcnow())
             )
+        stake = int(table.stake)
+        if stake > 0:
+            # The stake leaves the balance now, not at the start: a wallet that sat down and
+            # then withdrew it would leave a listed table every joiner is refused at.
+            try:
+                stakes.hold_stake(session=session, address=address, key=table.id, amount=stake)
+            except stakes.InsufficientStake as error:
+                session.rollback()
+                raise exc.InsufficientStake(
+                    f"this table's stake is held while you sit at it: {error}; "
+                    "deposit DEW into the vault first"
+                ) from None
     session.add(
         TableSeat(
             table_id=table.id,
@@ -198,6 +216,9 @@ def start_match(session: Session, table: Table) -> Match:
     if table.earning and stake > 0 and humans:
         session.flush()
         try:
+            # The seats' holds become the match's escrow (a seat written without a hold, as
+            # before holds existed, is escrowed from its balance all the same).
+            stakes.release_held(session=session, key=table.id)
             stakes.escrow_stakes(session=session, match_id=match.id, seats=humans, stake=stake)
         except stakes.InsufficientStake as error:
             # Nothing of the start (nor of the join that triggered it) may remain.

@@ -307,9 +307,33 @@ def invite(*, session: Session, table_id: str, by: str, addresses: list[str]) ->
     return table
 
 
+def visible_table(
+    *, session: Session, table_id: str, viewer: str, invite_code: str | None = None
+) -> Table:
+    """The table as ``viewer`` may see it: a private table is shown to its creator, its
+    seated and invited wallets and the holder of its invite link; anyone else is answered
+    as if it did not exist (TableNotFound), so its seats, creator and options stay private."""
+    table = get_table(session=session, table_id=table_id)
+    if table.visibility != "private" or viewer == table.creator:
+        return table
+    if invite_code is not None and secrets.compare_digest(
+        invite_code.encode(), table.invite_code.encode()
+    ):
+        return table
+    if session.get(TableInvitation, (table_id, viewer)) is not None:
+        return table
+    seated = session.scalar(
+        select(TableSeat.seat).where(TableSeat.table_id == table_id, TableSeat.address == viewer)
+    )
+    if seated is not None:
+        return table
+    raise exc.TableNotFound(f"no table {table_id!r}")
+
+
 def join_table(
     *,
     session: Session,
+    settings: Settings,
     gate: Gate,
     table_id: str,
     address: str,
@@ -326,9 +350,13 @@ def join_table(
         invited = session.get(TableInvitation, (table_id, address))
         if invited is None:
             raise exc.NotInvited("this table is private: you need an invitation link or address")
+    if table.center_id is not None:
+        _check_not_host(session, table, address)
     seats = seats_of(session=session, table_id=table_id)
     if any(s.address == address for s in seats):
         raise exc.AlreadySeated("you already have a seat at this table")
+    if table.creator != address:
+        _check_seat_cap(session, settings, address)
     taken = {s.seat for s in seats}
     if len(taken) >= table.seat_count:
         raise exc.TableFull("every seat is taken")
@@ -355,6 +383,43 @@ def join_table(
         seating.start_match(session, table)
     session.commit()
     return table
+
+
+def _check_not_host(session: Session, table: Table, address: str) -> None:
+    """A center table is one its host does not sit at: the host is paid the center's share
+    of it, and would otherwise play at (and fill) the tables it opens for visitors."""
+    assert table.center_id is not None
+    center = centers.get_center(session=session, center_id=table.center_id)
+    hosts = {table.creator or "", centers.host_of(center, utcnow())}
+    if address.lower() in {host.lower() for host in hosts}:
+        raise exc.Forbidden(
+            f"the host of center {table.center_id} does not sit at the center's tables"
+        )
+
+
+def _check_seat_cap(session: Session, settings: Settings, address: str) -> None:
+    """At most ``max_seats_at_others_tables_per_wallet`` seats at open or playing tables the
+    wallet did not create, counted under the wallet's lock (the one table creations take)."""
+    cap = settings.tables.max_seats_at_others_tables_per_wallet
+    _lock_wallet(session, address)
+    seated = (
+        session.scalar(
+            select(func.count())
+            .select_from(TableSeat)
+            .join(Table, Table.id == TableSeat.table_id)
+            .where(
+                TableSeat.address == address,
+                Table.status.in_(LIVE_STATUSES),
+                or_(Table.creator.is_(None), Table.creator != address),
+            )
+        )
+        or 0
+    )
+    if seated >= cap:
+        raise exc.TooManyTables(
+            f"you already sit at {seated} open or playing tables of other players (at most "
+            f"{cap}); finish or leave one first"
+        )
 
 
 def _admission_before_writing(

@@ -271,7 +271,7 @@ async function tableView(tableId, query) {
   let info = null;
   if (api.token) {
     try {
-      info = await api.call("table", { table_id: tableId });
+      info = await api.call("table", { table_id: tableId }, undefined, { invite_code: query.get("invite") });
     } catch (error) {
       fail(error);
     }
@@ -290,7 +290,8 @@ async function tableView(tableId, query) {
           seats: message.seats, deadline: message.deadline_ms,
         });
         if (message.match_status === "none" && api.token) {
-          api.call("table", { table_id: tableId }).then((x) => { info = x; draw(); }).catch(() => {});
+          api.call("table", { table_id: tableId }, undefined, { invite_code: query.get("invite") })
+            .then((x) => { info = x; draw(); }).catch(() => {});
         }
       } else if (message.type === "moved") {
         const before = state.view;

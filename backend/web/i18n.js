@@ -33,7 +33,7 @@ const STRINGS = {
     error: "Error", signInFirst: "Inicia sesión primero.", ply: "Jugada n.º", tiles: "fichas",
     stake: "Apuesta", noStake: "sin apuesta", earningShort: "Recompensas", turnTimer: "Tiempo por turno",
     yes: "sí", no: "no",
-    confirmStake: "Esta mesa retiene una apuesta de {stake} de tu saldo en la bóveda cuando empieza la partida. "
+    confirmStake: "Esta mesa aparta una apuesta de {stake} de tu saldo en la bóveda mientras ocupas el asiento, y la retiene cuando empieza la partida. "
       + "Tiempo por turno: {timer} s; cuando se te acaba juega un bot por ti, y si se te acaba varias veces "
       + "seguidas pierdes la partida y la apuesta. ¿Sentarte?",
   },
@@ -67,7 +67,7 @@ const STRINGS = {
     error: "Error", signInFirst: "Sign in first.", ply: "Ply", tiles: "tiles",
     stake: "Stake", noStake: "no stake", earningShort: "Earning", turnTimer: "Turn timer",
     yes: "yes", no: "no",
-    confirmStake: "This table escrows a stake of {stake} from your vault balance when the match starts. "
+    confirmStake: "This table sets a stake of {stake} aside from your vault balance while you hold the seat, and escrows it when the match starts. "
       + "Turn timer: {timer} s; when it runs out a bot plays for you, and after several timeouts in a row "
       + "you forfeit the match and the stake. Take the seat?",
   },
@@ -88,7 +88,7 @@ const WALLET_STRINGS = {
     state_requested: "solicitado", state_sent: "enviado", state_waiting: "esperando el límite de la bóveda",
     state_paid: "pagado", state_failed: "fallido (devuelto al saldo)", state_done: "hecho",
     kind_deposit: "depósito", kind_escrow: "retenido", kind_release: "devuelto", kind_withdrawal: "retiro",
-    kind_reversal: "retiro devuelto",
+    kind_reversal: "retiro devuelto", kind_hold: "apartado para un asiento", kind_unhold: "asiento liberado",
   },
   en: {
     wallet: "Wallet", dewOnChain: "DEW in your wallet (on chain)", stakeBalance: "Balance deposited in the vault",
@@ -102,7 +102,7 @@ const WALLET_STRINGS = {
     state_requested: "requested", state_sent: "sent", state_waiting: "waiting on the vault's limit",
     state_paid: "paid", state_failed: "failed (back in the balance)", state_done: "done",
     kind_deposit: "deposit", kind_escrow: "escrow", kind_release: "refund", kind_withdrawal: "withdrawal",
-    kind_reversal: "withdrawal returned",
+    kind_reversal: "withdrawal returned", kind_hold: "set aside for a seat", kind_unhold: "seat released",
   },
 };
 // The create-table form (create.js) and the table modes of seed 004 (tablemodes.js).

@@ -7,7 +7,9 @@ nothing: the creators, bindings and statements are read back from the database."
 from __future__ import annotations
 
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 from eth_account import Account
@@ -217,6 +219,47 @@ def test_self_referral_a_linked_wallet_and_a_cycle_are_refused(server, books):
         assert c.post("/creators/bind", json=body).status_code == 201
     ring = _statement(server, player_token, code)
     assert ring.status_code == 403 and "cycle" in ring.json()["error"]["message"]
+
+
+def _bind(server, account, token: str, statement: dict):
+    with api(server.url, token) as c:
+        body = {"nonce": statement["nonce"], "signature": sign(account, statement["message"])}
+        return c.post("/creators/bind", json=body)
+
+
+def test_rings_of_any_length_are_refused_even_when_raced(server, books):
+    """Cycles of three or more wallets: walked up the creator's chain of creators, and
+    every bind serialized, so binds racing to close a ring together cannot all pass."""
+    # A chain 0 -> 1 -> 2 -> 3, bound one by one; 3 binding to 0 would close a ring of four.
+    four = [_creator(server) for _ in range(4)]
+    for (account, token, _), (_, _, code) in pairwise(four):
+        assert (
+            _bind(server, account, token, _statement(server, token, code).json()).status_code == 201
+        )
+    before = _counts(books)
+    ring = _statement(server, four[3][1], four[0][2])
+    assert ring.status_code == 403 and "cycle" in ring.json()["error"]["message"], ring.text
+    assert _counts(books) == before
+    # Three wallets, each with a statement for the next one's code issued before any bind
+    # (each one alone is fine), then all three binds at once: one is refused.
+    three = [_creator(server) for _ in range(3)]
+    statements = [
+        _statement(server, token, three[(i + 1) % 3][2]).json()
+        for i, (_, token, _) in enumerate(three)
+    ]
+    with ThreadPoolExecutor(3) as pool:
+        answers = list(
+            pool.map(lambda i: _bind(server, three[i][0], three[i][1], statements[i]), range(3))
+        )
+    assert sorted(a.status_code for a in answers) == [201, 201, 403], [a.text for a in answers]
+    [refused] = [a for a in answers if a.status_code == 403]
+    assert refused.json()["error"]["code"] == "bind_refused" and "cycle" in refused.text
+    with books() as session:
+        players = [account.address for account, _, _ in three]
+        bound = session.scalars(
+            select(CreatorBinding).where(CreatorBinding.player.in_(players))
+        ).all()
+    assert len(bound) == 2
 
 
 def test_statement_flooding_is_bounded(server, books):

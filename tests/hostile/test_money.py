@@ -274,6 +274,23 @@ def test_twenty_parallel_withdrawals_of_one_balance_pay_once(server, books):
     assert only["amount"] == str(5 * DEW)
 
 
+def test_twenty_parallel_repeats_of_one_key_answer_one_201(server, books):
+    """The request whose own insert queued the payout is the 201; every repeat, however it
+    raced the first, is a 200 with the same withdrawal (PostgreSQL answered seven 201s)."""
+    address, client = _player(server, books, 5 * DEW)
+    before_requests = _books(books, address)[2]
+    body = {"amount": str(2 * DEW), "idempotency_key": "one-key"}
+
+    def withdraw(_: int) -> httpx.Response:
+        return client.post("/wallet/withdrawals", json=body)
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(withdraw, range(20)))
+    assert sorted(a.status_code for a in answers) == [200] * 19 + [201], [a.text for a in answers]
+    assert len({a.json()["id"] for a in answers}) == 1
+    assert _books(books, address) == (3 * DEW, 1, before_requests + 1)
+
+
 def test_deposit_bad_amounts_are_refused_and_without_a_chain_it_is_unavailable(server, books):
     _address, client = _player(server, books, 0)
     for body in ({"amount": "0"}, {"amount": "-5"}, {"amount": 5}, {"amount": "1.0"}, {}):

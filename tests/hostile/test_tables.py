@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from web3 import Web3
 
 from backend.db import create_db_engine, make_session_factory
+from backend.economy import stakes
 from backend.tables.models import MatchmakingTicket, Table, TableSeat
 from tests.tables.harness import REPO, api, sign_in, wait_for
 
@@ -92,6 +93,22 @@ def _error(response: httpx.Response) -> tuple[int, str | None]:
     return response.status_code, (body.get("error") or {}).get("code")
 
 
+def _deposit(db_url: str, address: str, amount: int) -> None:
+    """A stake deposit credited as the indexer would (the seat at a staked table holds it)."""
+    engine = create_db_engine(db_url)
+    try:
+        with make_session_factory(engine).begin() as session:
+            stakes.credit_deposit(
+                session=session,
+                address=address,
+                amount=amount,
+                tx_hash="0x" + os.urandom(32).hex(),
+                log_index=0,
+            )
+    finally:
+        engine.dispose()
+
+
 def _count(db_url: str, model: Any, *where: Any) -> int:
     engine = create_db_engine(db_url)
     try:
@@ -121,6 +138,7 @@ def test_a_staked_table_refuses_a_turn_timer_below_the_floor(start_server, chain
         # A free table may still be fast (nobody's money is at stake).
         fast = client.post("/tables", json={"preset": "draw", "seats": 2, "turn_timeout_s": 1})
         assert fast.status_code == 201, fast.text
+        _deposit(db_url, creator.address, 10 * DEW_WEI)  # the creator's seat holds its stake
         created = client.post("/tables", json={**body, "turn_timeout_s": 15})
         assert created.status_code == 201, created.text
         lobby = {t["id"]: t for t in client.get("/tables", params={"status": "open"}).json()}

@@ -5,6 +5,7 @@ never outlives a rental."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from eth_account import Account
@@ -161,9 +162,7 @@ def test_earning_table_admits_renter_and_vip_and_refuses_others(
 ) -> None:
     vip, renter = _token(client, world.vip), _token(client, world.renter)
     owner, buyer = _token(client, world.owner), _token(client, world.buyer)
-    created = client.post(
-        "/tables", json={"preset": "dew200", "earning": True, "stake": 10}, headers=vip
-    )
+    created = client.post("/tables", json={"preset": "dew200", "earning": True}, headers=vip)
     assert created.status_code == 201, created.text
     table_id = created.json()["id"]
     joined = client.post(
@@ -229,9 +228,11 @@ def test_premium_rules_need_a_vip_pass_to_create_but_anyone_may_join(
 def test_staked_table_escrows_at_start_refuses_without_deposits_and_releases_if_abandoned(
     world: World, client: TestClient, pg_url: str
 ) -> None:
-    """A staked match takes every human seat's stake in the transaction that starts it; a
-    seat short of its deposit refuses the join that would start it (nothing written); an
-    abandoned match gives the stakes back."""
+    """A seat at an open staked table holds its stake; a wallet short of its deposit is
+    refused the seat (nothing written); the match's start turns the holds into escrow in its
+    transaction; an abandoned match gives the stakes back."""
+    import secrets
+
     from sqlalchemy import func, select
 
     from backend.db import create_db_engine, make_session_factory
@@ -242,15 +243,35 @@ def test_staked_table_escrows_at_start_refuses_without_deposits_and_releases_if_
 
     stake = 7 * 10**18
     vip, renter = world.vip.address, world.renter.address
-    created = client.post(
-        "/tables",
-        json={"preset": "dew200", "seats": 2, "earning": True, "stake": stake},
-        headers=_token(client, world.vip),
-    )
-    assert created.status_code == 201, created.text
-    table_id = created.json()["id"]
     engine = create_db_engine(pg_url)
     sessions = make_session_factory(engine)
+
+    def deposit(address: str, amount: int, log_index: int) -> None:
+        with sessions() as session, session.begin():
+            stakes.credit_deposit(
+                session=session,
+                address=address,
+                amount=amount,
+                tx_hash="0x" + secrets.token_hex(32),
+                log_index=log_index,
+            )
+
+    def create() -> Any:
+        return client.post(
+            "/tables",
+            json={"preset": "dew200", "seats": 2, "earning": True, "stake": stake},
+            headers=_token(client, world.vip),
+        )
+
+    tables_before = _tables(sessions)
+    # The creator's seat holds its stake: without it deposited, no table is opened.
+    short = create()
+    assert short.status_code == 409 and short.json()["error"]["code"] == "insufficient_stake"
+    assert _tables(sessions) == tables_before
+    deposit(vip, stake, 0)
+    created = create()
+    assert created.status_code == 201, created.text
+    table_id = created.json()["id"]
 
     def state() -> tuple:  # type: ignore[type-arg]
         with sessions() as session:
@@ -271,16 +292,6 @@ def test_staked_table_escrows_at_start_refuses_without_deposits_and_releases_if_
                 stakes.stake_balance(session=session, address=renter),
             )
 
-    def deposit(address: str, amount: int, log_index: int) -> None:
-        with sessions() as session, session.begin():
-            stakes.credit_deposit(
-                session=session,
-                address=address,
-                amount=amount,
-                tx_hash="0x" + table_id.rjust(64, "0"),
-                log_index=log_index,
-            )
-
     def join() -> dict:  # type: ignore[type-arg]
         return client.post(
             f"/tables/{table_id}/join",
@@ -289,7 +300,8 @@ def test_staked_table_escrows_at_start_refuses_without_deposits_and_releases_if_
         )
 
     try:
-        # Nobody has deposited: the join that would start the match is refused, nothing kept.
+        # The joiner has not deposited: its seat is refused, nothing kept (the creator's
+        # stake is held, out of its balance).
         before = state()
         assert before == ("open", None, 1, 0, 0, 0)
         refused = join()
@@ -297,14 +309,13 @@ def test_staked_table_escrows_at_start_refuses_without_deposits_and_releases_if_
         assert refused.json()["error"]["code"] == "insufficient_stake"
         assert "deposit" in refused.json()["error"]["message"]
         assert state() == before
-        # One seat covered, the other one wei short: still all or nothing.
-        deposit(vip, stake, 0)
+        # One wei short: still refused.
         deposit(renter, stake - 1, 1)
         refused = join()
         assert (
             refused.status_code == 409 and refused.json()["error"]["code"] == "insufficient_stake"
         )
-        assert state() == ("open", None, 1, 0, stake, stake - 1)
+        assert state() == ("open", None, 1, 0, 0, stake - 1)
         # Both covered: the join starts the match and escrows both stakes in its transaction.
         deposit(renter, 1, 2)
         joined = join()
@@ -330,3 +341,12 @@ def test_staked_table_escrows_at_start_refuses_without_deposits_and_releases_if_
         assert state()[0] == "abandoned" and state()[4:] == (stake, stake)
     finally:
         engine.dispose()
+
+
+def _tables(sessions: Any) -> int:
+    from sqlalchemy import func, select
+
+    from backend.tables.models import Table
+
+    with sessions() as session:
+        return int(session.scalar(select(func.count()).select_from(Table)) or 0)

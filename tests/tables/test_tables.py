@@ -55,10 +55,12 @@ def test_private_table_admits_by_invitation_address_or_link_only(server) -> None
         assert refused.status_code == 403 and refused.json()["error"]["code"] == "not_invited"
         wrong = client.post(f"/tables/{table['id']}/join", json={"invite_code": "guess"})
         assert wrong.status_code == 403
-        # Only the creator sees the invite code.
-        assert client.get(f"/tables/{table['id']}").json()["invite_code"] is None
+        # A stranger does not see the table at all (as if it did not exist).
+        assert client.get(f"/tables/{table['id']}").status_code == 404
     with api(server.url, invited_token) as client:
         assert client.post(f"/tables/{table['id']}/join").status_code == 200
+        # Only the creator sees the invite code.
+        assert client.get(f"/tables/{table['id']}").json()["invite_code"] is None
     with api(server.url, linked) as client:
         joined = client.post(
             f"/tables/{table['id']}/join", json={"invite_code": table["invite_code"]}

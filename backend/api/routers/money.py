@@ -19,13 +19,14 @@ from sqlalchemy import select
 
 from backend.api.deps import CurrentPlayer, SessionDep, get_tx_builder
 from backend.api.errors import ErrorResponse
+from backend.chain import outbox
+from backend.chain.models import ChainRequest
 from backend.competitions.models import Tournament
 from backend.economy import exceptions as economy_exc
 from backend.economy import schemas as economy_schemas
 from backend.economy import stakes, withdrawals
-from backend.economy.models import PlannedSettlement
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
-from backend.tables.models import Match
+from backend.tables.models import Match, Table
 
 router = APIRouter(prefix="/wallet", tags=["wallet"])
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -78,7 +79,9 @@ class EscrowOut(BaseModel):
 
 
 class HistoryLineOut(BaseModel):
-    kind: str = Field(description="deposit | escrow | release | withdrawal | reversal")
+    kind: str = Field(
+        description="deposit | escrow | release | withdrawal | reversal | hold | unhold"
+    )
     amount: str
     ref: str | None
     state: str
@@ -121,6 +124,8 @@ def _why(session: SessionDep, row: dict[str, Any]) -> EscrowOut:
         out.tournament_id, out.name = tid, tournament.name if tournament else None
     else:
         out.table_id = session.scalar(select(Match.table_id).where(Match.id == key))
+        if out.table_id is None and session.get(Table, key) is not None:
+            out.table_id = key  # held for a seat at an open staked table
     return out
 
 
@@ -180,8 +185,6 @@ def withdraw(
     ``idempotency_key`` returns the same withdrawal (200); with another amount, 409."""
     key = body.idempotency_key or secrets.token_hex(16)
     amount = _amount(body.amount)
-    known = stakes.withdrawal_id(player.address, key)
-    repeat = session.get(PlannedSettlement, known) is not None
     settlement = stakes.request_withdrawal(
         session=session,
         address=player.address,
@@ -190,10 +193,14 @@ def withdraw(
         chain_id=request.app.state.settings.chain.chain_id,
         bounds=stakes.WithdrawalBounds.from_settings(request.app.state.settings.economy),
     )
+    # The first request is the one whose own insert queued the payout (as the operator's
+    # routes tell, ``queued_once``): a repeat that raced it, however it raced, is a 200.
+    queued = session.get(ChainRequest, settlement.chain_request_id)
+    first = queued is not None and outbox.inserted_here(session, queued.idempotency_key)
     session.commit()
     row = withdrawals.get_withdrawal(session=session, withdrawal_id=settlement.match_id)
     out = _withdrawal_out(row)
-    if repeat:
+    if not first:
         return JSONResponse(out.model_dump(mode="json"), status_code=200)
     return out
 

@@ -164,9 +164,17 @@ def table_limits(settings: SettingsDep) -> schemas.TableLimits:
 
 @router.get("/tables/{table_id}", response_model=schemas.TableOut, responses=_ERRORS)
 def get_table(
-    request: Request, table_id: str, session: SessionDep, player: CurrentPlayer
+    request: Request,
+    table_id: str,
+    session: SessionDep,
+    player: CurrentPlayer,
+    invite_code: Annotated[str | None, Query(max_length=64)] = None,
 ) -> schemas.TableOut:
-    table = tables.get_table(session=session, table_id=table_id)
+    """One table. A private one is 404 to a wallet that is not its creator, seated or
+    invited, unless it brings the invite link's code."""
+    table = tables.visible_table(
+        session=session, table_id=table_id, viewer=player.address, invite_code=invite_code
+    )
     return table_out(request, session, table, player.address)
 
 
@@ -199,6 +207,7 @@ async def join_table(
     table = await run_in_threadpool(
         lambda: tables.join_table(
             session=session,
+            settings=settings,
             gate=gate,
             table_id=table_id,
             address=player.address,
