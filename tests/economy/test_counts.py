@@ -37,6 +37,7 @@ from backend.economy.policy import (
 from backend.economy.reports import season_leaderboard
 from backend.economy.seasons import create_season
 from backend.economy.settlement import plan_settlement
+from backend.tables.hosting import center_of_table
 from backend.tables.models import Table
 from tests.creators.helpers import bind
 
@@ -184,7 +185,7 @@ def plan(sessions, found: FinishedMatch, at: datetime, schedule: FeeSchedule | N
             treasury=TREASURY,
             chain_id=31337,
             schedule=schedule,
-            recipients=FeeRouting(),
+            recipients=FeeRouting(center_of_table=center_of_table),
         )
     return found
 
