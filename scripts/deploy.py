@@ -10,7 +10,7 @@ The deployer's key comes from ``--key-file``, else the ``DEPLOYER_KEY`` environm
 ``--operator`` is the backend's hot wallet and must not be the deployer, admin or
 treasury: it gets the avatar minter, VIP issuer, screener, settler, accessory catalog and
 shop lister roles (and guardian of settlement, shop and market, unless ``--guardian``). The
-shop contract gets the avatar's and accessories' SHOP_ROLE and VIPPass's ISSUER_ROLE.
+shop contract gets SHOP_ROLE on the avatars, accessories, game centers and VIPPass.
 The deployer is the admin of every contract (with ``--admin``, it
 starts the two-step transfer to that address). DEW is minted once, up to the cap: the
 vault's funding, the rest to the treasury (default: the admin); then nobody can mint DEW. It

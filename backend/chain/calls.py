@@ -301,23 +301,27 @@ class ContractCalls:
         payloads: Sequence[dict[str, Any]],
     ) -> dict[str, Any]:
         """The pass's ``PassIssued(holder, expiresAt)`` or ``PassRevoked(holder)`` for the
-        one request of a VIP transaction."""
+        one request of a VIP transaction. A grant never shortens a pass, so an issue reports
+        an expiry at or after the one asked; a revoke leaves a pass the holder paid for in the
+        shop, reported by ``PassIssued`` with the paid part's end."""
         if len(payloads) != 1:
             raise ChainError(f"a {kind} call carries one request, got {len(payloads)}")
         holder = to_checksum_address(payloads[0]["holder"])
-        topic = PASS_ISSUED if kind == RequestKind.VIP_ISSUE else PASS_REVOKED
+        topics = (PASS_ISSUED,) if kind == RequestKind.VIP_ISSUE else (PASS_REVOKED, PASS_ISSUED)
         for log in logs:
             if (
                 log["address"].lower() != self.vip_address.lower()
-                or log["topics"][0] != topic
+                or log["topics"][0] not in topics
                 or to_checksum_address("0x" + log["topics"][1][-40:]) != holder
             ):
                 continue
-            if kind == RequestKind.VIP_REVOKE:
+            if log["topics"][0] == PASS_REVOKED:
                 return {"revoked": True}
             (expires_at,) = abi_decode(["uint64"], bytes.fromhex(log["data"].removeprefix("0x")))
-            if expires_at != int(payloads[0]["expires_at"]):
-                raise ChainError(f"receipt {receipt['transactionHash']} issued another expiry")
+            if kind == RequestKind.VIP_REVOKE:
+                return {"revoked": False, "expires_at": int(expires_at)}
+            if expires_at < int(payloads[0]["expires_at"]):
+                raise ChainError(f"receipt {receipt['transactionHash']} issued a shorter expiry")
             return {"expires_at": int(expires_at)}
         raise ChainError(f"receipt {receipt['transactionHash']} lacks the {kind} of {holder}")
 

@@ -88,7 +88,11 @@ ROLES: dict[str, dict[str, bytes]] = {
         "RENTAL_ROLE": RENTAL_ROLE,
         "SHOP_ROLE": SHOP_ROLE,
     },
-    "VIPPass": {"DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE, "ISSUER_ROLE": ISSUER_ROLE},
+    "VIPPass": {
+        "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
+        "ISSUER_ROLE": ISSUER_ROLE,
+        "SHOP_ROLE": SHOP_ROLE,
+    },
     "ScholarshipRegistry": {
         "DEFAULT_ADMIN_ROLE": DEFAULT_ADMIN_ROLE,
         "SCREENER_ROLE": SCREENER_ROLE,

@@ -11,10 +11,10 @@ screener, settler, guardian), never DEW minting or an admin role. DEW is minted 
 the cap (the vault's funding to the vault, the rest to the treasury), and the deployer then
 renounces ``MINTER_ROLE``, so nobody can mint DEW afterwards.
 
-The markets (issue 19): the *shop* contract gets ``SHOP_ROLE`` on the avatars and accessories
-and ``ISSUER_ROLE`` on VIPPass, and nothing on DEW; the *market* contract gets no role at all
-(it only moves what sellers and buyers approved). Royalties on both item contracts go to the
-treasury.
+The markets (issue 19): the *shop* contract gets ``SHOP_ROLE`` on the avatars, accessories,
+game centers and VIPPass (whose paid part of a pass only it extends), and nothing on DEW; the
+*market* contract gets no role at all (it only moves what sellers and buyers approved).
+Royalties on both item contracts go to the treasury.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from backend.chain.contracts import (
     load_artifact,
 )
 from backend.chain.exceptions import ChainError, ChainValueError
-from backend.config import FeeSettings
+from backend.config import EconomySettings, FeeSettings
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +71,36 @@ SHOP_ITEM_VIP = 2
 MARKET_ERC721 = 1
 MARKET_ERC1155 = 2
 MAX_CENTER_ROYALTY_BPS = 1000  # GameCenter.MAX_ROYALTY_BPS
+# The game's planned daily outflow from the vault (docs/contracts.md, "Threat model"): match
+# emission (wallets earning in a day, each at most ``DEW_ECONOMY_EMISSION_PER_WALLET_PER_DAY``,
+# which also bounds what a season's budget can pay out a day), tournament prize matches (each
+# at most the per-match limit) and stake withdrawals (each at most ``DEW_ECONOMY_WITHDRAWAL_MAX``).
+PLANNED_EARNING_WALLETS = 1_000
+PLANNED_PRIZE_MATCHES_PER_DAY = 2
+PLANNED_WITHDRAWALS_PER_DAY = 4
+DEFAULT_SETTLE_MAX_PER_MATCH = 10_000 * DEW
+# The settler's window limit is the plan times this headroom (3/2): a stolen settler key then
+# pays out at most 1.5 days of planned outflow a day, and the alert DewVaultOutflowAbovePlan
+# (deploy/prometheus/alerts.yml) fires once a window has paid more than the plan (2/3 of it).
+SETTLE_HEADROOM = (3, 2)
+
+
+def planned_outflow_per_day(economy: EconomySettings | None = None) -> int:
+    """The DEW wei the game plans to pay out of the vault in a day."""
+    economy = economy or EconomySettings()
+    return (
+        PLANNED_EARNING_WALLETS * economy.emission_per_wallet_per_day
+        + PLANNED_PRIZE_MATCHES_PER_DAY * DEFAULT_SETTLE_MAX_PER_MATCH
+        + PLANNED_WITHDRAWALS_PER_DAY * economy.withdrawal_max
+    )
+
+
+def planned_period_limit(economy: EconomySettings | None = None) -> int:
+    """The settler's daily limit: the planned outflow with headroom, rounded up to whole DEW
+    (the vault holds whole DEW)."""
+    numerator, denominator = SETTLE_HEADROOM
+    wei = -(-planned_outflow_per_day(economy) * numerator // denominator)
+    return -(-wei // DEW) * DEW
 
 
 class DeploymentError(ChainError):
@@ -104,9 +134,12 @@ class DeployConfig:
     # DEW wei per ``settle_period_s`` window and ``settle_max_per_match`` per match, both whole
     # DEW, and at most ``settle_max_matches`` settled matches per window (which bounds the
     # match ids a stolen settler key can use up; set it near twice a window's real matches).
+    # The window limit is the planned daily outflow with headroom (``planned_period_limit``,
+    # 240,000 DEW with the default settings), not a round figure: a stolen settler key drains
+    # no faster than the game pays.
     settle_period_s: int = 86_400
-    settle_period_limit: int = 1_000_000 * DEW
-    settle_max_per_match: int = 10_000 * DEW
+    settle_period_limit: int = field(default_factory=planned_period_limit)
+    settle_max_per_match: int = DEFAULT_SETTLE_MAX_PER_MATCH
     settle_max_matches: int = 100_000
     # The resale market's fee and the ERC-2981 royalty of avatars and accessories, in basis
     # points of a sale price (each at most 10%, the contracts' caps). The fee is the one fee
@@ -169,8 +202,8 @@ def deploy_all(
     ``operator`` (required; not the deployer, admin or treasury) is the backend's hot wallet: it
     gets the avatar minter, VIP issuer, screener, settler, accessory catalog and shop lister
     roles. ``guardian`` (default: the operator) may pause settlement, the shop and the market.
-    The registry gets the avatar's rental role. The shop gets SHOP_ROLE on avatars and
-    accessories and ISSUER_ROLE on VIPPass; the market trades avatars and accessories for a
+    The registry gets the avatar's rental role. The shop gets SHOP_ROLE on avatars,
+    accessories, game centers and VIPPass; the market trades avatars and accessories for a
     ``market_fee_bps`` fee; both item contracts pay ``royalty_bps`` royalties to the treasury.
     DEW is minted once, up to the cap: ``vault_funding`` to the vault and the rest to
     ``treasury`` (default: the admin); then the deployer renounces ``MINTER_ROLE``. The
@@ -289,7 +322,7 @@ def deploy_all(
         (settlement, GUARDIAN_ROLE, guardian, "MatchSettlement.GUARDIAN_ROLE -> guardian"),
         (avatar, SHOP_ROLE, shop_address, "AvatarNFT.SHOP_ROLE -> shop"),
         (accessories, SHOP_ROLE, shop_address, "Accessories.SHOP_ROLE -> shop"),
-        (vip, ISSUER_ROLE, shop_address, "VIPPass.ISSUER_ROLE -> shop"),
+        (vip, SHOP_ROLE, shop_address, "VIPPass.SHOP_ROLE -> shop"),
         (accessories, CATALOG_ROLE, operator, "Accessories.CATALOG_ROLE -> operator"),
         (shop, LISTER_ROLE, operator, "Shop.LISTER_ROLE -> operator"),
         (shop, GUARDIAN_ROLE, guardian, "Shop.GUARDIAN_ROLE -> guardian"),
@@ -483,15 +516,15 @@ def hot_key_rights(roles: dict[str, dict[str, list[str]]], key: str) -> list[str
 
 
 def market_rights_problems(manifest: Manifest) -> list[str]:
-    """What is wrong with the shop's and market's rights (empty when right): the shop's
-    SHOP_ROLE is held by the shop alone; the shop holds nothing on DEW and no admin role; the
-    market holds no role at all."""
+    """What is wrong with the shop's and market's rights (empty when right): every contract's
+    SHOP_ROLE (avatars, accessories, game centers, VIP passes) is held by the shop alone; the
+    shop holds nothing on DEW and no admin role; the market holds no role at all."""
     roles = manifest.roles
     shop, market = manifest.address("Shop"), manifest.address("Market")
     problems = [
-        f"{name}.SHOP_ROLE is held by {roles[name]['SHOP_ROLE']}, not by the shop alone"
-        for name in ("AvatarNFT", "Accessories")
-        if roles[name]["SHOP_ROLE"] != [shop]
+        f"{name}.SHOP_ROLE is held by {by_role['SHOP_ROLE']}, not by the shop alone"
+        for name, by_role in roles.items()
+        if "SHOP_ROLE" in by_role and by_role["SHOP_ROLE"] != [shop]
     ]
     for name, by_role in roles.items():
         for role, holders in by_role.items():

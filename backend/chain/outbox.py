@@ -273,7 +273,9 @@ def request_vip_issue(
     chain_id: int | None = None,
 ) -> ChainRequest:
     """Queue ``VIPPass.issue(holder, expires_at)`` (unix seconds; the contract refuses an
-    expiry not in the future when it is sent); ``result`` is ``{"expires_at": ...}``."""
+    expiry not in the future when it is sent); ``result`` is ``{"expires_at": ...}``, the
+    pass's expiry after it (later than asked when the pass already ran longer: a grant never
+    shortens a pass)."""
     if isinstance(expires_at, bool) or not isinstance(expires_at, int):
         raise ChainValueError(f"a VIP pass expiry must be unix seconds, got {expires_at!r}")
     if not 0 < expires_at <= MAX_UINT64:
@@ -291,7 +293,9 @@ def request_vip_revoke(
     chain_id: int | None = None,
 ) -> ChainRequest:
     """Queue ``VIPPass.revoke(holder)`` (fails if the holder has no pass when it is sent);
-    ``result`` is ``{"revoked": true}``."""
+    ``result`` is ``{"revoked": true}``, or ``{"revoked": false, "expires_at": ...}`` when
+    only the operator's grant ended and the part bought in the shop still runs (only the
+    admin ends that)."""
     payload = {"holder": _address(holder, "VIP pass holder")}
     chain = chain_id if chain_id is not None else get_settings().chain.chain_id
     return _put_many(session, [(RequestKind.VIP_REVOKE, idempotency_key, payload, chain)])[0]

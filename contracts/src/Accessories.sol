@@ -46,6 +46,8 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
     mapping(uint256 typeId => string) private _uris;
     /// @dev Eight 32-bit lanes per avatar, each an equipped type id or 0.
     mapping(uint256 avatarId => uint256) private _equipped;
+    /// @dev How many times each holder's tokens of a type moved out (the market pins it).
+    mapping(address holder => mapping(uint256 typeId => uint256)) private _moves;
 
     constructor(address admin, IAvatarNFT avatar_) ERC1155("") DEWAccessControl(admin) {
         avatar = avatar_;
@@ -144,6 +146,11 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
     }
 
     /// @inheritdoc IAccessories
+    function moveCount(address holder, uint256 typeId) external view returns (uint256) {
+        return _moves[holder][typeId];
+    }
+
+    /// @inheritdoc IAccessories
     function maxSupply(uint256 typeId) external view returns (uint256) {
         return _types[typeId].maxSupply;
     }
@@ -165,6 +172,20 @@ contract Accessories is ERC1155, ERC2981, DEWAccessControl, IAccessories, IShopM
         returns (bool)
     {
         return super.supportsInterface(interfaceId);
+    }
+
+    /// @dev The one transfer hook: counts each move out of a holder (equips included; mints and
+    ///      this contract's own unequips are not a holder's move).
+    function _update(address from, address to, uint256[] memory ids, uint256[] memory values) internal override {
+        super._update(from, to, ids, values);
+        if (from != address(0) && from != address(this)) {
+            for (uint256 i; i < ids.length; ++i) {
+                // Safe: one per move, far below 2**256.
+                unchecked {
+                    ++_moves[from][ids[i]];
+                }
+            }
+        }
     }
 
     /// @dev The caller owns the avatar and the avatar is not rented (a lock still in force).

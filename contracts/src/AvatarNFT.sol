@@ -50,10 +50,6 @@ contract AvatarNFT is ERC721, ERC2981, DEWAccessControl, IAvatarNFT, IShopMintab
     mapping(uint256 tokenId => UserInfo) private _users;
     /// @dev Who set the rental lock; kept apart so a plain `setUser` costs one slot.
     mapping(uint256 tokenId => address registry) private _locker;
-    /// @dev The latest end of any rental lock an account set, rounded up to a whole day: its
-    ///      RENTAL_ROLE cannot be revoked before then, so the scholars it rented to can still
-    ///      terminate (and be refunded).
-    mapping(address locker => uint64) private _rentalsUntil;
 
     constructor(address admin, string memory baseURI_) ERC721("DEW Avatar", "DEWAV") DEWAccessControl(admin) {
         _baseTokenURI = baseURI_;
@@ -135,16 +131,12 @@ contract AvatarNFT is ERC721, ERC2981, DEWAccessControl, IAvatarNFT, IShopMintab
         if (info.rented && block.timestamp < info.expires) revert AvatarRented(tokenId, info.expires);
         (info.user, info.expires, info.rented) = (user, expires, true);
         _locker[tokenId] = msg.sender;
-        // Kept in whole days, rounded up: rentals accepted within the same day then leave the
-        // slot as it is, so a gas estimate made a few seconds before inclusion stays enough.
-        uint64 until = (expires / 1 days + 1) * 1 days;
-        if (until > _rentalsUntil[msg.sender]) _rentalsUntil[msg.sender] = until;
         emit UpdateUser(tokenId, user, expires);
         emit AvatarRentalStarted(tokenId, user, expires);
     }
 
     /// @inheritdoc IAvatarNFT
-    function endRental(uint256 tokenId) external onlyRole(RENTAL_ROLE) {
+    function endRental(uint256 tokenId) external {
         _requireOwned(tokenId);
         UserInfo storage info = _users[tokenId];
         address locker = info.rented && block.timestamp < info.expires ? _locker[tokenId] : address(0);
@@ -195,11 +187,6 @@ contract AvatarNFT is ERC721, ERC2981, DEWAccessControl, IAvatarNFT, IShopMintab
         return _users[tokenId].transfers;
     }
 
-    /// @inheritdoc IAvatarNFT
-    function rentalsUntil(address locker) external view returns (uint64) {
-        return _rentalsUntil[locker];
-    }
-
     function supportsInterface(bytes4 interfaceId)
         public
         view
@@ -207,16 +194,6 @@ contract AvatarNFT is ERC721, ERC2981, DEWAccessControl, IAvatarNFT, IShopMintab
         returns (bool)
     {
         return interfaceId == type(IERC4907).interfaceId || super.supportsInterface(interfaceId);
-    }
-
-    /// @dev RENTAL_ROLE stays with an account while a rental lock it set may still run: the
-    ///      registry needs it to end rentals when scholars terminate or owners reclaim.
-    function _revokeRole(bytes32 role, address account) internal override returns (bool) {
-        if (role == RENTAL_ROLE) {
-            uint64 until = _rentalsUntil[account];
-            if (block.timestamp < until) revert AvatarRentalRoleInUse(account, until);
-        }
-        return super._revokeRole(role, account);
     }
 
     function _baseURI() internal view override returns (string memory) {

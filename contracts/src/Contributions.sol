@@ -5,12 +5,15 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {IContributions} from "./interfaces/IContributions.sol";
+import {IMatchSettlement} from "./interfaces/IMatchSettlement.sol";
 
 /// @title DEW Contributions to tournament prize pools
-/// @dev Stateless: the token and the vault are fixed at construction, the DEW goes from the
-///      caller to the vault in one `transferFrom`, so there is nothing to steal here and no role
-///      to abuse. Tournament ids are the server's (its competitions' numeric ids); whether an id
-///      names an open tournament is the indexer's call (docs/contracts.md, threat model).
+/// @dev No balance and no role: the token and the vault are fixed at construction, the DEW goes
+///      from the caller to the vault in one `transferFrom`, so there is nothing to steal here.
+///      The one state is each tournament's total, kept within the vault's per-match limit: a
+///      tournament's prizes are paid as one settled match, so a pool past that limit could never
+///      be settled. Tournament ids are the server's (its competitions' numeric ids); whether an
+///      id names an open tournament is the indexer's call (docs/contracts.md, threat model).
 contract Contributions is IContributions {
     using SafeERC20 for IERC20;
 
@@ -23,6 +26,7 @@ contract Contributions is IContributions {
 
     IERC20 private immutable _token;
     address private immutable _vault;
+    mapping(uint256 tournamentId => uint256) private _contributed;
 
     constructor(IERC20 token_, address vault_) {
         if (address(token_) == address(0) || vault_ == address(0)) {
@@ -48,6 +52,11 @@ contract Contributions is IContributions {
     }
 
     /// @inheritdoc IContributions
+    function contributedTo(uint256 tournamentId) external view returns (uint256) {
+        return _contributed[tournamentId];
+    }
+
+    /// @inheritdoc IContributions
     function token() external view returns (address) {
         return address(_token);
     }
@@ -62,6 +71,10 @@ contract Contributions is IContributions {
         if (amount < MIN_CONTRIBUTION || amount > MAX_CONTRIBUTION) {
             revert ContributionInvalidAmount(amount, MIN_CONTRIBUTION, MAX_CONTRIBUTION);
         }
+        uint256 total = _contributed[tournamentId] + amount;
+        (, uint256 maxPerMatch,,) = IMatchSettlement(_vault).limits();
+        if (total > maxPerMatch) revert ContributionOverMatchLimit(tournamentId, total, maxPerMatch);
+        _contributed[tournamentId] = total;
         emit Contributed(tournamentId, msg.sender, amount);
         _token.safeTransferFrom(msg.sender, _vault, amount);
     }

@@ -42,7 +42,6 @@ contract GameCenter is ERC721, ERC2981, DEWAccessControl, IGameCenter, IShopMint
     mapping(uint256 centerId => Center) private _centers;
     mapping(uint256 centerId => UserInfo) private _users;
     mapping(uint256 centerId => address registry) private _locker;
-    mapping(address locker => uint64) private _rentalsUntil;
 
     constructor(address admin, string memory baseURI_) ERC721("DEW Game Center", "DEWGC") DEWAccessControl(admin) {
         _baseTokenURI = baseURI_;
@@ -134,15 +133,12 @@ contract GameCenter is ERC721, ERC2981, DEWAccessControl, IGameCenter, IShopMint
         if (info.rented && block.timestamp < info.expires) revert GameCenterRented(centerId, info.expires);
         (info.user, info.expires, info.rented) = (user, expires, true);
         _locker[centerId] = msg.sender;
-        // Whole days, rounded up, as AvatarNFT keeps them.
-        uint64 until = (expires / 1 days + 1) * 1 days;
-        if (until > _rentalsUntil[msg.sender]) _rentalsUntil[msg.sender] = until;
         emit UpdateUser(centerId, user, expires);
         emit CenterRentalStarted(centerId, user, expires);
     }
 
     /// @inheritdoc IGameCenter
-    function endRental(uint256 centerId) external onlyRole(RENTAL_ROLE) {
+    function endRental(uint256 centerId) external {
         _requireOwned(centerId);
         UserInfo storage info = _users[centerId];
         address locker = info.rented && block.timestamp < info.expires ? _locker[centerId] : address(0);
@@ -207,11 +203,6 @@ contract GameCenter is ERC721, ERC2981, DEWAccessControl, IGameCenter, IShopMint
     }
 
     /// @inheritdoc IGameCenter
-    function rentalsUntil(address locker) external view returns (uint64) {
-        return _rentalsUntil[locker];
-    }
-
-    /// @inheritdoc IGameCenter
     function nextTokenId() external view returns (uint256) {
         return _nextTokenId;
     }
@@ -223,15 +214,6 @@ contract GameCenter is ERC721, ERC2981, DEWAccessControl, IGameCenter, IShopMint
         returns (bool)
     {
         return interfaceId == type(IERC4907).interfaceId || super.supportsInterface(interfaceId);
-    }
-
-    /// @dev RENTAL_ROLE stays with an account while a rental lock it set may still run.
-    function _revokeRole(bytes32 role, address account) internal override returns (bool) {
-        if (role == RENTAL_ROLE) {
-            uint64 until = _rentalsUntil[account];
-            if (block.timestamp < until) revert GameCenterRentalRoleInUse(account, until);
-        }
-        return super._revokeRole(role, account);
     }
 
     function _baseURI() internal view override returns (string memory) {

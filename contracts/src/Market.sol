@@ -10,6 +10,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 import {DEWAccessControl} from "./access/DEWAccessControl.sol";
 import {IAccessories} from "./interfaces/IAccessories.sol";
 import {IAvatarNFT} from "./interfaces/IAvatarNFT.sol";
+import {IGameCenter} from "./interfaces/IGameCenter.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {FeeSplit} from "./lib/FeeSplit.sol";
 
@@ -87,6 +88,7 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
     /// @inheritdoc IMarket
     function list(address token, uint256 id, uint256 amount, uint256 price, uint64 expiresAt)
         external
+        nonReentrant
         returns (uint256 listingId)
     {
         if (_paused) revert MarketPaused();
@@ -111,14 +113,14 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
             transferCount: 0,
             equipped: 0
         });
-        if (token == address(avatar)) (l.transferCount, l.equipped) = _avatarState(id);
+        (l.transferCount, l.equipped) = _itemState(token, id, msg.sender, standard);
         _checkSellable(listingId, l, standard);
         _listings[listingId] = l;
         emit Listed(listingId, msg.sender, token, id, amount, price, expiresAt);
     }
 
     /// @inheritdoc IMarket
-    function cancel(uint256 listingId) external {
+    function cancel(uint256 listingId) external nonReentrant {
         Listing storage l = _listings[listingId];
         Status status = l.status;
         if (status == Status.None) revert MarketUnknownListing(listingId);
@@ -188,8 +190,8 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
         return _paused;
     }
 
-    /// @dev The seller still holds the item, has approved the market, and (for an avatar) the
-    ///      avatar is not rented, has not moved since it was listed and wears the same accessories.
+    /// @dev The seller still holds the item and has approved the market, an avatar is not
+    ///      rented, and the item is as it was listed (`_itemState`).
     function _checkSellable(uint256 listingId, Listing memory l, Standard standard) private view {
         if (standard == Standard.ERC721) {
             if (IERC721(l.token).ownerOf(l.id) != l.seller) revert MarketSellerNotOwner(listingId, l.seller);
@@ -200,8 +202,6 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
             if (l.token == address(avatar)) {
                 uint64 until = avatar.rentedUntil(l.id);
                 if (until > block.timestamp) revert MarketItemRented(l.id, until);
-                (uint24 transfers, uint96 equipped) = _avatarState(l.id);
-                if (transfers != l.transferCount || equipped != l.equipped) revert MarketListingStale(listingId);
             }
         } else {
             if (IERC1155(l.token).balanceOf(l.seller, l.id) < l.amount) {
@@ -211,13 +211,36 @@ contract Market is DEWAccessControl, ReentrancyGuardTransient, IMarket {
                 revert MarketNotApproved(l.seller, l.token);
             }
         }
+        (uint24 transfers, uint96 state) = _itemState(l.token, l.id, l.seller, standard);
+        if (transfers != l.transferCount || state != l.equipped) revert MarketListingStale(listingId);
     }
 
-    /// @dev What a listing of an avatar pins: its transfer count and (a 96-bit hash of) the
-    ///      accessories it wears.
-    function _avatarState(uint256 avatarId) private view returns (uint24 transfers, uint96 equipped) {
-        transfers = uint24(avatar.transferCount(avatarId));
-        equipped = uint96(uint256(keccak256(abi.encode(accessories.equippedWord(avatarId)))));
+    /// @dev What a listing pins, so that it goes stale when the item changes under it: for an
+    ///      avatar its transfer count and (a 96-bit hash of) the accessories it wears; for the
+    ///      accessories, how many times the seller's holding of the type moved out; for another
+    ///      ERC-721 (a game center) its transfer count and a hash of its description, so a blank
+    ///      center placed after listing is not sold as the one the buyer saw. A token without
+    ///      these views pins zero.
+    function _itemState(address token, uint256 id, address seller, Standard standard)
+        private
+        view
+        returns (uint24 transfers, uint96 state)
+    {
+        if (token == address(avatar)) {
+            transfers = uint24(avatar.transferCount(id));
+            state = uint96(uint256(keccak256(abi.encode(accessories.equippedWord(id)))));
+        } else if (token == address(accessories)) {
+            transfers = uint24(accessories.moveCount(seller, id));
+        } else if (standard == Standard.ERC721) {
+            try IGameCenter(token).transferCount(id) returns (uint256 count) {
+                transfers = uint24(count);
+            } catch {}
+            try IGameCenter(token).centerOf(id) returns (
+                string memory name, bytes2 country, string memory city, int32 latE2, int32 lonE2, uint16 capacity
+            ) {
+                state = uint96(uint256(keccak256(abi.encode(name, country, city, latE2, lonE2, capacity))));
+            } catch {}
+        }
     }
 
     /// @dev Moves the price from the buyer: royalty, fee legs, and the rest to the seller.

@@ -23,6 +23,10 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
     uint16 public constant MIN_TERMINATION_BPS = 1_000;
     /// @notice A Rewards Division agreement with no settled match for this long may be reclaimed.
     uint64 public constant MAX_IDLE = 7 days;
+    /// @notice An open listing's agreement under which no match was settled yet may be
+    ///         reclaimed after this long: a Rewards Division listing costs its taker no rent, so
+    ///         taking it only to keep it off the market must not hold the avatar for `MAX_IDLE`.
+    uint64 public constant OPEN_LISTING_IDLE = 1 hours;
     /// @notice A scholar who took an open listing may terminate only after this long (or the
     ///         whole term, if shorter): taking listings off the market costs their time.
     uint64 public constant MIN_LISTING_TERM = 1 hours;
@@ -356,16 +360,18 @@ contract ScholarshipRegistry is DEWAccessControl, ReentrancyGuard, IScholarshipR
         _acceptWindow[avatarId] = ((accepts + 1) << 64) | start;
     }
 
-    /// @dev When an agreement becomes reclaimable for idleness: MAX_IDLE after the latest of its
-    ///      acceptance, its last settled match's play time and the end of the last settlement
-    ///      hold; never while settlement is paused (the scholar's matches cannot be settled).
+    /// @dev When an agreement becomes reclaimable for idleness: MAX_IDLE (OPEN_LISTING_IDLE for an
+    ///      open listing without a settled match yet) after the latest of its acceptance, its
+    ///      last settled match's play time and the end of the last settlement hold; never while
+    ///      settlement is paused (the scholar's matches cannot be settled).
     function _idleFrom(Agreement storage a) private view returns (uint64) {
         uint256 hold = _hold;
         if (hold >> 64 != 0) return type(uint64).max;
         uint64 from = a.startsAt;
-        if (a.lastMatchAt > from) from = a.lastMatchAt;
+        uint64 lastMatchAt = a.lastMatchAt;
+        if (lastMatchAt > from) from = lastMatchAt;
         if (uint64(hold) > from) from = uint64(hold);
-        return from + MAX_IDLE;
+        return from + (a.openListing && lastMatchAt == 0 ? OPEN_LISTING_IDLE : MAX_IDLE);
     }
 
     function _clampToNow(uint64 playedAt) private view returns (uint64) {

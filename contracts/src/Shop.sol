@@ -144,7 +144,7 @@ contract Shop is DEWAccessControl, ReentrancyGuardTransient, IShop {
     function _issueVip(IVIPPass vip, uint64 term) private returns (uint256) {
         uint64 current = vip.expiresAt(msg.sender);
         uint64 start = current > block.timestamp ? current : uint64(block.timestamp);
-        vip.issue(msg.sender, start + term);
+        vip.issuePaid(msg.sender, start + term);
         return vip.VIP_TIER();
     }
 

@@ -364,14 +364,6 @@ contract GameCenterTest is CenterFixture {
         vm.expectRevert(abi.encodeWithSelector(IGameCenter.GameCenterRented.selector, id, START + 30 days));
         vm.prank(owner);
         center.setUser(id, owner, START + 60 days);
-        // The registry's avatar-facing roles cannot be turned against the lock either.
-        uint64 roleUntil = (uint64(START + 30 days) / 1 days + 1) * 1 days;
-        bytes32 rentalRole = center.RENTAL_ROLE();
-        vm.expectRevert(
-            abi.encodeWithSelector(IGameCenter.GameCenterRentalRoleInUse.selector, address(centerRegistry), roleUntil)
-        );
-        vm.prank(admin);
-        center.revokeRole(rentalRole, address(centerRegistry));
         // Another rental-role holder can neither release nor take over the lock.
         address otherRegistry = address(0x0742);
         vm.startPrank(admin);

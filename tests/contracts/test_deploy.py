@@ -38,8 +38,11 @@ from backend.chain.deploy import (
     DeployConfig,
     deploy_all,
     hot_key_rights,
+    planned_outflow_per_day,
+    planned_period_limit,
 )
 from backend.chain.exceptions import ChainValueError
+from backend.config import EconomySettings
 from tests.fixtures.anvil import Deployment
 
 
@@ -195,6 +198,21 @@ def test_deploy_refuses_limits_the_vault_cannot_hold(anvil, limits) -> None:
     with pytest.raises(ChainValueError, match="settlement limits out of range"):
         deploy_all(w3, anvil.keys[5], operator=operator, config=DeployConfig(**limits))
     assert w3.eth.get_transaction_count(deployer.address) == before  # nothing was sent
+
+
+def test_settle_period_limit_is_the_planned_outflow_with_headroom() -> None:
+    # It was a fixed 1,000,000 DEW a day: a stolen settler key drained the vault in 9 days
+    # whatever the game paid out.
+    economy = EconomySettings(emission_per_wallet_per_day=50 * DEW, withdrawal_max=1_001 * DEW)
+    plan = 1_000 * 50 * DEW + 2 * 10_000 * DEW + 4 * 1_001 * DEW
+    assert planned_outflow_per_day(economy) == plan
+    assert planned_period_limit(economy) == 111_006 * DEW  # 74,004 DEW * 3/2, whole DEW
+    assert planned_period_limit(EconomySettings(withdrawal_max=DEW + 1)) % DEW == 0
+    default = DeployConfig()
+    assert default.settle_period_limit == planned_period_limit() == 240_000 * DEW
+    # A stolen settler key pays one window at once and one more every 24 h after.
+    windows = -(-default.vault_funding // default.settle_period_limit)
+    assert (windows - 1) * default.settle_period_s // 3600 == 984  # docs/contracts.md
 
 
 def test_deploy_limit_maxima_are_the_contracts(deployment: Deployment) -> None:

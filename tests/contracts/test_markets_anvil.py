@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from eth_account import Account
 from web3.logs import DISCARD
 
@@ -41,7 +42,8 @@ def test_deployed_roles_and_wiring(deployment: Deployment) -> None:
     assert shop == m.address("Shop") == c.shop.address
     assert m.roles["AvatarNFT"]["SHOP_ROLE"] == [shop]
     assert m.roles["Accessories"]["SHOP_ROLE"] == [shop]
-    assert shop in m.roles["VIPPass"]["ISSUER_ROLE"]
+    assert m.roles["VIPPass"]["SHOP_ROLE"] == [shop]
+    assert shop not in m.roles["VIPPass"]["ISSUER_ROLE"]
     assert m.roles["Shop"]["LISTER_ROLE"] == [m.operator]
     assert m.roles["Accessories"]["CATALOG_ROLE"] == [m.operator]
     assert c.token.functions.hasRole(MINTER_ROLE, shop).call() is False
@@ -70,6 +72,20 @@ def test_market_rights_problems_names_each_wrong_grant(deployment: Deployment) -
     assert "the shop holds DEWToken.MINTER_ROLE" in problems
     assert "the market holds ScholarshipRegistry.SCREENER_ROLE" in problems
     assert SHOP_ROLE and ISSUER_ROLE  # the constants the grants use are exported
+
+
+@pytest.mark.parametrize("contract", ["GameCenter", "VIPPass", "Accessories"])
+def test_market_rights_problems_cover_every_shop_role(deployment: Deployment, contract) -> None:
+    # Deploy checked only the avatars' and accessories' SHOP_ROLE: a second holder of the
+    # centers' shop role (or of VIPPass's) passed unnoticed.
+    m = deployment.manifest
+    assert m.roles[contract]["SHOP_ROLE"] == [m.address("Shop")]
+    roles = {name: {r: list(h) for r, h in by.items()} for name, by in m.roles.items()}
+    roles[contract]["SHOP_ROLE"].append(m.operator)
+    problems = market_rights_problems(replace(m, roles=roles))
+    assert problems == [
+        f"{contract}.SHOP_ROLE is held by {roles[contract]['SHOP_ROLE']}, not by the shop alone"
+    ]
 
 
 def test_buy_equip_resell_and_a_stale_resale(deployment: Deployment, chain_snapshot) -> None:

@@ -142,12 +142,45 @@ def test_a_rented_center_cannot_be_taken_back(deployment: Deployment, chain_snap
         c.game_center.functions.setUser(center_id, owner, 2**63),
     ):
         assert refused(d, owner_key, call).startswith(f"GameCenterRented(centerId={center_id}")
-    # Another registry-like caller cannot release it: only the registry holds RENTAL_ROLE.
+    # Another caller cannot release it: only the registry that set the lock may.
     error = refused(d, buyer_key, c.game_center.functions.endRental(center_id))
-    assert error.startswith("AccessControlUnauthorizedAccount(")
+    assert error.startswith(f"GameCenterNotLockedBy(centerId={center_id}")
     assert c.game_center.functions.ownerOf(center_id).call() == owner
     assert c.game_center.functions.payeeOf(center_id).call() == renter
     assert c.token.functions.balanceOf(c.center_registry.address).call() == 10 * DEW
+
+
+def test_a_revoked_rental_role_starts_no_lock_and_the_running_one_runs_out(
+    deployment: Deployment, chain_snapshot
+) -> None:
+    """The admin revokes the centers' registry's RENTAL_ROLE while one of its rentals runs
+    (before, the revoke reverted until every lock it had set ran out, so a wrongly granted
+    role could never be cut off): the registry starts no new lock, the running rental keeps
+    its lock until its end, and its renter still terminates."""
+    d = deployment
+    c = d.contracts
+    owner_key, renter_key = d.player_keys[0], d.player_keys[1]
+    owner, renter = (Account.from_key(k).address for k in (owner_key, renter_key))
+    rented, other = _mint(d, owner), _mint(d, owner)
+    assert _send(d, d.operator_key, c.center_registry.functions.setScreened(owner, True)) == 1
+    terms = (0, 30 * 86400, 0, 0, 0, "0x" + "00" * 20, 2, 2**64 - 1)
+    assert _send(d, owner_key, c.center_registry.functions.offer(rented, renter, terms)) == 1
+    first = c.center_registry.functions.agreementCount().call()
+    assert _send(d, renter_key, c.center_registry.functions.accept(first)) == 1
+    assert _send(d, owner_key, c.center_registry.functions.offer(other, renter, terms)) == 1
+    second = c.center_registry.functions.agreementCount().call()
+    role = c.game_center.functions.RENTAL_ROLE().call()
+    revoke = c.game_center.functions.revokeRole(role, c.center_registry.address)
+    assert _send(d, d.deployer_key, revoke) == 1
+    assert c.game_center.functions.hasRole(role, c.center_registry.address).call() is False
+    error = refused(d, renter_key, c.center_registry.functions.accept(second))
+    assert error.startswith("AccessControlUnauthorizedAccount(")
+    assert c.game_center.functions.rentedUntil(other).call() == 0
+    error = refused(d, owner_key, c.game_center.functions.transferFrom(owner, renter, rented))
+    assert error.startswith(f"GameCenterRented(centerId={rented}")
+    assert _send(d, renter_key, c.center_registry.functions.terminate(first)) == 1
+    assert c.game_center.functions.rentalLocker(rented).call() == "0x" + "00" * 20
+    assert c.game_center.functions.payeeOf(rented).call() == owner
 
 
 def test_royalty_cannot_be_raised_past_its_cap_or_by_the_operator(

@@ -143,3 +143,35 @@ def test_a_repriced_listing_cannot_take_more_than_the_buyer_allowed(
     assert reason.startswith("ShopPriceAboveMax("), reason
     assert c.token.functions.balanceOf(buyer).call() == 100 * DEW
     assert _snapshot(d) == before
+
+
+def test_a_stolen_issuer_key_cannot_cut_or_cancel_a_paid_vip_pass(
+    market_setup: Deployment,
+) -> None:
+    """A player buys a year of VIP in the shop; the operator's issuer key (stolen, or an
+    ordinary 30-day grant) then grants 30 days and revokes: the paid year stays. Before, the
+    grant re-dated the pass to 30 days and the revoke burnt it."""
+    d, c = market_setup, market_setup.contracts
+    buyer_key = d.player_keys[6]
+    buyer = Account.from_key(buyer_key).address
+    year = 366 * 86_400
+    send(
+        d, d.operator_key, _encode(c.shop, "list", c.vip.address, 0, PRICE, 5, year), c.shop.address
+    )
+    listing = c.shop.functions.listingCount().call()
+    send(d, d.deployer_key, _encode(c.token, "transfer", buyer, PRICE), c.token.address)
+    send(d, buyer_key, _encode(c.token, "approve", c.shop.address, PRICE), c.token.address)
+    assert send(d, buyer_key, _encode(c.shop, "buy", listing, PRICE), c.shop.address)["status"] == 1
+    paid = c.vip.functions.expiresAt(buyer).call()
+    now = d.w3.eth.get_block("latest")["timestamp"]
+    assert paid >= now + year - 60
+    grant = _encode(c.vip, "issue", buyer, now + 30 * 86_400)
+    assert send(d, d.operator_key, grant, c.vip.address)["status"] == 1
+    assert c.vip.functions.expiresAt(buyer).call() == paid
+    assert send(d, d.operator_key, _encode(c.vip, "revoke", buyer), c.vip.address)["status"] == 1
+    assert c.vip.functions.isValid(buyer).call() is True
+    assert c.vip.functions.expiresAt(buyer).call() == paid
+    # The paid part is the admin's alone to end.
+    reason = refused(d, d.operator_key, c.vip, "revokePaid", buyer)
+    assert reason.startswith("AccessControlUnauthorizedAccount("), reason
+    assert c.vip.functions.isValid(buyer).call() is True

@@ -67,6 +67,11 @@ interface IAccessories {
     /// @notice Whether `typeId` is on `avatarId`.
     function isEquipped(uint256 avatarId, uint256 typeId) external view returns (bool);
 
+    /// @notice How many times `holder`'s tokens of `typeId` moved out (a sale, a transfer, an
+    ///         equip): the market's listings pin it, so a listing goes stale once the holding
+    ///         moved, even if it came back.
+    function moveCount(address holder, uint256 typeId) external view returns (uint256);
+
     /// @notice The supply cap of `typeId` (0: undefined).
     function maxSupply(uint256 typeId) external view returns (uint256);
 

@@ -19,9 +19,6 @@ interface IAvatarNFT is IERC721, IERC4907 {
     error AvatarNotLockedBy(uint256 tokenId, address caller, address locker);
     /// @notice `mintBatch` was called with no recipients.
     error AvatarEmptyBatch();
-    /// @notice `account` set rental locks that may run until `until`: its RENTAL_ROLE cannot be
-    ///         revoked before then (scholars must still be able to terminate).
-    error AvatarRentalRoleInUse(address account, uint64 until);
 
     /// @notice The shop mints avatars one at a time (`shopMint` with amount 1).
     error AvatarShopAmount(uint256 amount);
@@ -49,9 +46,10 @@ interface IAvatarNFT is IERC721, IERC4907 {
     ///         (the scholarship registry), which becomes the lock's holder.
     function startRental(uint256 tokenId, address user, uint64 expires) external;
 
-    /// @notice Ends a rental early: clears the lock and the user. Only `RENTAL_ROLE`, and only
-    ///         the holder of a lock still in force (another registry cannot release it, and an
-    ///         expired lock is not cleared over a user the owner has set since).
+    /// @notice Ends a rental early: clears the lock and the user. Only the holder of a lock
+    ///         still in force (another registry cannot release it, and an expired lock is not
+    ///         cleared over a user the owner has set since); it needs no role, so a registry
+    ///         whose `RENTAL_ROLE` was revoked still lets its scholars terminate.
     function endRental(uint256 tokenId) external;
 
     /// @notice The time until which `tokenId` is locked by a rental (0 or past when free).
@@ -73,10 +71,6 @@ interface IAvatarNFT is IERC721, IERC4907 {
     /// @notice How many times the avatar has been transferred (a 24-bit counter that wraps);
     ///         offers record it, so any transfer voids them.
     function transferCount(uint256 tokenId) external view returns (uint256);
-
-    /// @notice The latest end of a rental lock `locker` has set, rounded up to a whole day (unix
-    ///         time); its RENTAL_ROLE cannot be revoked before then.
-    function rentalsUntil(address locker) external view returns (uint64);
 
     function MINTER_ROLE() external view returns (bytes32);
     function RENTAL_ROLE() external view returns (bytes32);

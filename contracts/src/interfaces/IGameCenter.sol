@@ -50,9 +50,6 @@ interface IGameCenter is IERC721, IERC4907 {
     error GameCenterRentalTooLong(uint64 expires, uint256 maxExpires);
     /// @notice Only the registry that set a rental lock may clear it (`locker`; zero: no lock).
     error GameCenterNotLockedBy(uint256 centerId, address caller, address locker);
-    /// @notice `account` set rental locks that may run until `until`: its RENTAL_ROLE cannot
-    ///         be revoked before then (renters must still be able to terminate).
-    error GameCenterRentalRoleInUse(address account, uint64 until);
 
     /// @notice A center was minted (by the operator, or by the shop: then it may be blank,
     ///         name and city empty, country 0, until its owner places it).
@@ -119,7 +116,8 @@ interface IGameCenter is IERC721, IERC4907 {
     ///         Only `RENTAL_ROLE` (the centers' ScholarshipRegistry), which holds the lock.
     function startRental(uint256 centerId, address user, uint64 expires) external;
 
-    /// @notice Ends a rental early. Only the `RENTAL_ROLE` holder of a lock still in force.
+    /// @notice Ends a rental early. Only the holder of a lock still in force (no role needed:
+    ///         a registry whose `RENTAL_ROLE` was revoked still lets its renters terminate).
     function endRental(uint256 centerId) external;
 
     /// @notice The time until which `centerId` is locked by a rental (0 or past when free).
@@ -131,9 +129,6 @@ interface IGameCenter is IERC721, IERC4907 {
     /// @notice How many times the center has been transferred (24 bits, wraps); the registry's
     ///         offers record it, so any transfer voids them.
     function transferCount(uint256 centerId) external view returns (uint256);
-
-    /// @notice The latest end of a rental lock `locker` has set, rounded up to a whole day.
-    function rentalsUntil(address locker) external view returns (uint64);
 
     /// @notice The id the next mint will assign (ids start at 1).
     function nextTokenId() external view returns (uint256);

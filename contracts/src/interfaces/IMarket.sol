@@ -6,10 +6,12 @@ pragma solidity ^0.8.24;
 ///         stays with the seller until a buyer pays. On `buy` the market moves the buyer's DEW
 ///         straight to the royalty receiver (ERC-2981), the fee legs and the seller, and the
 ///         item from the seller to the buyer; it never holds tokens or DEW. A listing whose
-///         seller no longer holds the item (or moved it since listing), lost the approval,
-///         expired or was cancelled reverts with a named error and moves nothing; so does a listed
-///         avatar whose equipped accessories changed since it was listed. A rented
-///         avatar cannot be listed or sold at all until its rental ends.
+///         seller no longer holds the item (or moved it since listing, even if it came back),
+///         lost the approval, expired or was cancelled reverts with a named error and moves
+///         nothing; so does a listed avatar whose equipped accessories changed, or a listed game
+///         center whose description changed (a blank center placed), since it was listed: a
+///         listing pins what the buyer saw. A rented avatar cannot be listed or sold at all
+///         until its rental ends. `list`, `cancel` and `buy` are reentrancy-guarded.
 interface IMarket {
     /// @notice What a token contract is to the market.
     enum Standard {
@@ -26,7 +28,9 @@ interface IMarket {
         Cancelled
     }
 
-    /// @notice One listing.
+    /// @notice One listing. `transferCount` and `equipped` are what it pins (24 and 96 bits):
+    ///         an avatar's transfer count and equipped-word hash; a game center's transfer count
+    ///         and description hash; for accessories, the seller's `moveCount` of the type.
     struct Listing {
         address seller;
         uint64 expiresAt;
@@ -61,8 +65,8 @@ interface IMarket {
     error MarketListingNotOpen(uint256 listingId, Status status);
     /// @notice The listing expired at `expiresAt`.
     error MarketListingExpired(uint256 listingId, uint64 expiresAt);
-    /// @notice The avatar moved since it was listed (even if back to the seller), or its
-    ///         equipped accessories changed.
+    /// @notice The item moved since it was listed (even if back to the seller), or the
+    ///         avatar's equipped accessories or the center's description changed.
     error MarketListingStale(uint256 listingId);
     /// @notice The price is above what the buyer accepted.
     error MarketPriceAboveMax(uint256 price, uint256 maxPrice);

@@ -16,7 +16,10 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 ///         - Rewards Division: match rewards paid to the avatar are split by `MatchSettlement`:
 ///           `ownerBps` to the owner, `managerBps` to an optional manager, the rest to the
 ///           scholar; rounding dust goes to the party named by `dustTo`. The owner may end an
-///           agreement whose scholar has had no match settled for `MAX_IDLE` (`reclaimIdle`).
+///           agreement whose scholar has had no match settled for `MAX_IDLE` (`reclaimIdle`),
+///           or, for an open listing whose scholar has had no match settled at all, for
+///           `OPEN_LISTING_IDLE`: taking an open listing holds the avatar only as long as
+///           the taker plays it.
 ///         A reward is split by the agreement in force when its match was PLAYED
 ///         (`payeesAt`), however late it is settled: after the term ended, after an early
 ///         termination, or after the avatar was sold, the parties of that agreement are paid.
@@ -239,8 +242,9 @@ interface IScholarshipRegistry {
     /// @notice The owner ends a Rewards Division agreement under which no match has been
     ///         settled for `MAX_IDLE`, counted from the latest of: acceptance, the last settled
     ///         match's play time, and the end of the last settlement hold (see
-    ///         `settlementHold`); refused while settlement is paused. The avatar is released.
-    ///         Records `endedAt`.
+    ///         `settlementHold`); refused while settlement is paused. An open listing's
+    ///         agreement with no match settled yet may be reclaimed after `OPEN_LISTING_IDLE`
+    ///         instead. The avatar is released. Records `endedAt`.
     function reclaimIdle(uint256 agreementId) external;
 
     /// @notice The vault reports a hold on settlement: `paused` (true from `pause` until

@@ -5,7 +5,7 @@ pragma solidity ^0.8.24;
 /// @notice The operator lists item types at a DEW price with a supply; a buyer approves DEW to
 ///         the shop and calls `buy`, which moves the price from the buyer straight to the
 ///         treasury and mints the item to the buyer in the same transaction. The shop holds
-///         SHOP_ROLE on the item contracts the admin registered and VIPPass's ISSUER_ROLE,
+///         SHOP_ROLE on the item contracts the admin registered and on VIPPass,
 ///         never any DEW right; it never holds DEW or items.
 interface IShop {
     /// @notice What an item contract is to the shop: unknown, an `IShopMintable`, or VIPPass.

@@ -33,7 +33,7 @@ abstract contract MarketFixture is Fixture {
         vm.startPrank(admin);
         avatar.grantRole(avatar.SHOP_ROLE(), address(shop));
         accessories.grantRole(accessories.SHOP_ROLE(), address(shop));
-        vip.grantRole(vip.ISSUER_ROLE(), address(shop));
+        vip.grantRole(vip.SHOP_ROLE(), address(shop));
         accessories.grantRole(accessories.CATALOG_ROLE(), operator);
         shop.grantRole(shop.LISTER_ROLE(), operator);
         shop.grantRole(shop.GUARDIAN_ROLE(), operator);
