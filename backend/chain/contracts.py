@@ -40,7 +40,7 @@ CONTRACT_NAMES = (
     "Accessories",
     "Shop",
     "Market",
-    # issue 20: game centers, the registry that rents them out, contributions
+    # Game centers, the registry that rents them out, contributions
     "GameCenter",
     "CenterRegistry",
     "Contributions",

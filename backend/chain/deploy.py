@@ -11,7 +11,7 @@ screener, settler, guardian), never DEW minting or an admin role. DEW is minted 
 the cap (the vault's funding to the vault, the rest to the treasury), and the deployer then
 renounces ``MINTER_ROLE``, so nobody can mint DEW afterwards.
 
-The markets (issue 19): the *shop* contract gets ``SHOP_ROLE`` on the avatars, accessories,
+The markets: the *shop* contract gets ``SHOP_ROLE`` on the avatars, accessories,
 game centers and VIPPass (whose paid part of a pass only it extends), and nothing on DEW; the
 *market* contract gets no role at all (it only moves what sellers and buyers approved).
 Royalties on both item contracts go to the treasury.
@@ -432,7 +432,7 @@ def _wire_markets(
         )
 
 
-# --- issue 20 (h20-contracts): game centers, their rental registry, contributions ----------
+# --- game centers, their rental registry, contributions ---------------------------------------
 
 
 def _deploy_centers_and_contributions(
@@ -467,7 +467,7 @@ def _center_grants(
         ),
         (center_registry, SCREENER_ROLE, operator, "CenterRegistry.SCREENER_ROLE -> operator"),
     ]
-    if "Shop" in addresses:  # issue 19's shop sells blank centers, placed by their buyers
+    if "Shop" in addresses:  # the shop sells blank centers, placed by their buyers
         grants.append((center, SHOP_ROLE, addresses["Shop"], "GameCenter.SHOP_ROLE -> shop"))
     return grants
 

@@ -308,7 +308,7 @@ def request_center_mint(
     idempotency_key: str,
     chain_id: int | None = None,
 ) -> ChainRequest:
-    """Queue ``GameCenter.mintCenter`` (issue 20) with a description the caller validated
+    """Queue ``GameCenter.mintCenter`` with a description the caller validated
     (``backend.centers.operator``): ``to``, ``name``, ``country``, ``city``, ``lat_e2``,
     ``lon_e2``, ``capacity``; ``result`` is ``{"center_id": ...}``."""
     payload = {**center, "to": _address(center["to"], "center owner")}
