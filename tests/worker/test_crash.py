@@ -21,7 +21,8 @@ from backend.chain.rpc import Rpc
 from backend.db import create_db_engine, make_session_factory, migrate
 from tests.chain.conftest import settled_events, wait_for
 from tests.fixtures.database import create_pg_database, drop_pg_database
-from tests.worker.conftest import REDIS_URL, request_counts, worker_env
+from tests.fixtures.redis import REDIS_URL
+from tests.worker.conftest import request_counts, worker_env
 
 DEW = 10**18
 MATCHES = 12
