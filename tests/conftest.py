@@ -1,16 +1,20 @@
 """Shared fixtures come in as plugins, one module per concern; and how a parallel run is split.
 
-``make test`` runs pytest on pytest-xdist workers with ``--dist loadgroup
---no-loadscope-reorder`` (docs/testing.md). Every test here gets an ``xdist_group``: its module,
-so that a module's fixtures (its anvil, its databases, its servers) are set up by one worker
-only, or ``browser`` for every module with a Chromium test, so that one worker runs them all
-one after another on one browser and one web server. Modules are put in an order that starts
-the longest ones first, so that no worker is left with a long module at the end of the run.
+``make test`` runs pytest on pytest-xdist workers (docs/testing.md). The scheduler below hands
+out whole modules, so that a module's fixtures (its anvil, its databases, its servers, the
+state its tests pass on) are set up by one worker only, as in a serial run; and every module
+with a Chromium test (``tests/web/test_*_in_browser.py``) as one unit, so that one worker runs
+them all one after another on one browser and one web server. Modules are put in an order that
+starts the longest first, so that no worker is left alone with a long module at the end.
+
+(xdist's own ``--dist loadgroup`` would do the grouping, but pytest-xdist 3.8 marks the groups
+on ``Item._nodeid``, which pytest 9 no longer reads: every test became its own unit.)
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import pytest
 
@@ -19,34 +23,55 @@ pytest_plugins = [
     "tests.fixtures.database",
 ]
 
-BROWSER_GROUP = "browser"
+BROWSER_UNIT = "browser"
+BROWSER_MODULE_SUFFIX = "_in_browser.py"
 
-# Started first in a parallel run (measured, docs/testing.md): the browser group, then the
-# demo's end-to-end seasons and the worker's command-line flows (a minute or more a test).
+# Started first in a parallel run (docs/testing.md): the browser modules, then the demo's
+# end-to-end seasons and the worker's command-line flows (a minute or more a test).
 HEAVY_FIRST = ("tests/e2e/", "tests/worker/")
 
 
-def _module(item: pytest.Item) -> str:
-    return item.nodeid.split("::", 1)[0]
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
+def _unit(nodeid: str) -> str:
+    """The unit of work a test belongs to: its module, or all the browser modules together."""
+    module = _module(nodeid)
+    return BROWSER_UNIT if module.endswith(BROWSER_MODULE_SUFFIX) else module
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    browser_modules = {_module(item) for item in items if "browser" in item.fixturenames}
+    for item in items:
+        module = _module(item.nodeid)
+        if "browser" in item.fixturenames and not module.endswith(BROWSER_MODULE_SUFFIX):
+            raise pytest.UsageError(
+                f"{module} drives Chromium: name it test_*{BROWSER_MODULE_SUFFIX} so that a "
+                "parallel run keeps it with the other browser tests (tests/conftest.py)"
+            )
+        if module.endswith(BROWSER_MODULE_SUFFIX):
+            item.add_marker(pytest.mark.browser)
 
-    def rank(module: str) -> int:
-        if module in browser_modules:
+    def rank(item: pytest.Item) -> int:
+        module = _module(item.nodeid)
+        if module.endswith(BROWSER_MODULE_SUFFIX):
             return 0
         return 1 if module.startswith(HEAVY_FIRST) else 2
 
-    for item in items:
-        module = _module(item)
-        if module in browser_modules:
-            item.add_marker(pytest.mark.browser)
-        group = BROWSER_GROUP if module in browser_modules else module
-        item.add_marker(pytest.mark.xdist_group(group))
     # A stable sort on whole modules: a module's tests stay together and in their order.
-    items.sort(key=lambda item: rank(_module(item)))
+    items.sort(key=rank)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Whole modules (and the browser modules as one) to a worker, in collection order."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    config.option.loadscopereorder = False  # collection order: the longest first (above)
+    return ModuleScheduling(config, log)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -57,7 +82,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for reports in terminalreporter.stats.values():
         for report in reports:
             if isinstance(report, pytest.TestReport):
-                browser = BROWSER_GROUP in report.keywords
+                browser = _unit(report.nodeid) == BROWSER_UNIT
                 seconds[browser] += report.duration
                 tests[browser].add(report.nodeid)
     if tests:
