@@ -54,8 +54,8 @@ LINT_PY = $(UV) run ruff check . && $(UV) run ruff format --check . \
 LINT_WEB = cd $(ESLINT) && npm run --silent lint
 FORGE = cd $(CONTRACTS) && npm run --silent build && npm run --silent test
 SLITHER = $(UV) run python scripts/slither_check.py
-# pytest-xdist workers (docs/testing.md: 2 measured fastest on a 2-core machine); the
-# distribution mode is in pyproject.toml. `make test-py PYTEST_WORKERS=0` runs in one process.
+# pytest-xdist workers, one per core of our 2-core CI machines; tests/conftest.py hands out
+# whole modules (docs/testing.md). `make test-py PYTEST_WORKERS=0` runs in one process.
 PYTEST_WORKERS ?= 2
 PYTEST = $(UV) run pytest -n $(PYTEST_WORKERS)
 

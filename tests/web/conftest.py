@@ -138,7 +138,11 @@ def pg_server(
         drop_pg_database(url)
 
 
-@pytest.fixture(scope="session")
+# The server and the browser last as long as the run is in tests/web, no longer: a parallel
+# run's worker goes on to other modules after the browser tests (tests/conftest.py), and while
+# Playwright's sync API is open its event loop runs in this thread (asyncio.run() refuses to
+# start under it: tests/api/test_edge.py failed so).
+@pytest.fixture(scope="package")
 def server() -> Iterator[ServerProcess]:
     """One server for the web tests: bots move fast and matchmaking fills a seat with a bot
     after 1 s."""
@@ -146,7 +150,7 @@ def server() -> Iterator[ServerProcess]:
         yield proc
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.fail(f"no Chromium at {CHROMIUM}: run `make install` (it apt-gets chromium)")
