@@ -46,25 +46,45 @@ DEMO_ARGS ?=
 demo: py-install contracts-install
 	$(UV) run dew demo $(DEMO_ARGS)
 
-lint: py-install lint-web
-	$(UV) run ruff check .
-	$(UV) run ruff format --check .
-	$(UV) run mypy --strict backend worker
-	$(UV) run lint-imports
-
+# What `make lint`, `make test-contracts`, `make test-py` and `make test` run, once each.
+LINT_PY = $(UV) run ruff check . && $(UV) run ruff format --check . \
+	&& $(UV) run mypy --strict backend worker && $(UV) run lint-imports
 # eslint:recommended, browser globals, ES modules, lines of at most 120 characters;
 # protocol.js is generated (scripts/gen_protocol_js.py) and checked by tests/web/test_protocol.py.
+LINT_WEB = cd $(ESLINT) && npm run --silent lint
+FORGE = cd $(CONTRACTS) && npm run --silent build && npm run --silent test
+SLITHER = $(UV) run python scripts/slither_check.py
+# pytest-xdist workers, one per core of our 2-core CI machines; tests/conftest.py hands out
+# whole modules (docs/testing.md). `make test-py PYTEST_WORKERS=0` runs in one process.
+PYTEST_WORKERS ?= 2
+PYTEST = $(UV) run pytest -n $(PYTEST_WORKERS)
+
+lint: py-install lint-web
+	$(LINT_PY)
+
 lint-web: eslint-install
-	cd $(ESLINT) && npm run --silent lint
+	$(LINT_WEB)
 
 test-contracts: contracts-install py-install
-	cd $(CONTRACTS) && npm run --silent build && npm run --silent test
-	$(UV) run python scripts/slither_check.py
+	$(FORGE)
+	$(SLITHER)
 
 test-py: install
-	$(UV) run pytest
+	$(PYTEST)
 
-test: lint test-contracts test-py
+# `make test` prints `phase <name>: <N> s` after each phase and the whole in the end.
+# $(call timed,<phase>,<command>): run the command in a subshell, print its time, keep its status.
+timed = @t0=$$(date +%s); ( $(2) ); rc=$$?; echo "phase $(1): $$(( $$(date +%s) - t0 )) s"; \
+	exit $$rc
+MAKE_T0 := $(shell date +%s)
+
+test:
+	$(call timed,install,$(MAKE) --no-print-directory install eslint-install)
+	$(call timed,lint,( $(LINT_WEB) ) && $(LINT_PY))
+	$(call timed,forge,$(FORGE))
+	$(call timed,slither,$(SLITHER))
+	$(call timed,pytest,$(PYTEST))
+	@echo "make test: $$(( $$(date +%s) - $(MAKE_T0) )) s in all"
 
 # Benchmarks print figures against a same-run baseline; they are never part of `make test`.
 BENCH_ARGS ?=

@@ -1,6 +1,92 @@
-"""Shared fixtures come in as plugins, one module per concern."""
+"""Shared fixtures come in as plugins, one module per concern; and how a parallel run is split.
+
+``make test`` runs pytest on pytest-xdist workers (docs/testing.md). The scheduler below hands
+out whole modules, so that a module's fixtures (its anvil, its databases, its servers, the
+state its tests pass on) are set up by one worker only, as in a serial run; and every module
+with a Chromium test (``tests/web/test_*_in_browser.py``) as one unit, so that one worker runs
+them all one after another on one browser and one web server. Modules are put in an order that
+starts the longest first, so that no worker is left alone with a long module at the end.
+
+(xdist's own ``--dist loadgroup`` would do the grouping, but pytest-xdist 3.8 marks the groups
+on ``Item._nodeid``, which pytest 9 no longer reads: every test became its own unit.)
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pytest
 
 pytest_plugins = [
     "tests.fixtures.anvil",
     "tests.fixtures.database",
 ]
+
+BROWSER_UNIT = "browser"
+BROWSER_MODULE_SUFFIX = "_in_browser.py"
+
+# Started first in a parallel run (docs/testing.md): the browser modules, then the demo's
+# end-to-end seasons and the worker's command-line flows (a minute or more a test).
+HEAVY_FIRST = ("tests/e2e/", "tests/worker/")
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def _unit(nodeid: str) -> str:
+    """The unit of work a test belongs to: its module, or all the browser modules together."""
+    module = _module(nodeid)
+    return BROWSER_UNIT if module.endswith(BROWSER_MODULE_SUFFIX) else module
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = _module(item.nodeid)
+        if "browser" in item.fixturenames and not module.endswith(BROWSER_MODULE_SUFFIX):
+            raise pytest.UsageError(
+                f"{module} drives Chromium: name it test_*{BROWSER_MODULE_SUFFIX} so that a "
+                "parallel run keeps it with the other browser tests (tests/conftest.py)"
+            )
+        if module.endswith(BROWSER_MODULE_SUFFIX):
+            item.add_marker(pytest.mark.browser)
+
+    def rank(item: pytest.Item) -> int:
+        module = _module(item.nodeid)
+        if module.endswith(BROWSER_MODULE_SUFFIX):
+            return 0
+        return 1 if module.startswith(HEAVY_FIRST) else 2
+
+    # A stable sort on whole modules: a module's tests stay together and in their order.
+    items.sort(key=rank)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Whole modules (and the browser modules as one) to a worker, in collection order."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    config.option.loadscopereorder = False  # collection order: the longest first (above)
+    return ModuleScheduling(config, log)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How the tests' time divides between the browser tests and the others (setup, call and
+    teardown summed over every worker), for docs/testing.md's phase figures."""
+    seconds: dict[bool, float] = defaultdict(float)
+    tests: dict[bool, set[str]] = defaultdict(set)
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport):
+                browser = _unit(report.nodeid) == BROWSER_UNIT
+                seconds[browser] += report.duration
+                tests[browser].add(report.nodeid)
+    if tests:
+        terminalreporter.write_line(
+            f"test time: browser tests {seconds[True]:.0f} s ({len(tests[True])} tests), "
+            f"the others {seconds[False]:.0f} s ({len(tests[False])} tests), summed over workers"
+        )

@@ -18,7 +18,8 @@ from backend.chain.models import ChainRequest, ChainTx
 from backend.chain.rpc import Rpc
 from backend.cli import stack
 from backend.config import ChainSettings
-from backend.db import create_db_engine, make_session_factory, migrate
+from backend.db import create_db_engine, make_session_factory
+from tests.fixtures.database import create_migrated_sqlite
 
 BLOCK_TIME_S = 1
 
@@ -54,8 +55,7 @@ def interval_mining(deployment) -> Iterator[Rpc]:
 @pytest.fixture
 def fresh_db(tmp_path) -> Iterator[sessionmaker[Session]]:
     """A new migrated SQLite database per test (the engine state must not leak between tests)."""
-    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(url)
+    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     engine: DbEngine = create_db_engine(url)
     yield make_session_factory(engine)
     engine.dispose()

@@ -18,7 +18,7 @@ import pytest
 from eth_account import Account
 
 from backend.chain.deploy import MAX_SETTLE_MATCHES
-from backend.db import create_db_engine, make_session_factory, migrate
+from backend.db import create_db_engine, make_session_factory
 from backend.economy import jobs
 from backend.economy import ledger as service
 from backend.economy.chain_reader import ChainReader
@@ -27,7 +27,7 @@ from backend.economy.stakes import index_deposits
 from backend.economy.withdrawals import reconcile_withdrawals
 from tests.chain.conftest import settled_events, statuses, wait_for
 from tests.chain.test_engine import _admin
-from tests.fixtures.database import create_pg_database, drop_pg_database
+from tests.fixtures.database import create_migrated_pg_database, drop_pg_database
 from tests.tables.harness import ServerProcess, api, sign_in
 
 DEW = 10**18
@@ -38,8 +38,7 @@ DAY = 86_400
 def stack(deployment, make_engine, chain_snapshot) -> Iterator[dict[str, Any]]:
     """A fresh PostgreSQL database, ``dew serve`` on this chain, and an engine in this process
     (the chain is put back after the test by ``chain_snapshot``)."""
-    url = create_pg_database()
-    migrate(url)
+    url = create_migrated_pg_database()
     db = create_db_engine(url)
     sessions = make_session_factory(db)
     server = ServerProcess(

@@ -19,10 +19,11 @@ import httpx
 import pytest
 
 from backend.cli.demo import RD_OWNER_BPS, DemoConfig, DemoContext, run_demo
+from tests.fixtures.redis import REDIS_URL
 
 pytestmark = pytest.mark.timeout(360)
 
-REDIS = "redis://127.0.0.1:6379/0"
+REDIS = REDIS_URL
 
 # The demo season's leaderboard rewards, places 1..3 (backend/cli/season.py), written again.
 SEASON_REWARDS = [30 * 10**18, 20 * 10**18, 10 * 10**18]

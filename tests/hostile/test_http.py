@@ -21,10 +21,10 @@ from eth_account import Account
 from backend.config import HttpSettings
 from backend.protocol.client import DewClient
 from tests.accounts.signing import sign, wallet_of
+from tests.fixtures.redis import REDIS_URL
 from tests.hostile.conftest import StartServer
 from tests.tables.harness import ServerProcess, sign_in, wait_for
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
 WEB_DIR = Path(__file__).resolve().parents[2] / "backend" / "web"
 SIGNIN_PER_MINUTE = 60  # HttpSettings.signin_per_ip: "60/minute;600/hour"
 CREATE_PER_MINUTE = 12  # HttpSettings.create_per_wallet: "12/minute;120/hour"

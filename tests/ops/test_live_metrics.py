@@ -15,6 +15,7 @@ from eth_account import Account
 
 from backend.protocol.client import DewClient
 from tests.accounts.signing import sign, wallet_of
+from tests.fixtures.redis import REDIS_URL
 from tests.ops.serve import DewServe, scrape
 from tests.tables.harness import Player, api
 
@@ -27,7 +28,7 @@ OPERATOR_KEY = "0x" + "7e" * 32
 @pytest.fixture(scope="module")
 def server(db_url: str) -> Iterator[DewServe]:
     env = {
-        "DEW_SERVER_REDIS_URL": "redis://127.0.0.1:6379/0",
+        "DEW_SERVER_REDIS_URL": REDIS_URL,
         "DEW_SERVER_REDIS_CHANNEL_PREFIX": f"dewops{uuid.uuid4().hex[:8]}",
         "DEW_SERVER_BOT_MOVE_DELAY_S": "0",
         "DEW_SERVER_TURN_TIMEOUT_S": "60",

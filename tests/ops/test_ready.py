@@ -23,6 +23,7 @@ from backend.chain.deploy import (
     DeployConfig,
     deploy_all,
 )
+from tests.fixtures.redis import REDIS_URL
 from tests.ops.serve import scrape
 from tests.ops.tcp_proxy import TcpProxy
 from tests.tables.harness import ServerProcess, free_port, wait_for
@@ -86,7 +87,7 @@ def stack(pg_url: str, tmp_path: Path) -> Iterator[dict]:
         "DEW_CHAIN_RPC_URL": f"http://127.0.0.1:{node_proxy.port}",
         "DEW_CHAIN_MANIFEST_PATH": str(manifest_path),
         "DEW_CHAIN_OPERATOR_KEY": operator_key,
-        "DEW_BROKER_URL": "redis://127.0.0.1:6379/0",
+        "DEW_BROKER_URL": REDIS_URL,
         "DEW_BROKER_PAYOUTS_QUEUE": f"payouts-{suffix}",
         "DEW_BROKER_DEFAULT_QUEUE": f"dew-{suffix}",
         "DEW_READY_HEARTBEAT_EVERY_S": "1",
@@ -96,7 +97,7 @@ def stack(pg_url: str, tmp_path: Path) -> Iterator[dict]:
     }
     server = ServerProcess(
         db_url,
-        redis_url="redis://127.0.0.1:6379/0",
+        redis_url=REDIS_URL,
         channel_prefix=f"dewready{suffix}",
         extra_env=common,
     )

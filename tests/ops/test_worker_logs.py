@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from backend.db import migrate
+from tests.fixtures.redis import REDIS_URL
 from tests.tables.harness import REPO, wait_for
 from tests.worker.conftest import WorkerProcess
 
@@ -32,7 +33,7 @@ def test_a_task_logs_the_request_id_that_enqueued_it(tmp_path: Path) -> None:
     suffix = uuid.uuid4().hex[:8]
     env = {
         "DEW_DB_URL": db_url,
-        "DEW_BROKER_URL": "redis://127.0.0.1:6379/0",
+        "DEW_BROKER_URL": REDIS_URL,
         "DEW_BROKER_PAYOUTS_QUEUE": f"payouts-{suffix}",
         "DEW_BROKER_DEFAULT_QUEUE": f"dew-{suffix}",
         "DEW_CHAIN_MANIFEST_PATH": str(tmp_path / "no-manifest.json"),

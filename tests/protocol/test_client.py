@@ -10,11 +10,10 @@ from collections.abc import Iterator
 import pytest
 from eth_account import Account
 
-from backend.db import migrate
 from backend.game import replay
 from backend.protocol import messages as protocol
 from backend.protocol.client import DewClient, DewClientError, Wallet
-from tests.fixtures.database import create_pg_database, drop_pg_database
+from tests.fixtures.database import create_migrated_pg_database, drop_pg_database
 from tests.tables.harness import ServerProcess
 
 pytestmark = pytest.mark.timeout(240)
@@ -26,9 +25,8 @@ TERMS_URI = "https://dew.example/terms"
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
     """One server with terms configured: bots move fast, matchmaking fills with bots after 1 s."""
-    url = create_pg_database()
+    url = create_migrated_pg_database()
     try:
-        migrate(url)
         with ServerProcess(
             url,
             turn_timeout_s=60,

@@ -13,12 +13,12 @@ from sqlalchemy import select
 from backend.economy.models import SettlementRequest
 from backend.game import replay
 from backend.tables.models import Match, MatchMove
+from tests.fixtures.redis import REDIS_URL
 from tests.tables.harness import Player, ServerProcess, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(300)
 
 FAST = {"turn_timeout_s": 60, "bot_move_delay_s": 0.0, "ws_rate_per_s": 1000, "ws_rate_burst": 1000}
-REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def _logged_moves(db, match_id: str) -> list[tuple[int, int, str]]:  # type: ignore[no-untyped-def]

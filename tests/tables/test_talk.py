@@ -27,6 +27,7 @@ from backend.tables.cache import LiveTable
 from backend.tables.complaints import Complaint
 from backend.tables.connections import Conn
 from backend.tables.models import Match, Table, TableSeat
+from tests.fixtures.redis import REDIS_URL
 from tests.tables.harness import Player, ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(300)
@@ -337,8 +338,6 @@ def test_free_text_when_the_deployment_allows_it(pg_url: str) -> None:
 
 
 # --- talk across server processes (the Redis bus) ----------------------------------------------
-
-REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def _hosted(seated: int = 2) -> tuple[dict[str, LiveTable], Conn]:

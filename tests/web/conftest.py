@@ -18,9 +18,8 @@ from typing import Any
 import pytest
 from eth_account import Account
 
-from backend.db import migrate
 from backend.protocol.client import Wallet
-from tests.fixtures.database import create_pg_database, drop_pg_database
+from tests.fixtures.database import create_migrated_pg_database, drop_pg_database
 from tests.tables.harness import ServerProcess
 
 REPO = Path(__file__).resolve().parents[2]
@@ -131,16 +130,19 @@ def pg_server(
 ) -> Iterator[ServerProcess]:
     """A server (``kind``, with ``settings``) on a fresh migrated PostgreSQL database of its
     own, dropped afterwards; the database's URL is ``server.env["DEW_DB_URL"]``."""
-    url = create_pg_database()
+    url = create_migrated_pg_database()
     try:
-        migrate(url)
         with kind(url, **settings) as proc:
             yield proc
     finally:
         drop_pg_database(url)
 
 
-@pytest.fixture(scope="session")
+# The server and the browser last as long as the run is in tests/web, no longer: a parallel
+# run's worker goes on to other modules after the browser tests (tests/conftest.py), and while
+# Playwright's sync API is open its event loop runs in this thread (asyncio.run() refuses to
+# start under it: tests/api/test_edge.py failed so).
+@pytest.fixture(scope="package")
 def server() -> Iterator[ServerProcess]:
     """One server for the web tests: bots move fast and matchmaking fills a seat with a bot
     after 1 s."""
@@ -148,7 +150,7 @@ def server() -> Iterator[ServerProcess]:
         yield proc
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.fail(f"no Chromium at {CHROMIUM}: run `make install` (it apt-gets chromium)")
@@ -194,6 +196,51 @@ def open_wallet_page(
     return page
 
 
+# Set before a navigation: ``__dewRoute`` stays "waiting" until ``#main`` leaves a
+# ``data-ready=false`` (a route that started after this point has ended). A new document has no
+# ``__dewRoute`` and starts at ``data-ready=false`` (index.html).
+ROUTE_WATCH_JS = """() => {
+  const main = document.getElementById('main');
+  if (!main) return;
+  window.__dewRoute = 'waiting';
+  new MutationObserver((records, observer) => {
+    if (records.some((record) => record.oldValue === 'false')) {
+      window.__dewRoute = 'done';
+      observer.disconnect();
+    }
+  }).observe(main, { attributes: true, attributeFilter: ['data-ready'], attributeOldValue: true });
+}"""
+
+VIEW_DRAWN_JS = """(view) => {
+  const main = document.getElementById('main');
+  return window.__dewRoute !== 'waiting' && !!main
+    && main.dataset.ready === 'true' && main.dataset.view === view;
+}"""
+
+
+def view_of(url: str) -> str:
+    """The view the web client routes ``url`` to: the first part of its hash path (the lobby
+    when there is none), as ``#main[data-view]`` names it."""
+    path = url.partition("#")[2].partition("?")[0]
+    return path.split("/")[1] if path.count("/") else "lobby"
+
+
+def goto_view(page: Any, url: str) -> None:
+    """Open ``url`` and come back once the web client has drawn the view that this navigation
+    routed to (``#main[data-ready=true][data-view=...]``).
+
+    A change of the hash only redraws the page in place, after ``goto`` has returned: until
+    then the old view (often the same view) is on screen and ready, and a click on it is lost
+    when the redraw replaces it (a lobby row's join once opened no terms gate). So the wait is
+    for a route that started after the navigation; the same URL again is a reload."""
+    page.evaluate(ROUTE_WATCH_JS)
+    if page.url == url:
+        page.reload()
+    else:
+        page.goto(url)
+    page.wait_for_function(VIEW_DRAWN_JS, arg=view_of(url))
+
+
 def sign_in_page(page: Any) -> str:
     """Sign in with the page's wallet; back once the page has drawn its view again as the
     signed-in wallet (the view is redrawn after ``#me`` shows, and a click on the old one
@@ -225,7 +272,7 @@ def offer_in_dashboard(
 ) -> list[str]:
     """The owner offers ``avatar`` from the dashboard's form (to ``scholar``, or to anyone) and
     signs it; the transaction steps shown."""
-    page.goto(base_url + "/#/dashboard")
+    goto_view(page, base_url + "/#/dashboard")
     page.wait_for_selector("#offer-form")
     page.fill("#offer-form input[name=avatar_id]", str(avatar))
     if scholar is not None:

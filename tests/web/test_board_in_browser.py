@@ -18,7 +18,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from backend.protocol.client import DewClient
 from tests.tables.harness import ServerProcess
-from tests.web.conftest import InjectedWallet, open_wallet_page, pg_server, sign_in_page
+from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, pg_server, sign_in_page
 from tests.web.contrast import low_contrast
 from tests.web.drawing import OPTIONS, SEED, first_hand, oriented
 
@@ -334,7 +334,7 @@ def test_a_score_on_a_multiple_of_five_flashes_its_points(browser, server):
     with DewClient(server.url) as client:
         client.sign_in(Account.create().key.hex())
         table = client.create_table(preset="dew200", seats=2, kind="ai", bot_level="easy")
-    page.goto(f"{server.url}/#/table/{table['id']}")
+    goto_view(page, f"{server.url}/#/table/{table['id']}")
     page.wait_for_selector("#table[data-link=open] #felt")
     page.wait_for_function("() => window.flashes.length > 0", timeout=120_000)
     points = page.evaluate("window.flashes")[0]

@@ -19,7 +19,7 @@ from backend.db.base import utcnow
 from backend.economy.models import LedgerLeg, PlannedSettlement, SeatRecord
 from tests.centers.helpers import mint_center
 from tests.tables.harness import ServerProcess, api, sign_in
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 from tests.web.phone import phone_fits
 
 pytestmark = pytest.mark.timeout(300)
@@ -152,7 +152,7 @@ def test_a_ref_link_binds_a_player_and_the_creator_dashboard_shows_it(
     wallet = InjectedWallet(Account.create().key.hex())
     page = open_wallet_page(browser, server.url, wallet)
     player = sign_in_page(page)
-    page.goto(f"{server.url}/#/creator?ref={code}")
+    goto_view(page, f"{server.url}/#/creator?ref={code}")
     page.wait_for_selector("#bind-creator")
     page.click("#bind-creator")
     page.wait_for_selector(f"#bound-to[data-code='{code}'], #status.error")

@@ -28,7 +28,7 @@ from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.tables import play
 from tests.tables.harness import Player, ServerProcess, api
-from tests.web.conftest import InjectedWallet, open_wallet_page, pg_server, sign_in_page
+from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, pg_server, sign_in_page
 from tests.web.phone import phone_fits
 
 pytestmark = pytest.mark.timeout(300)
@@ -191,7 +191,7 @@ def test_entry_rules_show_fee_eligibility_and_a_refusal(browser, stack):
     )
     page = open_wallet_page(browser, server.url, InjectedWallet(Account.create().key.hex()))
     sign_in_page(page)
-    page.goto(f"{server.url}/#/competitions/{tid}")
+    goto_view(page, f"{server.url}/#/competitions/{tid}")
     page.wait_for_selector("#competition #entry-rules")
     assert page.locator("#x").count() == 0 and page.evaluate("window.__pwned === undefined")
     assert page.inner_text("#competition h2").startswith(MARKUP_NAME)
@@ -209,7 +209,7 @@ def test_entry_rules_show_fee_eligibility_and_a_refusal(browser, stack):
     with sessions() as session:
         assert service.entrants_of(session=session, tournament_id=tid) == []
     # A tournament that does not exist: the API's error, nothing else.
-    page.goto(f"{server.url}/#/competitions/{2**31 - 1}")
+    goto_view(page, f"{server.url}/#/competitions/{2**31 - 1}")
     page.wait_for_selector("main[data-ready=true][data-view=competitions]")
     assert "tournament_not_found" in page.inner_text("#status")
     assert page.locator("#competition").count() == 0
@@ -233,7 +233,7 @@ def test_swiss_with_an_entry_fee_from_the_stake_balance(browser, stack):
         session.commit()
     page = open_wallet_page(browser, server.url, InjectedWallet(account.key.hex()))
     sign_in_page(page)
-    page.goto(f"{server.url}/#/competitions/{tid}")
+    goto_view(page, f"{server.url}/#/competitions/{tid}")
     page.wait_for_selector("#competition[data-link=open] #my-stake")
     assert page.get_attribute("#my-stake", "data-wei") == str(5 * DEW)
     assert page.locator("#bracket").count() == 0  # Swiss: standings, not a bracket
@@ -295,13 +295,13 @@ def test_help_pages_in_both_languages(
     assert page.inner_text("#summary").startswith(preset_summary)
     assert page.inner_text("#tips h3") == tips_heading
     # Premium choices are marked, as /presets says.
-    page.goto(f"{server.url}/#/help/partnership")
+    goto_view(page, f"{server.url}/#/help/partnership")
     page.wait_for_selector("#rules[data-preset=partnership]")
     spec = next(p for p in presets if p["preset"] == "partnership")
     premium = sum(len(o["premium"]) for o in spec["option_specs"])
     assert page.locator("#rules [data-premium=true]").count() == premium > 0
     # An unknown preset in the address: said, and the glossary still shown.
-    page.goto(f"{server.url}/#/help/no_such_game")
+    goto_view(page, f"{server.url}/#/help/no_such_game")
     page.wait_for_selector("main[data-ready=true][data-view=help] p.error")
     assert page.locator("#glossary").count() == 1
     assert not page.js_errors

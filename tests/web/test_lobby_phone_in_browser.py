@@ -10,7 +10,7 @@ import pytest
 from eth_account import Account
 
 from tests.tables.harness import sign_in, wait_for
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 from tests.web.contrast import low_contrast
 from tests.web.test_lobby_stakes_in_browser import _staked_table
 
@@ -38,7 +38,7 @@ def test_lobby_confirms_the_stake_shows_fees_and_fits(browser, server, artifacts
     sign_in_page(page)
     joins: list[str] = []
     page.on("request", lambda r: joins.append(r.url) if r.url.endswith("/join") else None)
-    page.goto(f"{server.url}/#/lobby")
+    goto_view(page, f"{server.url}/#/lobby")
     page.wait_for_selector(f"#main[data-view=lobby] a[href='#/table/{staked_id}']")
     assert page.evaluate(NO_SIDEWAYS), "the lobby scrolls sideways"
 

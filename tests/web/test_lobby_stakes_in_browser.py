@@ -16,7 +16,7 @@ from backend.db.base import utcnow
 from backend.tables import play
 from backend.tables.models import Table, TableSeat
 from tests.tables.harness import sign_in, wait_for
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -71,7 +71,7 @@ def test_lobby_shows_stake_earning_and_timer_and_confirms_a_staked_join(browser,
     sign_in_page(page)
     joins: list[str] = []
     page.on("request", lambda r: joins.append(r.url) if r.url.endswith("/join") else None)
-    page.goto(f"{server.url}/#/lobby")
+    goto_view(page, f"{server.url}/#/lobby")
     page.wait_for_selector(f"#main[data-view=lobby] a[href='#/table/{staked_id}']")
     row = page.locator(f"tr:has(a[href='#/table/{staked_id}'])")
     assert row.locator(".stake").get_attribute("data-wei") == str(STAKE)
@@ -110,7 +110,7 @@ def test_lobby_shows_stake_earning_and_timer_and_confirms_a_staked_join(browser,
     assert joins == [f"{server.url}/tables/{staked_id}/join"] and len(dialogs) == 2
 
     # A free table seats at once, without a question.
-    page.goto(f"{server.url}/#/lobby")
+    goto_view(page, f"{server.url}/#/lobby")
     page.wait_for_selector(f"#main[data-view=lobby] a[href='#/table/{free['id']}']")
     page.locator(f"tr:has(a[href='#/table/{free['id']}']) button.join").click()
     page.wait_for_selector(f"#table[data-table='{free['id']}']")

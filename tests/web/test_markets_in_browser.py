@@ -21,7 +21,13 @@ import pytest
 
 from backend.cli.demo import DemoConfig, Season, ok, wait_for
 from backend.protocol.client import DewClient
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page, sign_tx_panel
+from tests.web.conftest import (
+    InjectedWallet,
+    goto_view,
+    open_wallet_page,
+    sign_in_page,
+    sign_tx_panel,
+)
 from tests.web.phone import phone_fits
 
 pytestmark = pytest.mark.timeout(600)
@@ -287,7 +293,7 @@ def test_a_second_wallet_buys_the_listed_avatar(
         table = client.create_table(
             preset="draw", seats=2, kind="practice", earning=True, avatar_id=avatar_id
         )
-    page.goto(f"{season.base}/#/table/{table['id']}")
+    goto_view(page, f"{season.base}/#/table/{table['id']}")
     seat = f"#seats .seat-avatar[data-avatar='{avatar_id}'][data-drawn=true]"
     page.wait_for_selector(f"{seat} svg .accessory[data-type-id='{type_id}']")
     page.screenshot(path=str(artifacts / "markets-table-avatar.png"), full_page=True)

@@ -17,6 +17,7 @@ from backend.cli.demo import FIXED_RENT, RENT_FAUCET, Season, api_txs, ok, wait_
 from tests.tables.harness import ServerProcess
 from tests.web.conftest import (
     InjectedWallet,
+    goto_view,
     offer_in_dashboard,
     offer_to_me_shown,
     open_wallet_page,
@@ -110,7 +111,7 @@ def test_a_guest_leaves_from_the_table_page_then_the_host_starts_with_bots(brows
     assert host.locator("#leave").count() == 1  # the creator is seated too
 
     # The guest finds the table in the lobby and takes a seat from the table page.
-    guest.goto(f"{server.url}/#/lobby")
+    goto_view(guest, f"{server.url}/#/lobby")
     guest.click(f"#main[data-view=lobby] a[href='#/table/{table_id}']")
     guest.click("#take-seat")
     guest.wait_for_selector("#table #leave")
@@ -147,7 +148,7 @@ def test_a_wallet_invited_by_address_joins_the_private_table(browser, server):
     table_id = create_table_in_page(host, preset="draw", seats=2, visibility="private")
 
     # The guest has the table's address but no invitation (nor the link's code): refused.
-    guest.goto(f"{server.url}/#/table/{table_id}")
+    goto_view(guest, f"{server.url}/#/table/{table_id}")
     guest.click("#table #take-seat")
     guest.wait_for_selector("#status.error")
     assert "not_invited" in guest.inner_text("#status")
@@ -186,11 +187,11 @@ def test_leaving_the_lobby_while_waiting_does_not_strand_the_ticket(browser, pat
         with page.expect_response(
             lambda r: r.url.endswith(f"/matchmaking/{ticket_id}") and r.request.method == "DELETE"
         ):
-            page.goto(f"{base}/#/history")
+            goto_view(page, f"{base}/#/history")
         page.wait_for_selector("main[data-ready=true][data-view=history]")
         assert http.get(f"/matchmaking/{ticket_id}").json()["status"] == "cancelled"
 
-        page.goto(f"{base}/#/lobby")
+        goto_view(page, f"{base}/#/lobby")
         page.wait_for_selector("main[data-ready=true][data-view=lobby]")
         again = queue_in_page(page)
         assert http.get(f"/matchmaking/{again}").json()["status"] == "waiting"

@@ -13,7 +13,7 @@ import pytest
 from eth_account import Account
 
 from backend.protocol.client import DewClient
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(240)
 TILE = re.compile(r"^[0-6]:[0-6]$")
@@ -137,7 +137,7 @@ def test_sign_in_play_a_hand_reload_and_resume_never_seeing_other_tiles(browser,
         assert not {"deal", "hands"} & set(view), "a view carried the deal"
 
     # The match is in the wallet's history, linked to its replay.
-    page.goto(f"{server.url}/#/history")
+    goto_view(page, f"{server.url}/#/history")
     page.wait_for_selector(f"main[data-view=history] a[href='#/replay/{match_id}']")
     assert not page.js_errors
 
@@ -149,7 +149,7 @@ def test_replay_viewer_verifies_the_record_and_refuses_a_tampered_one(browser, s
         match_id = client.play(table["id"])["match_id"]
 
     page = open_wallet_page(browser, server.url, None)
-    page.goto(f"{server.url}/#/replay/{match_id}")
+    goto_view(page, f"{server.url}/#/replay/{match_id}")
     page.wait_for_selector("#verdict")
     assert page.get_attribute("#verdict", "data-ok") == "true"
     for check in ("commitment", "deals", "resultHash"):
@@ -204,14 +204,14 @@ def test_private_table_by_invite_link_then_matchmaking_and_the_language_switch(b
     # Not in the public lobby; the invite link seats the guest, which starts the match.
     guest.wait_for_selector("main[data-ready=true]")
     assert guest.locator(f"a[href='#/table/{table_id}']").count() == 0
-    guest.goto(f"{server.url}/{link}")
+    goto_view(guest, f"{server.url}/{link}")
     guest.click("#take-seat")
     guest.wait_for_selector("#table[data-status=live]")
     host.wait_for_selector("#table[data-status=live]")
     assert guest_address[:6] in host.inner_text("#seats")
 
     # Matchmaking: alone in the queue, the guest gets a table with a bot after the wait.
-    guest.goto(f"{server.url}/#/lobby")
+    goto_view(guest, f"{server.url}/#/lobby")
     guest.wait_for_selector("main[data-ready=true][data-view=lobby]")
     guest.select_option("#matchmaking select[name=preset]", "draw")
     guest.click("#matchmaking button[type=submit]")

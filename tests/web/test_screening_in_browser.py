@@ -13,7 +13,7 @@ from contextlib import ExitStack
 import pytest
 
 from backend.cli.demo import DemoConfig, Season, wait_for
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(420)
 
@@ -56,7 +56,7 @@ def test_an_owner_applies_and_the_screener_rejects_then_approves_on_chain(
         browser, season.base, InjectedWallet(season.operator_key, season.w3)
     )
     assert sign_in_page(screener_page) == season.operator
-    screener_page.goto(season.base + "/#/screening")
+    goto_view(screener_page, season.base + "/#/screening")
     screener_page.wait_for_selector("#screening-queue")
     row = screener_page.locator(
         "#screening-queue tr", has=screener_page.locator(f"[data-applicant='{owner}']")
@@ -82,8 +82,8 @@ def test_an_owner_applies_and_the_screener_rejects_then_approves_on_chain(
     owner_page.fill("#screening-statement", "Avatars 1 and 2, Rewards Division at 30%.")
     owner_page.click("#screening-form button[type=submit]")
     owner_page.wait_for_selector("#my-application[data-status=pending]")
-    screener_page.goto(season.base + "/#/lobby")
-    screener_page.goto(season.base + "/#/screening")
+    goto_view(screener_page, season.base + "/#/lobby")
+    goto_view(screener_page, season.base + "/#/screening")
     screener_page.wait_for_selector(f"#screening-queue [data-applicant='{owner}']")
     screener_page.screenshot(path=str(artifacts / "screening-queue.png"), full_page=True)
     row = screener_page.locator(

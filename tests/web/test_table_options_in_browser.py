@@ -14,7 +14,7 @@ from eth_account import Account
 
 from tests.hostile.test_tables import Chain
 from tests.tables.harness import ServerProcess, sign_in, wait_for
-from tests.web.conftest import InjectedWallet, open_wallet_page, pg_server, sign_in_page
+from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, pg_server, sign_in_page
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -137,7 +137,7 @@ def test_a_viewer_slows_a_bots_only_table_for_themselves_only(browser, server) -
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}) as http:
         table = http.post("/tables", json={"preset": "dew200", "seats": 4, "kind": "ai"}).json()
     for page in (slow, live):
-        page.goto(f"{server.url}/#/table/{table['id']}")
+        goto_view(page, f"{server.url}/#/table/{table['id']}")
     slow.wait_for_selector("#table[data-status=live]")
     live.wait_for_selector("#table[data-status=live]")
     assert slow.input_value("#bot-speed") == "slow" and live.input_value("#bot-speed") == "live"

@@ -11,7 +11,7 @@ from sqlalchemy import create_engine, select
 
 from backend.tables.complaints import Complaint
 from tests.tables.harness import api, sign_in
-from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
+from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -33,7 +33,7 @@ def test_a_phrase_is_seen_by_the_other_seat_and_a_player_is_reported(browser, se
         assert sign_in_page(page) == account.address
         # The lobby the sign-in shows first must be drawn, or it could replace the table.
         page.wait_for_selector("main[data-ready=true]")
-        page.goto(f"{server.url}/#/table/{table_id}")
+        goto_view(page, f"{server.url}/#/table/{table_id}")
         page.wait_for_selector("#talk #phrases button[data-phrase=good_luck]")
         pages.append(page)
     host_page, guest_page = pages

@@ -15,7 +15,13 @@ from sqlalchemy import select
 from backend.accounts.models import TermsAcceptance
 from backend.db import create_db_engine, make_session_factory
 from tests.tables.harness import ServerProcess
-from tests.web.conftest import InjectedWallet, open_wallet_page, pg_server, sign_in_page
+from tests.web.conftest import (
+    InjectedWallet,
+    goto_view,
+    open_wallet_page,
+    pg_server,
+    sign_in_page,
+)
 from tests.web.test_lobby_stakes_in_browser import _staked_table
 
 pytestmark = pytest.mark.timeout(240)
@@ -55,7 +61,8 @@ def test_the_terms_gate_comes_before_a_staked_seat(
     joins: list[str] = []
     page.on("request", lambda r: joins.append(r.url) if r.url.endswith("/join") else None)
     page.on("dialog", lambda dialog: dialog.accept())  # yes to the stake's amount and timer
-    page.goto(f"{terms_server.url}/#/lobby")
+    goto_view(page, f"{terms_server.url}/#/lobby")
+    page.wait_for_selector(f"#main[data-view=lobby] a[href='#/table/{staked_id}']")
     row = page.locator(f"tr:has(a[href='#/table/{staked_id}'])")
     row.locator("button.join").click()
 

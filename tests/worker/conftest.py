@@ -14,7 +14,6 @@ from backend.cli import stack
 from tests.chain.conftest import interval_mining  # noqa: F401  (fixture)
 
 REPO = stack.REPO_ROOT
-REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 class WorkerProcess:

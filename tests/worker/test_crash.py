@@ -18,10 +18,15 @@ from backend.chain.models import ChainRequest, ChainTx, TxStatus
 from backend.chain.outbox import Payout, request_mint, request_settlement
 from backend.chain.reconcile import reconcile
 from backend.chain.rpc import Rpc
-from backend.db import create_db_engine, make_session_factory, migrate
+from backend.db import create_db_engine, make_session_factory
 from tests.chain.conftest import settled_events, wait_for
-from tests.fixtures.database import create_pg_database, drop_pg_database
-from tests.worker.conftest import REDIS_URL, request_counts, worker_env
+from tests.fixtures.database import (
+    create_migrated_pg_database,
+    create_migrated_sqlite,
+    drop_pg_database,
+)
+from tests.fixtures.redis import REDIS_URL
+from tests.worker.conftest import request_counts, worker_env
 
 DEW = 10**18
 MATCHES = 12
@@ -31,10 +36,9 @@ MATCHES = 12
 def database(request, tmp_path):
     """A fresh database per test: SQLite, or PostgreSQL for the production-like runs."""
     if request.param == "postgresql":
-        url = create_pg_database()
+        url = create_migrated_pg_database()
     else:
-        url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(url)
+        url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     engine = create_db_engine(url)
     yield url, make_session_factory(engine)
     engine.dispose()

@@ -11,7 +11,8 @@ from eth_account import Account
 from backend.chain.outbox import Payout, request_settlement
 from backend.db import create_db_engine, make_session_factory
 from tests.chain.conftest import settled_events, wait_for
-from tests.worker.conftest import REDIS_URL, request_counts, worker_env
+from tests.fixtures.redis import REDIS_URL
+from tests.worker.conftest import request_counts, worker_env
 
 DEW = 10**18
 
