@@ -24,11 +24,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from backend.db import create_db_engine, make_session_factory
 from backend.tables.complaints import Complaint
+from tests.fixtures.redis import REDIS_URL
 from tests.tables.harness import Player, ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(300)
-
-REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 @pytest.fixture
