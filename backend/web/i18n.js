@@ -33,7 +33,8 @@ const STRINGS = {
     error: "Error", signInFirst: "Inicia sesión primero.", ply: "Jugada n.º", tiles: "fichas",
     stake: "Apuesta", noStake: "sin apuesta", earningShort: "Recompensas", turnTimer: "Tiempo por turno",
     yes: "sí", no: "no",
-    confirmStake: "Esta mesa aparta una apuesta de {stake} de tu saldo en la bóveda mientras ocupas el asiento, y la retiene cuando empieza la partida. "
+    confirmStake: "Esta mesa aparta una apuesta de {stake} de tu saldo en la bóveda mientras ocupas el asiento, "
+      + "y la retiene cuando empieza la partida. "
       + "Tiempo por turno: {timer} s; cuando se te acaba juega un bot por ti, y si se te acaba varias veces "
       + "seguidas pierdes la partida y la apuesta. ¿Sentarte?",
   },
@@ -67,7 +68,8 @@ const STRINGS = {
     error: "Error", signInFirst: "Sign in first.", ply: "Ply", tiles: "tiles",
     stake: "Stake", noStake: "no stake", earningShort: "Earning", turnTimer: "Turn timer",
     yes: "yes", no: "no",
-    confirmStake: "This table sets a stake of {stake} aside from your vault balance while you hold the seat, and escrows it when the match starts. "
+    confirmStake: "This table sets a stake of {stake} aside from your vault balance while you hold the seat, "
+      + "and escrows it when the match starts. "
       + "Turn timer: {timer} s; when it runs out a bot plays for you, and after several timeouts in a row "
       + "you forfeit the match and the stake. Take the seat?",
   },
