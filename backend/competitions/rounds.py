@@ -33,13 +33,11 @@ from backend.competitions.models import (
 from backend.competitions.service import (
     cancel_locked,
     entrants_of,
-    game_history,
     games_of,
     get_tournament,
     match_seats,
-    seed_order,
-    standings,
 )
+from backend.competitions.views import game_history, seed_order, standings
 from backend.config import Settings
 from backend.db.base import aware, utcnow
 from backend.economy import jobs as economy_jobs

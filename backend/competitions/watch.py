@@ -22,7 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import exceptions as exc
-from backend.competitions import service
+from backend.competitions import service, views
 from backend.competitions.models import Entrant, TournamentStatus
 from backend.config import SocketSettings
 
@@ -72,13 +72,13 @@ def poll_events(
         if seen.get("version") == t.version:
             return [], False
         parts: dict[str, Any] = {
-            "tournament": service.summary(t),
+            "tournament": views.summary(t),
             "registration": [
-                service.entrant_view(e)
+                views.entrant_view(e)
                 for e in service.entrants_of(session=session, tournament_id=t.id)
             ],
-            "bracket": service.bracket_view(session=session, tournament_id=t.id),
-            "standings": service.standings_view(session=session, tournament=t),
+            "bracket": views.bracket_view(session=session, tournament_id=t.id),
+            "standings": views.standings_view(session=session, tournament=t),
         }
     changed = []
     for kind, data in parts.items():

@@ -10,7 +10,7 @@ from eth_account import Account
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.competitions import exceptions as exc
-from backend.competitions import jobs, rounds, service
+from backend.competitions import jobs, rounds, service, views
 from backend.competitions.models import TournamentStatus, escrow_key
 from backend.config import Settings, TablesSettings
 from backend.db.base import utcnow
@@ -192,7 +192,7 @@ def test_tournaments_play_server_matches_and_qualify_for_the_next_tier(pg_url, s
                 match = session.get(Match, g.match_id)
                 assert match is not None and match.status == "finished"
                 assert match.record is not None and match.result_hash  # a normal record
-            places = service.standings_view(session=session, tournament=t)
+            places = views.standings_view(session=session, tournament=t)
             assert sorted(p["place"] for p in places) == list(range(1, count + 1))
             if fmt == "elimination":
                 assert places[0]["entrant"] == games[-1].winner

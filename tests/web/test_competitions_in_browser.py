@@ -21,7 +21,7 @@ import pytest
 from eth_account import Account
 from sqlalchemy.orm import Session, sessionmaker
 
-from backend.competitions import jobs, service
+from backend.competitions import jobs, service, views
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
@@ -178,7 +178,7 @@ def test_register_and_follow_the_live_bracket_to_the_prizes(browser, stack, arti
 def service_standings(sessions: sessionmaker[Session], tid: int) -> list[dict[str, Any]]:
     with sessions() as session:
         t = service.get_tournament(session=session, tournament_id=tid)
-        return service.standings_view(session=session, tournament=t)
+        return views.standings_view(session=session, tournament=t)
 
 
 def test_entry_rules_show_fee_eligibility_and_a_refusal(browser, stack):

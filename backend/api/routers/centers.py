@@ -32,6 +32,7 @@ from backend.centers import service as centers
 from backend.centers.models import GameCenter
 from backend.competitions import hosting
 from backend.competitions import service as competitions
+from backend.competitions import views as competition_views
 from backend.config import Settings
 from backend.db.base import aware, utcnow
 from backend.tables import schemas as table_schemas
@@ -152,7 +153,7 @@ def get_center(request: Request, center_id: CenterId, session: SessionDep) -> di
             for t in tables.open_at_center(session=session, center_id=center_id)
         ],
         "tournaments": [
-            competitions.summary(t)
+            competition_views.summary(t)
             for t in hosting.center_tournaments(session=session, center_id=center_id)
         ],
     }
@@ -218,7 +219,7 @@ def open_tournament(
     tournament = hosting.create_center_tournament(
         session=session, spec=spec, host=player.address, settlement_limit=limit, settings=settings
     )
-    return competitions.summary(tournament)
+    return competition_views.summary(tournament)
 
 
 @router.get("/{center_id}/report", responses=_ERRORS)

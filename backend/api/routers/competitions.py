@@ -23,7 +23,7 @@ from backend.accounts import service as accounts
 from backend.accounts import terms
 from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep, read_sessions
 from backend.api.ratelimit import client_key
-from backend.competitions import contributions, service
+from backend.competitions import contributions, service, views
 from backend.competitions.watch import (
     CLOSE_TOO_MANY,
     CLOSE_UNSUPPORTED,
@@ -45,12 +45,11 @@ class RegisterIn(BaseModel):
 def _detail(session: Session, tournament_id: int) -> dict[str, Any]:
     t = service.get_tournament(session=session, tournament_id=tournament_id)
     return {
-        **service.summary(t),
+        **views.summary(t),
         # DEW contributions pooled into its prizes (docs/economy.md, "DEW Contribution").
         "contributed": contributions.contributed(session=session, tournament_id=t.id),
         "entrants": [
-            service.entrant_view(e)
-            for e in service.entrants_of(session=session, tournament_id=t.id)
+            views.entrant_view(e) for e in service.entrants_of(session=session, tournament_id=t.id)
         ],
     }
 
@@ -59,7 +58,7 @@ def _detail(session: Session, tournament_id: int) -> dict[str, Any]:
 def list_tournaments(
     session: SessionDep, status: Annotated[str | None, Query(max_length=16)] = None
 ) -> list[dict[str, Any]]:
-    return [service.summary(t) for t in service.list_tournaments(session=session, status=status)]
+    return [views.summary(t) for t in service.list_tournaments(session=session, status=status)]
 
 
 @router.get("/{tournament_id}", summary="A tournament and its entrants")
@@ -87,7 +86,7 @@ def register(
         address=player.address,
         avatar_id=body.avatar_id if body else None,
     )
-    return service.entrant_view(entrant)
+    return views.entrant_view(entrant)
 
 
 @router.post(
@@ -104,13 +103,13 @@ def leave(
 @router.get("/{tournament_id}/bracket", summary="Every round's games and their matches")
 def bracket(session: SessionDep, tournament_id: TournamentId) -> list[dict[str, Any]]:
     service.get_tournament(session=session, tournament_id=tournament_id)
-    return service.bracket_view(session=session, tournament_id=tournament_id)
+    return views.bracket_view(session=session, tournament_id=tournament_id)
 
 
 @router.get("/{tournament_id}/standings", summary="Places so far (final once finished)")
 def standings(session: SessionDep, tournament_id: TournamentId) -> list[dict[str, Any]]:
     t = service.get_tournament(session=session, tournament_id=tournament_id)
-    return service.standings_view(session=session, tournament=t)
+    return views.standings_view(session=session, tournament=t)
 
 
 async def _until_gone(websocket: WebSocket) -> str:
