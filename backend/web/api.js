@@ -62,7 +62,7 @@ export class DewApi {
     let url = this.baseUrl + routePath(name, params);
     if (query) {
       const search = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null));
-      url += `?${search}`;
+      if (search.size) url += `?${search}`;
     }
     const headers = {};
     if (this.token) headers.Authorization = `Bearer ${this.token}`;

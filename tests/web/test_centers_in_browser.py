@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
+from backend.economy.counts import Count
 from backend.economy.models import LedgerLeg, PlannedSettlement, SeatRecord
 from tests.centers.helpers import mint_center
 from tests.tables.harness import ServerProcess, api, sign_in
@@ -128,6 +129,9 @@ def _book(session: Session, match_id: str, creator: str, player: str, amount: in
         SeatRecord(
             match_id=match_id, seat=0, address=player, is_bot=False, placement=1,
             finished_at=now,
+            # What the rule (backend.economy.counts) stores for a contested staked match.
+            counts=int(Count.EMISSION | Count.LEADERBOARD | Count.CREATOR_EARNINGS
+                       | Count.CENTER_EARNINGS),
         )
     )  # fmt: skip
     session.add(
