@@ -171,8 +171,10 @@ def test_matchmaking_seats_only_tickets_with_the_same_options(start_server, db_u
     wait_for(lambda: all(seated(i) for i in range(4)), timeout=30)
     assert seated(0) == seated(2) and seated(1) == seated(3) and seated(0) != seated(1)
     assert seated(4) is None  # nobody else asked for 150: it waits (no bots for 600 s)
+    # Each as one of its players sees it (a matchmade table is private to strangers).
     with api(server.url, tickets[0][0]) as client:
         assert client.get(f"/tables/{seated(0)}").json()["options"]["target"] == 50
+    with api(server.url, tickets[1][0]) as client:
         assert client.get(f"/tables/{seated(1)}").json()["options"]["target"] == 100
 
 
