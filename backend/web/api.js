@@ -62,7 +62,8 @@ export class DewApi {
     let url = this.baseUrl + routePath(name, params);
     if (query) {
       const search = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null));
-      if (search.size) url += `?${search}`;
+      const text = search.toString();  // (URLSearchParams.size is missing in older browsers)
+      if (text) url += `?${text}`;
     }
     const headers = {};
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
