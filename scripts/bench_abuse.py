@@ -1,6 +1,6 @@
 """Denial of service by anonymous sockets: GET /tables latency and server memory, before and after.
 
-Against a real server process (``tests.tables.harness.ServerProcess``, as ``dew serve`` runs
+Against a real server process (``tests.fixtures.harness.ServerProcess``, as ``dew serve`` runs
 it) on a fresh PostgreSQL database and on a SQLite file, one client drives the two attacks
 of issue 17 and the same run's figures before the attack are the baseline:
 
@@ -70,7 +70,7 @@ from backend.protocol.client import DewClient, DewClientError
 from backend.tables.models import Table, TableSeat
 from scripts.figures import bench_main
 from tests.fixtures.database import create_pg_database, drop_pg_database
-from tests.tables.harness import ServerProcess
+from tests.fixtures.harness import ServerProcess
 
 LATENCY_SAMPLES = 31
 # Open tables in the lobby, so that GET /tables does real work (its page holds 100).

@@ -21,14 +21,15 @@ import pytest
 pytest_plugins = [
     "tests.fixtures.anvil",
     "tests.fixtures.database",
+    "tests.fixtures.workers",
 ]
 
 BROWSER_UNIT = "browser"
 BROWSER_MODULE_SUFFIX = "_in_browser.py"
 
 # Started first in a parallel run (docs/testing.md): the browser modules, then the demo's
-# end-to-end seasons and the worker's command-line flows (a minute or more a test).
-HEAVY_FIRST = ("tests/e2e/", "tests/worker/")
+# end-to-end seasons, the `dew` commands' flows and the worker's (a minute or more a test).
+HEAVY_FIRST = ("tests/e2e/", "tests/cli/", "tests/worker/")
 
 
 def _module(nodeid: str) -> str:

@@ -8,7 +8,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
-from tests.tables.harness import ServerProcess, sign_in
+from tests.fixtures.harness import ServerProcess, sign_in
 
 pytestmark = pytest.mark.timeout(300)
 

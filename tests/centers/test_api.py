@@ -17,7 +17,7 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy.models import LedgerLeg, PlannedSettlement, Season
 from tests.centers.helpers import event, mint_center
-from tests.tables.harness import ServerProcess, api, sign_in
+from tests.fixtures.harness import ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -28,7 +28,7 @@ from backend.economy.withdrawals import reconcile_withdrawals
 from tests.chain.conftest import settled_events, statuses, wait_for
 from tests.chain.test_engine import _admin
 from tests.fixtures.database import create_migrated_pg_database, drop_pg_database
-from tests.tables.harness import ServerProcess, api, sign_in
+from tests.fixtures.harness import ServerProcess, api, sign_in
 
 DEW = 10**18
 DAY = 86_400

@@ -21,7 +21,7 @@ from backend.competitions.models import TournamentStatus
 from backend.competitions.watch import TournamentWatch
 from backend.config import Settings, SocketSettings
 from backend.db.base import utcnow
-from tests.tables.harness import Player, ServerProcess, api, sign_in
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in
 
 SETTINGS = Settings()
 

@@ -30,8 +30,8 @@ from backend.tables.chain_gate import ChainGate
 from backend.tables.models import Match, MatchMove
 from tests.chain.conftest import settled_events
 from tests.economy.chain_helpers import address, mint_avatars, send
-from tests.tables.harness import ServerProcess, wait_for
-from tests.worker.conftest import WorkerProcess, worker_env
+from tests.fixtures.harness import ServerProcess, wait_for
+from tests.fixtures.workers import WorkerProcess, worker_env
 
 pytestmark = pytest.mark.timeout(400)
 

@@ -21,7 +21,7 @@ from backend.economy.policy import MAX_PAYOUT_AMOUNT, PolicyError
 from backend.economy.seasons import create_season
 from backend.tables import service as tables
 from backend.tables.models import Match
-from tests.tables.harness import ServerProcess, wait_for
+from tests.fixtures.harness import ServerProcess, wait_for
 
 DEW = 10**18
 SETTINGS = Settings()

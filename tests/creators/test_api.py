@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.creators.helpers import sign
-from tests.tables.harness import ServerProcess, api, sign_in
+from tests.fixtures.harness import ServerProcess, api, sign_in
 
 
 @pytest.fixture(scope="module")

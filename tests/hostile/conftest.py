@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.tables.harness import ServerProcess
+from tests.fixtures.harness import ServerProcess
 
 StartServer = Callable[..., ServerProcess]
 

@@ -29,8 +29,8 @@ from websockets.sync.client import connect
 from backend.accounts import siwe_message
 from backend.protocol.client import DewClient
 from tests.accounts.signing import sign, wallet_of
+from tests.fixtures.harness import ServerProcess, api, free_port, sign_in, wait_for
 from tests.hostile.conftest import StartServer
-from tests.tables.harness import ServerProcess, api, free_port, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -21,8 +21,8 @@ from backend.competitions.models import Tournament
 from backend.db import create_db_engine, make_session_factory
 from backend.tables.models import Table
 from tests.centers.helpers import mint_center
+from tests.fixtures.harness import api, sign_in
 from tests.hostile.test_tables import SLOW_BOTS, _count, _error
-from tests.tables.harness import api, sign_in
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -32,9 +32,9 @@ from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.economy.models import StakeEntry
 from backend.tables.models import Table
+from tests.fixtures.harness import REPO, api, sign_in, wait_for
 from tests.hostile.test_centers import LIMITS, _mint
 from tests.hostile.test_tables import DEW, DEW_WEI, SLOW_BOTS, Chain, _count, _error
-from tests.tables.harness import REPO, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(240)
 

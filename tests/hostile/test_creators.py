@@ -20,7 +20,7 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy.models import AgreementMirror
 from tests.creators.helpers import sign
-from tests.tables.harness import api, sign_in
+from tests.fixtures.harness import api, sign_in
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def books(db_url):
 
 @pytest.fixture(scope="module")
 def server(db_url):
-    from tests.tables.harness import ServerProcess
+    from tests.fixtures.harness import ServerProcess
 
     with ServerProcess(db_url) as process:
         yield process
@@ -231,7 +231,7 @@ def _bind(server, account, token: str, statement: dict):
 def ring_server(db_url):
     """A server of its own: the rings' many sign-ins and binds from one address would spend
     the module server's per-address budget (60 a minute) before the tests after them."""
-    from tests.tables.harness import ServerProcess
+    from tests.fixtures.harness import ServerProcess
 
     with ServerProcess(db_url) as process:
         yield process

@@ -30,7 +30,7 @@ from backend.economy.policy import DEW, FinishedMatch, SeatResult, default_polic
 from backend.economy.reports import season_leaderboard
 from backend.economy.settlement import plan_settlement
 from backend.protocol.client import DewClient
-from tests.tables.harness import api
+from tests.fixtures.harness import api
 
 PRACTICE = {"preset": "draw", "seats": 2, "kind": "practice", "bot_level": "easy"}
 SAME_DEVICE = {"preset": "draw", "seats": 2, "kind": "same_device"}

@@ -33,7 +33,7 @@ from backend.kit.text import clean_text
 from backend.markets import operator as markets_operator
 from backend.markets.models import CatalogEntry
 from backend.tables.complaints import Complaint
-from tests.tables.harness import Player, ServerProcess, api, sign_in
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -21,9 +21,9 @@ from eth_account import Account
 from backend.config import HttpSettings
 from backend.protocol.client import DewClient
 from tests.accounts.signing import sign, wallet_of
+from tests.fixtures.harness import ServerProcess, sign_in, wait_for
 from tests.fixtures.redis import REDIS_URL
 from tests.hostile.conftest import StartServer
-from tests.tables.harness import ServerProcess, sign_in, wait_for
 
 WEB_DIR = Path(__file__).resolve().parents[2] / "backend" / "web"
 SIGNIN_PER_MINUTE = 60  # HttpSettings.signin_per_ip: "60/minute;600/hour"

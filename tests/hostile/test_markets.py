@@ -19,8 +19,8 @@ from backend.chain.models import ChainRequest
 from backend.db import create_db_engine, make_session_factory
 from backend.markets.models import CatalogEntry
 from tests.economy.chain_helpers import send
+from tests.fixtures.harness import api, sign_in
 from tests.markets.world import DEW, make_world
-from tests.tables.harness import api, sign_in
 
 OPERATOR = Account.create()
 
@@ -34,7 +34,7 @@ def world(deployment, db_url):
 
 @pytest.fixture(scope="module")
 def server(deployment, db_url):
-    from tests.tables.harness import ServerProcess
+    from tests.fixtures.harness import ServerProcess
 
     env = {
         "DEW_CHAIN_RPC_URL": deployment.anvil.rpc_url,

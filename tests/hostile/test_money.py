@@ -18,7 +18,7 @@ from backend.competitions.models import escrow_key
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import stakes
 from backend.economy.models import PlannedSettlement, SettlementStatus, StakeEntry
-from tests.tables.harness import api, sign_in
+from tests.fixtures.harness import api, sign_in
 
 DEW = 10**18
 

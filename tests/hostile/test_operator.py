@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from backend.chain.models import ChainRequest
 from backend.db import create_db_engine, make_session_factory
 from backend.economy.models import Season
-from tests.tables.harness import ServerProcess, api, sign_in
+from tests.fixtures.harness import ServerProcess, api, sign_in
 
 OPERATOR = Account.create()
 RACERS = 12

@@ -17,7 +17,7 @@ from backend.economy import screening
 from backend.economy.models import ScreeningApplication
 from backend.economy.transactions import ScholarshipTxBuilder
 from tests.economy.chain_helpers import send
-from tests.tables.harness import api, sign_in
+from tests.fixtures.harness import api, sign_in
 
 APPS = "/economy/screening/applications"
 

@@ -23,9 +23,9 @@ from backend.economy.models import StakeEntry
 from backend.tables import complaints
 from backend.tables import exceptions as tables_exc
 from backend.tables.models import Match, Table, TableSeat
+from tests.fixtures.harness import api, sign_in
 from tests.hostile.test_centers import _mint
 from tests.hostile.test_tables import SLOW_BOTS, Chain, _count, _error
-from tests.tables.harness import api, sign_in
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -30,7 +30,7 @@ from backend.competitions import service as competitions
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.tables.models import MatchMove
-from tests.tables.harness import Player, ServerProcess, api, sign_in, wait_for
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -26,7 +26,7 @@ from sqlalchemy import Engine, select
 from backend.db import create_db_engine
 from backend.tables import store
 from backend.tables.models import Match, MatchMove, Table
-from tests.tables.harness import REPO, Player, ServerProcess, api, sign_in, wait_for
+from tests.fixtures.harness import REPO, Player, ServerProcess, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -21,9 +21,9 @@ from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.tables import matchmaking
 from backend.tables.models import MatchmakingTicket, Table, TableSeat
+from tests.fixtures.harness import Player, api, sign_in, wait_for
 from tests.hostile.test_tables import DEW_WEI, SLOW_BOTS, Chain, _count, _error
 from tests.hostile.test_tables import chain as chain
-from tests.tables.harness import Player, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -24,7 +24,7 @@ from web3 import Web3
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import stakes
 from backend.tables.models import MatchmakingTicket, Table, TableSeat
-from tests.tables.harness import REPO, api, sign_in, wait_for
+from tests.fixtures.harness import REPO, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(240)
 

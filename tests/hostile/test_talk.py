@@ -24,8 +24,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from backend.db import create_db_engine, make_session_factory
 from backend.tables.complaints import Complaint
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in
 from tests.fixtures.redis import REDIS_URL
-from tests.tables.harness import Player, ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(300)
 

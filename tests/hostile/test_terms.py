@@ -17,8 +17,8 @@ from backend.accounts.models import TermsAcceptance
 from backend.db import create_db_engine, make_session_factory
 from backend.tables.models import Table
 from tests.accounts.signing import sign
+from tests.fixtures.harness import api, sign_in
 from tests.hostile.conftest import StartServer
-from tests.tables.harness import api, sign_in
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from backend.cli import stack
-from tests.tables.harness import ServerProcess
+from tests.fixtures.harness import ServerProcess
 
 
 class DewServe(ServerProcess):

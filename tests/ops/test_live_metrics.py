@@ -15,9 +15,9 @@ from eth_account import Account
 
 from backend.protocol.client import DewClient
 from tests.accounts.signing import sign, wallet_of
+from tests.fixtures.harness import Player, api
 from tests.fixtures.redis import REDIS_URL
 from tests.ops.serve import DewServe, scrape
-from tests.tables.harness import Player, api
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -23,11 +23,11 @@ from backend.chain.deploy import (
     DeployConfig,
     deploy_all,
 )
+from tests.fixtures.harness import ServerProcess, free_port, wait_for
 from tests.fixtures.redis import REDIS_URL
+from tests.fixtures.workers import WorkerProcess
 from tests.ops.serve import scrape
 from tests.ops.tcp_proxy import TcpProxy
-from tests.tables.harness import ServerProcess, free_port, wait_for
-from tests.worker.conftest import WorkerProcess
 
 pytestmark = pytest.mark.timeout(420)
 LIMIT_S = 5.0

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from backend.db import migrate
+from tests.fixtures.harness import REPO, wait_for
 from tests.fixtures.redis import REDIS_URL
-from tests.tables.harness import REPO, wait_for
-from tests.worker.conftest import WorkerProcess
+from tests.fixtures.workers import WorkerProcess
 
 pytestmark = pytest.mark.timeout(180)
 

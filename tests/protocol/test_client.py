@@ -14,7 +14,7 @@ from backend.game import replay
 from backend.protocol import messages as protocol
 from backend.protocol.client import DewClient, DewClientError, Wallet
 from tests.fixtures.database import create_migrated_pg_database, drop_pg_database
-from tests.tables.harness import ServerProcess
+from tests.fixtures.harness import ServerProcess
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -15,7 +15,7 @@ from websockets.asyncio.client import connect
 
 from backend.config import AuthSettings
 from backend.tables.models import MatchMove
-from tests.tables.harness import Player, ServerProcess, api, sign_in
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(120)
 

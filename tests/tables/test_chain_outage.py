@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from backend.cli.stack import RpcGate
 from backend.tables.models import Match, MatchResult
-from tests.tables.harness import Player, ServerProcess, api, sign_in, wait_for
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(240)
 

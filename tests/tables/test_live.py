@@ -15,7 +15,7 @@ from backend.economy.models import SettlementRequest
 from backend.game import replay, rules_for, start_match
 from backend.game import view as seat_view
 from backend.tables.models import Match, MatchMove, MatchResult
-from tests.tables.harness import Player, ServerProcess, api, sign_in
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -13,8 +13,8 @@ from sqlalchemy import select
 from backend.economy.models import SettlementRequest
 from backend.game import replay
 from backend.tables.models import Match, MatchMove
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in, wait_for
 from tests.fixtures.redis import REDIS_URL
-from tests.tables.harness import Player, ServerProcess, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(300)
 

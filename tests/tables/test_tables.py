@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from backend.economy.models import SettlementRequest
 from backend.tables.models import Match, MatchMove, MatchResult
-from tests.tables.harness import Player, ServerProcess, api, sign_in, wait_for
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -27,8 +27,8 @@ from backend.tables.cache import LiveTable
 from backend.tables.complaints import Complaint
 from backend.tables.connections import Conn
 from backend.tables.models import Match, Table, TableSeat
+from tests.fixtures.harness import Player, ServerProcess, api, sign_in
 from tests.fixtures.redis import REDIS_URL
-from tests.tables.harness import Player, ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -20,7 +20,7 @@ from eth_account import Account
 
 from backend.protocol.client import Wallet
 from tests.fixtures.database import create_migrated_pg_database, drop_pg_database
-from tests.tables.harness import ServerProcess
+from tests.fixtures.harness import ServerProcess
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "var" / "test-artifacts" / "web"

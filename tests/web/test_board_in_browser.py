@@ -17,7 +17,7 @@ from eth_account import Account
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from backend.protocol.client import DewClient
-from tests.tables.harness import ServerProcess
+from tests.fixtures.harness import ServerProcess
 from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, pg_server, sign_in_page
 from tests.web.contrast import low_contrast
 from tests.web.drawing import OPTIONS, SEED, first_hand, oriented

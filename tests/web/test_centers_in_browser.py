@@ -19,7 +19,7 @@ from backend.db.base import utcnow
 from backend.economy.counts import Count
 from backend.economy.models import LedgerLeg, PlannedSettlement, SeatRecord
 from tests.centers.helpers import mint_center
-from tests.tables.harness import ServerProcess, api, sign_in
+from tests.fixtures.harness import ServerProcess, api, sign_in
 from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 from tests.web.phone import phone_fits
 

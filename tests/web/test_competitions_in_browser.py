@@ -27,7 +27,7 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.tables import play
-from tests.tables.harness import Player, ServerProcess, api
+from tests.fixtures.harness import Player, ServerProcess, api
 from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, pg_server, sign_in_page
 from tests.web.phone import phone_fits
 

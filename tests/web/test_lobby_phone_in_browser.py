@@ -9,7 +9,7 @@ import httpx
 import pytest
 from eth_account import Account
 
-from tests.tables.harness import sign_in, wait_for
+from tests.fixtures.harness import sign_in, wait_for
 from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 from tests.web.contrast import low_contrast
 from tests.web.test_lobby_stakes_in_browser import _staked_table

@@ -15,7 +15,7 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.tables import play
 from backend.tables.models import Table, TableSeat
-from tests.tables.harness import sign_in, wait_for
+from tests.fixtures.harness import sign_in, wait_for
 from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(180)

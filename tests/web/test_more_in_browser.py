@@ -14,7 +14,7 @@ import pytest
 from eth_account import Account
 
 from backend.cli.demo import FIXED_RENT, RENT_FAUCET, Season, api_txs, ok, wait_for
-from tests.tables.harness import ServerProcess
+from tests.fixtures.harness import ServerProcess
 from tests.web.conftest import (
     InjectedWallet,
     goto_view,

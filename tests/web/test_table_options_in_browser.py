@@ -12,8 +12,8 @@ import httpx
 import pytest
 from eth_account import Account
 
+from tests.fixtures.harness import ServerProcess, sign_in, wait_for
 from tests.hostile.test_tables import Chain
-from tests.tables.harness import ServerProcess, sign_in, wait_for
 from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, pg_server, sign_in_page
 
 pytestmark = pytest.mark.timeout(240)

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from backend.accounts.models import TermsAcceptance
 from backend.db import create_db_engine, make_session_factory
-from tests.tables.harness import ServerProcess
+from tests.fixtures.harness import ServerProcess
 from tests.web.conftest import (
     InjectedWallet,
     goto_view,

@@ -26,7 +26,7 @@ from tests.fixtures.database import (
     drop_pg_database,
 )
 from tests.fixtures.redis import REDIS_URL
-from tests.worker.conftest import request_counts, worker_env
+from tests.fixtures.workers import request_counts, worker_env
 
 DEW = 10**18
 MATCHES = 12

@@ -12,7 +12,7 @@ from backend.chain.outbox import Payout, request_settlement
 from backend.db import create_db_engine, make_session_factory
 from tests.chain.conftest import settled_events, wait_for
 from tests.fixtures.redis import REDIS_URL
-from tests.worker.conftest import request_counts, worker_env
+from tests.fixtures.workers import request_counts, worker_env
 
 DEW = 10**18
 

@@ -19,7 +19,7 @@ from backend.chain.models import ChainRequest
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.economy.models import Season
 from tests.chain.conftest import wait_for
-from tests.worker.conftest import REPO, worker_env
+from tests.fixtures.workers import REPO, worker_env
 
 DEW_CLI = str(Path(sys.executable).parent / "dew")
 

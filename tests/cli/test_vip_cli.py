@@ -14,8 +14,8 @@ from sqlalchemy import func, select
 from backend.chain.models import ChainRequest, ChainTx
 from backend.db import create_db_engine, make_session_factory, migrate
 from tests.chain.conftest import wait_for
-from tests.worker.conftest import worker_env
-from tests.worker.test_operator_cli import _dew
+from tests.cli.test_operator_cli import _dew
+from tests.fixtures.workers import worker_env
 
 
 def _counts(sessions) -> tuple[int, int]:

@@ -13,8 +13,8 @@ from backend.centers import service
 from backend.chain.models import ChainRequest
 from backend.db import create_db_engine, make_session_factory, migrate
 from tests.chain.conftest import wait_for
-from tests.worker.conftest import worker_env
-from tests.worker.test_operator_cli import _dew
+from tests.cli.test_operator_cli import _dew
+from tests.fixtures.workers import worker_env
 
 
 def test_center_mint_through_the_worker_is_mirrored(deployment, interval_mining, workers, tmp_path):  # type: ignore[no-untyped-def]

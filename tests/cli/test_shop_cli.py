@@ -16,8 +16,8 @@ from backend.db import create_db_engine, make_session_factory, migrate
 from backend.markets.chain_reader import MarketReader
 from backend.markets.indexer import index_markets
 from tests.chain.conftest import wait_for
-from tests.worker.conftest import worker_env
-from tests.worker.test_operator_cli import _dew
+from tests.cli.test_operator_cli import _dew
+from tests.fixtures.workers import worker_env
 
 
 def _requests(sessions) -> int:

@@ -1,0 +1,3 @@
+"""The ``dew`` commands' tests run on the module's chain mining a block a second."""
+
+from tests.chain.conftest import interval_mining  # noqa: F401  (fixture)
