@@ -13,7 +13,9 @@ on ``Item._nodeid``, which pytest 9 no longer reads: every test became its own u
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,19 +77,38 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return ModuleScheduling(config, log)
 
 
+# A file for every module's time (tab-separated, slowest first), written when the variable is set.
+MODULE_TIMES_ENV = "DEW_TEST_MODULE_TIMES"
+SLOWEST_MODULES_SHOWN = 15
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """How the tests' time divides between the browser tests and the others (setup, call and
-    teardown summed over every worker), for docs/testing.md's phase figures."""
+    """How the tests' time divides between the browser tests and the others, and the slowest
+    modules (setup, call and teardown summed over every worker: a module's own fixtures count
+    in its first test's setup and its last test's teardown), for docs/testing.md's figures."""
     seconds: dict[bool, float] = defaultdict(float)
     tests: dict[bool, set[str]] = defaultdict(set)
+    module_seconds: dict[str, float] = defaultdict(float)
+    module_tests: dict[str, set[str]] = defaultdict(set)
     for reports in terminalreporter.stats.values():
         for report in reports:
             if isinstance(report, pytest.TestReport):
                 browser = _unit(report.nodeid) == BROWSER_UNIT
                 seconds[browser] += report.duration
                 tests[browser].add(report.nodeid)
-    if tests:
-        terminalreporter.write_line(
-            f"test time: browser tests {seconds[True]:.0f} s ({len(tests[True])} tests), "
-            f"the others {seconds[False]:.0f} s ({len(tests[False])} tests), summed over workers"
-        )
+                module_seconds[_module(report.nodeid)] += report.duration
+                module_tests[_module(report.nodeid)].add(report.nodeid)
+    if not tests:
+        return
+    slowest = sorted(module_seconds.items(), key=lambda row: -row[1])
+    terminalreporter.write_line(f"slowest modules (of {len(slowest)}):")
+    for module, spent in slowest[:SLOWEST_MODULES_SHOWN]:
+        count = len(module_tests[module])
+        terminalreporter.write_line(f"{spent:8.1f} s {count:4d} tests  {module}")
+    if path := os.environ.get(MODULE_TIMES_ENV):
+        rows = [f"{spent:.1f}\t{len(module_tests[m])}\t{m}\n" for m, spent in slowest]
+        Path(path).write_text("".join(rows))
+    terminalreporter.write_line(
+        f"test time: browser tests {seconds[True]:.0f} s ({len(tests[True])} tests), "
+        f"the others {seconds[False]:.0f} s ({len(tests[False])} tests), summed over workers"
+    )

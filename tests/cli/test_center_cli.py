@@ -13,7 +13,7 @@ from backend.centers import service
 from backend.chain.models import ChainRequest
 from backend.db import create_db_engine, make_session_factory, migrate
 from tests.chain.conftest import wait_for
-from tests.cli.test_operator_cli import _dew
+from tests.fixtures.dew_cli import invoke_dew, run_dew
 from tests.fixtures.workers import worker_env
 
 
@@ -34,7 +34,7 @@ def test_center_mint_through_the_worker_is_mirrored(deployment, interval_mining,
         "--lat", "37.38", "--lon", "-6.0", "--capacity", "6", "--key", "cli-center-1",
     ]  # fmt: skip
 
-    done = _dew(env, *args, "--wait")
+    done = run_dew(env, *args, "--wait")
     assert done.returncode == 0, done.stderr
     (center_id,) = [int(i) for i in re.findall(r"center #(\d+) -> ", done.stdout)]
     assert deployment.contracts.game_center.functions.ownerOf(center_id).call() == owner
@@ -45,9 +45,9 @@ def test_center_mint_through_the_worker_is_mirrored(deployment, interval_mining,
             return any(f.center.center_id == center_id for f in found)
 
     wait_for(mirrored, timeout_s=120, what="the economy cycle to mirror the center")
-    again = _dew(env, *args)
+    again = invoke_dew(env, *args)
     assert again.returncode == 0, again.stderr
-    bad = _dew(env, *[a if a != "6" else "0" for a in args[:-1]], "cli-center-2")
+    bad = invoke_dew(env, *[a if a != "6" else "0" for a in args[:-1]], "cli-center-2")
     assert bad.returncode == 1 and "capacity" in bad.stderr
     with sessions() as session:
         assert session.scalar(select(func.count()).select_from(ChainRequest)) == 1

@@ -5,12 +5,8 @@ seasons; bad input exits 1 and changes nothing."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
 from eth_account import Account
 from sqlalchemy import func, select
@@ -19,20 +15,8 @@ from backend.chain.models import ChainRequest
 from backend.db import create_db_engine, make_session_factory, migrate
 from backend.economy.models import Season
 from tests.chain.conftest import wait_for
-from tests.fixtures.workers import REPO, worker_env
-
-DEW_CLI = str(Path(sys.executable).parent / "dew")
-
-
-def _dew(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [DEW_CLI, *args],
-        cwd=REPO,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+from tests.fixtures.dew_cli import invoke_dew, run_dew
+from tests.fixtures.workers import worker_env
 
 
 def test_mint_avatars_through_the_worker_once(deployment, interval_mining, workers, tmp_path):
@@ -49,7 +33,7 @@ def test_mint_avatars_through_the_worker_once(deployment, interval_mining, worke
     alice, bob = Account.create().address, Account.create().address
     avatar = deployment.contracts.avatar.functions
 
-    done = _dew(env, "mint-avatars", alice, bob, "--key", "cli-mint-1", "--wait")
+    done = run_dew(env, "mint-avatars", alice, bob, "--key", "cli-mint-1", "--wait")
     assert done.returncode == 0, done.stderr
     minted = {
         int(i): a for i, a in re.findall(r"avatar #(\d+) -> (0x[0-9a-fA-F]{40})", done.stdout)
@@ -60,7 +44,7 @@ def test_mint_avatars_through_the_worker_once(deployment, interval_mining, worke
     assert "minted in tx 0x" in done.stdout
 
     # A retry (the operator's shell lost the answer) returns the same request: no new mint.
-    again = _dew(env, "mint-avatars", alice, bob, "--key", "cli-mint-1", "--wait")
+    again = invoke_dew(env, "mint-avatars", alice, bob, "--key", "cli-mint-1", "--wait")
     assert again.returncode == 0, again.stderr
     assert set(re.findall(r"avatar #(\d+)", again.stdout)) == {str(i) for i in minted}
     assert avatar.balanceOf(alice).call() == 1 and avatar.balanceOf(bob).call() == 1
@@ -73,7 +57,7 @@ def test_mint_avatars_through_the_worker_once(deployment, interval_mining, worke
         ("0x1234", "--key", "cli-mint-2"),
         (alice, "--key", "bad key!"),
     ):
-        refused = _dew(env, "mint-avatars", *args)
+        refused = invoke_dew(env, "mint-avatars", *args)
         assert refused.returncode == 1 and refused.stderr.startswith("error:"), refused
     with sessions() as session:
         assert session.scalar(select(func.count()).select_from(ChainRequest)) == before
@@ -87,7 +71,7 @@ def test_season_create_and_schedule(tmp_path):
     sessions = make_session_factory(engine)
     env = {"DEW_DB_URL": url}
 
-    made = _dew(
+    made = run_dew(
         env,
         "season",
         "create",
@@ -102,7 +86,7 @@ def test_season_create_and_schedule(tmp_path):
     assert made.returncode == 0, made.stderr
     assert "reserved from the budget: 5000" in made.stdout
     assert "'Spring' 2300-01-01T00:00:00+00:00 .. 2300-01-08T00:00:00+00:00" in made.stdout
-    scheduled = _dew(
+    scheduled = invoke_dew(
         env,
         "season",
         "schedule",
@@ -139,18 +123,18 @@ def test_season_create_and_schedule(tmp_path):
         ("schedule", "--count", "0", "--budget", "1", "--first", "2304-01-01"),
         ("schedule", "--count", "101", "--budget", "1", "--first", "2304-01-01"),
     ):
-        refused = _dew(env, "season", *args)
+        refused = invoke_dew(env, "season", *args)
         assert refused.returncode != 0, (args, refused.stdout)
         assert "error" in refused.stderr.lower(), (args, refused.stderr)
     with sessions() as session:
         assert session.scalar(select(func.count()).select_from(Season)) == 4
     # Only a running season ends: these four have not started.
-    refused = _dew(env, "season", "end", "1")
+    refused = invoke_dew(env, "season", "end", "1")
     assert refused.returncode == 1 and "not running" in refused.stderr
-    assert _dew(env, "season", "end", "99").returncode == 1
-    running = _dew(env, "season", "create", "Now", "--budget", "0", "--days", "1")
+    assert invoke_dew(env, "season", "end", "99").returncode == 1
+    running = invoke_dew(env, "season", "create", "Now", "--budget", "0", "--days", "1")
     assert running.returncode == 0, running.stderr
-    ended = _dew(env, "season", "end", "5")
+    ended = invoke_dew(env, "season", "end", "5")
     assert ended.returncode == 0 and "season #5 'Now' ended" in ended.stdout, ended
     with sessions() as session:
         assert session.get(Season, 5).ends_at.replace(tzinfo=UTC) <= datetime.now(UTC)

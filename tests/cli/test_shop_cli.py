@@ -16,7 +16,7 @@ from backend.db import create_db_engine, make_session_factory, migrate
 from backend.markets.chain_reader import MarketReader
 from backend.markets.indexer import index_markets
 from tests.chain.conftest import wait_for
-from tests.cli.test_operator_cli import _dew
+from tests.fixtures.dew_cli import invoke_dew, run_dew
 from tests.fixtures.workers import worker_env
 
 
@@ -41,7 +41,7 @@ def test_shop_list_then_close_through_the_worker_once(
     shop = deployment.contracts.shop.functions
     args = ["shop", "list", "accessory", "--price", str(3 * 10**18), "--supply", "7"]
     args += ["--name", "Red scarf", "--item-id", "77", "--max-supply", "9", "--slot", "neck"]
-    listed = _dew(env, *args, "--key", "scarf-1", "--wait")
+    listed = run_dew(env, *args, "--key", "scarf-1", "--wait")
     assert listed.returncode == 0, listed.stderr
     found = re.search(r"listing #(\d+) in tx 0x", listed.stdout)
     assert found is not None, listed.stdout
@@ -52,12 +52,12 @@ def test_shop_list_then_close_through_the_worker_once(
 
     # A retry under the same key: the same request, nothing more queued.
     queued = _requests(sessions)
-    again = _dew(env, *args, "--key", "scarf-1")
+    again = invoke_dew(env, *args, "--key", "scarf-1")
     assert again.returncode == 0, again.stderr
     assert _requests(sessions) == queued
     # Bad input exits 1 and queues nothing.
     for bad in (["--price", "0"], ["--price", "1e18"], ["--supply", "0"]):
-        refused = _dew(env, *[*args, *bad], "--key", "scarf-bad")
+        refused = invoke_dew(env, *[*args, *bad], "--key", "scarf-bad")
         assert refused.returncode == 1, (bad, refused.stdout)
     assert _requests(sessions) == queued
 
@@ -70,7 +70,7 @@ def test_shop_list_then_close_through_the_worker_once(
         return _listed(sessions, listing_id)
 
     wait_for(mirrored, timeout_s=60, what="the listing mirrored")
-    closed = _dew(env, "shop", "close", str(listing_id), "--key", "scarf-close", "--wait")
+    closed = invoke_dew(env, "shop", "close", str(listing_id), "--key", "scarf-close", "--wait")
     assert closed.returncode == 0, closed.stderr
     assert _open_on_chain(deployment, listing_id) is False
     engine.dispose()

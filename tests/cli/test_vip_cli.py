@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from backend.chain.models import ChainRequest, ChainTx
 from backend.db import create_db_engine, make_session_factory, migrate
 from tests.chain.conftest import wait_for
-from tests.cli.test_operator_cli import _dew
+from tests.fixtures.dew_cli import invoke_dew, run_dew
 from tests.fixtures.workers import worker_env
 
 
@@ -43,7 +43,7 @@ def test_vip_issue_then_revoke_through_the_worker_once(
     vera = Account.create().address
     vip = deployment.contracts.vip.functions
 
-    issued = _dew(env, "vip", "issue", vera, "--key", "vip-vera-1", "--days", "7", "--wait")
+    issued = run_dew(env, "vip", "issue", vera, "--key", "vip-vera-1", "--days", "7", "--wait")
     assert issued.returncode == 0, issued.stderr
     assert "issued in tx 0x" in issued.stdout
     until = re.search(r"until (\S+),", issued.stdout)
@@ -55,25 +55,25 @@ def test_vip_issue_then_revoke_through_the_worker_once(
 
     # A retry (the shell lost the answer), later, with another --days: the same request.
     sent = _counts(sessions)
-    again = _dew(env, "vip", "issue", vera, "--key", "vip-vera-1", "--days", "9", "--wait")
+    again = invoke_dew(env, "vip", "issue", vera, "--key", "vip-vera-1", "--days", "9", "--wait")
     assert again.returncode == 0, again.stderr
     assert re.findall(r"request #\d+", again.stdout) == re.findall(r"request #\d+", issued.stdout)
     assert _counts(sessions) == sent
 
-    revoked = _dew(env, "vip", "revoke", vera, "--key", "vip-vera-off", "--wait")
+    revoked = invoke_dew(env, "vip", "revoke", vera, "--key", "vip-vera-off", "--wait")
     assert revoked.returncode == 0, revoked.stderr
     assert "revoked in tx 0x" in revoked.stdout
     assert not vip.isValid(vera).call()
     assert vip.expiresAt(vera).call() == 0
     assert vip.balanceOf(vera, 1).call() == 0
     sent = _counts(sessions)
-    again = _dew(env, "vip", "revoke", vera, "--key", "vip-vera-off", "--wait")
+    again = invoke_dew(env, "vip", "revoke", vera, "--key", "vip-vera-off", "--wait")
     assert again.returncode == 0, again.stderr
     assert _counts(sessions) == sent
 
     # Revoking a pass nobody holds is refused by the contract: the request fails, exit 1.
     nobody = Account.create().address
-    failed = _dew(env, "vip", "revoke", nobody, "--key", "vip-nobody", "--wait")
+    failed = invoke_dew(env, "vip", "revoke", nobody, "--key", "vip-nobody", "--wait")
     assert failed.returncode == 1 and "VIPPassNotHeld" in failed.stderr, failed
 
     # The same key for another holder or action, a bad address, key or term: nothing queued.
@@ -87,7 +87,7 @@ def test_vip_issue_then_revoke_through_the_worker_once(
         ("issue", vera, "--key", "vip-y", "--days", "-3"),
         ("issue", vera, "--key", "vip-y", "--days", "99999"),
     ):
-        refused = _dew(env, "vip", *args)
+        refused = invoke_dew(env, "vip", *args)
         assert refused.returncode == 1 and refused.stderr.startswith("error:"), refused
     assert _counts(sessions) == sent
     assert not vip.isValid(nobody).call()
