@@ -176,7 +176,6 @@ class Sender:
 
     def send(self, view: ChainView, report: PumpReport) -> None:
         """Sign and broadcast batches for a short slice of time, then let tracking run again."""
-        slice_ends = time.monotonic() + SEND_SLICE_S
         self._wake_waiting()
         with self.sessions() as session:
             in_flight = self.wallet.open_slots(session)
@@ -191,8 +190,13 @@ class Sender:
                     .limit(QUEUE_WINDOW)
                 )
             )
+        # The slice starts with the first batch, which is always handled: a round whose
+        # queries took longer than the slice (a slow database or node) still sends.
+        slice_ends: float | None = None
         while queued and in_flight < self.settings.max_in_flight:
-            if time.monotonic() > slice_ends:
+            if slice_ends is None:
+                slice_ends = time.monotonic() + SEND_SLICE_S
+            elif time.monotonic() > slice_ends:
                 return
             # A tx must fit in a block; leave room for other senders' transactions.
             budget = min(self.settings.max_gas_per_tx, view.gas_limit * 9 // 10)

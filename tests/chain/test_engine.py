@@ -14,12 +14,13 @@ from collections.abc import Iterator
 
 import pytest
 from eth_account import Account
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from backend.chain.contracts import SETTLER_ROLE
 from backend.chain.models import ChainRequest, ChainTx, ChainTxEvent, RequestStatus, TxStatus
 from backend.chain.outbox import Payout, request_mint, request_settlement
 from backend.chain.reconcile import reconcile
+from backend.chain.sender import SEND_SLICE_S
 from tests.chain.conftest import BLOCK_TIME_S, pump_until, settled_events, statuses, wait_for
 
 DEW = 10**18
@@ -178,6 +179,31 @@ def test_dropped_transaction_is_broadcast_again(deployment, make_engine, fresh_d
     pump_until(engine, lambda: _all_final(fresh_db), timeout_s=10, what="confirmation")
     assert statuses(fresh_db) == {"confirmed": 2}
     assert _balances(deployment, [player]) == [6 * DEW]
+
+
+def test_a_step_on_a_slow_database_still_sends(deployment, make_engine, fresh_db, manual_mining):
+    """A step whose queries outlast the send slice (a loaded machine, a slow database) still
+    signs and sends its first batch. Before, such a step sent nothing, and the tests here that
+    drive single steps (a reorg, a dropped transaction) failed now and then under load."""
+    engine = make_engine(fresh_db)
+    player = Account.create().address
+    _queue_matches(fresh_db, [player], 1)
+    database = fresh_db.kw["bind"]
+
+    def slow_query(*_: object) -> None:
+        time.sleep(SEND_SLICE_S)  # every statement as slow as a whole send slice
+
+    event.listen(database, "before_cursor_execute", slow_query)
+    try:
+        engine.step()
+    finally:
+        event.remove(database, "before_cursor_execute", slow_query)
+    with fresh_db() as session:
+        (tx,) = session.scalars(select(ChainTx)).all()
+    assert tx.status == TxStatus.SENT
+    manual_mining(2)
+    pump_until(engine, lambda: _all_final(fresh_db), timeout_s=10, what="confirmation")
+    assert _balances(deployment, [player]) == [3 * DEW]
 
 
 def test_reorg_before_confirmation_is_detected_and_resent(
