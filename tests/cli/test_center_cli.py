@@ -11,15 +11,15 @@ from sqlalchemy import func, select
 
 from backend.centers import service
 from backend.chain.models import ChainRequest
-from backend.db import create_db_engine, make_session_factory, migrate
+from backend.db import create_db_engine, make_session_factory
 from tests.chain.conftest import wait_for
+from tests.fixtures.database import create_migrated_sqlite
 from tests.fixtures.dew_cli import invoke_dew, run_dew
 from tests.fixtures.workers import worker_env
 
 
 def test_center_mint_through_the_worker_is_mirrored(deployment, interval_mining, workers, tmp_path):  # type: ignore[no-untyped-def]
-    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(url)
+    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     engine = create_db_engine(url)
     sessions = make_session_factory(engine)
     env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")

@@ -12,16 +12,16 @@ from eth_account import Account
 from sqlalchemy import func, select
 
 from backend.chain.models import ChainRequest
-from backend.db import create_db_engine, make_session_factory, migrate
+from backend.db import create_db_engine, make_session_factory
 from backend.economy.models import Season
 from tests.chain.conftest import wait_for
+from tests.fixtures.database import create_migrated_sqlite
 from tests.fixtures.dew_cli import invoke_dew, run_dew
 from tests.fixtures.workers import worker_env
 
 
 def test_mint_avatars_through_the_worker_once(deployment, interval_mining, workers, tmp_path):
-    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(url)
+    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     engine = create_db_engine(url)
     sessions = make_session_factory(engine)
     env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
@@ -65,8 +65,7 @@ def test_mint_avatars_through_the_worker_once(deployment, interval_mining, worke
 
 
 def test_season_create_and_schedule(tmp_path):
-    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(url)
+    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     engine = create_db_engine(url)
     sessions = make_session_factory(engine)
     env = {"DEW_DB_URL": url}
@@ -154,8 +153,7 @@ def test_beat_pays_an_ended_seasons_rewards_once(deployment, interval_mining, wo
     from backend.economy.settlement import plan_settlement
 
     dew = 10**18
-    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(url)
+    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     engine = create_db_engine(url)
     sessions = make_session_factory(engine)
     alice, bob = Account.create().address, Account.create().address

@@ -12,10 +12,11 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from backend.chain.models import ChainRequest
-from backend.db import create_db_engine, make_session_factory, migrate
+from backend.db import create_db_engine, make_session_factory
 from backend.markets.chain_reader import MarketReader
 from backend.markets.indexer import index_markets
 from tests.chain.conftest import wait_for
+from tests.fixtures.database import create_migrated_sqlite
 from tests.fixtures.dew_cli import invoke_dew, run_dew
 from tests.fixtures.workers import worker_env
 
@@ -28,8 +29,7 @@ def _requests(sessions) -> int:
 def test_shop_list_then_close_through_the_worker_once(
     deployment, interval_mining, workers, tmp_path
 ):
-    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(url)
+    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     engine = create_db_engine(url)
     sessions = make_session_factory(engine)
     env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")

@@ -12,8 +12,9 @@ from eth_account import Account
 from sqlalchemy import func, select
 
 from backend.chain.models import ChainRequest, ChainTx
-from backend.db import create_db_engine, make_session_factory, migrate
+from backend.db import create_db_engine, make_session_factory
 from tests.chain.conftest import wait_for
+from tests.fixtures.database import create_migrated_sqlite
 from tests.fixtures.dew_cli import invoke_dew, run_dew
 from tests.fixtures.workers import worker_env
 
@@ -30,8 +31,7 @@ def _counts(sessions) -> tuple[int, int]:
 def test_vip_issue_then_revoke_through_the_worker_once(
     deployment, interval_mining, workers, tmp_path
 ):
-    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(url)
+    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     engine = create_db_engine(url)
     sessions = make_session_factory(engine)
     env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")

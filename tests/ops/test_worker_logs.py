@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.db import migrate
+from tests.fixtures.database import create_migrated_sqlite
 from tests.fixtures.harness import REPO, wait_for
 from tests.fixtures.redis import REDIS_URL
 from tests.fixtures.workers import WorkerProcess
@@ -28,8 +28,7 @@ app.send_task("worker.tasks.advance_tournaments_task", queue={queue!r})
 
 
 def test_a_task_logs_the_request_id_that_enqueued_it(tmp_path: Path) -> None:
-    db_url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(db_url)
+    db_url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     suffix = uuid.uuid4().hex[:8]
     env = {
         "DEW_DB_URL": db_url,

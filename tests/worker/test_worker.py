@@ -11,6 +11,7 @@ from eth_account import Account
 from backend.chain.outbox import Payout, request_settlement
 from backend.db import create_db_engine, make_session_factory
 from tests.chain.conftest import settled_events, wait_for
+from tests.fixtures.database import create_migrated_sqlite
 from tests.fixtures.redis import REDIS_URL
 from tests.fixtures.workers import request_counts, worker_env
 
@@ -60,10 +61,8 @@ def test_same_settlement_asked_concurrently_pays_once(pg_url, deployment, interv
 
 
 def test_beat_pumps_requests_nobody_announced(deployment, interval_mining, workers, tmp_path):
-    from backend.db import migrate
 
-    url = f"sqlite:///{tmp_path / 'dew.sqlite3'}"
-    migrate(url)
+    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
     sessions = make_session_factory(create_db_engine(url))
     env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
     env["DEW_BROKER_PUMP_EVERY_S"] = "1"
