@@ -5,12 +5,9 @@ once, the states a player sees, and the operator's ``dew withdraw`` command."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 from eth_account import Account
@@ -21,9 +18,9 @@ from backend.economy import stakes, withdrawals
 from backend.economy.exceptions import EconomyValueError, NotFound
 from backend.economy.ledger import sync_settlements
 from backend.economy.models import LedgerLeg, PlannedSettlement, StakeEntry, StakeWallet
+from tests.fixtures.dew_cli import invoke_dew, only_database, run_dew
 
 DEW = 10**18
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _fund(sessions, amount: int) -> str:
@@ -250,17 +247,11 @@ def test_someone_elses_withdrawal_is_not_found_and_bad_ids_are_refused(session_f
 # --- dew withdraw ---------------------------------------------------------------------------
 
 
-def _dew(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
-    env["DEW_DB_URL"] = db_url
-    return subprocess.run(
-        [sys.executable, "-c", "from backend.cli import app; app()", "withdraw", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def _dew(db_url: str, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``dew withdraw <args>`` on ``db_url`` and no other ``DEW_*`` setting of the tests': in
+    its own process, or in this one (``tests/fixtures/dew_cli.py``)."""
+    run = run_dew if process else invoke_dew
+    return run(only_database(db_url), "withdraw", *args)
 
 
 @pytest.mark.parametrize(
@@ -280,7 +271,7 @@ def test_dew_withdraw_request_list_and_show(db_url, session_factory):
     address = _fund(session_factory, 3 * DEW)
     over = _dew(db_url, "request", address, "3.000000000000000001", "--key", "t1")
     assert over.returncode == 2 and "to withdraw, asked for 3000000000000000001" in over.stderr
-    made = _dew(db_url, "request", address, "2.5", "--key", "t1")
+    made = _dew(db_url, "request", address, "2.5", "--key", "t1", process=True)
     assert made.returncode == 0, made.stderr
     again = _dew(db_url, "request", address, "2.5", "--key", "t1")
     assert again.stdout == made.stdout  # the same key: the same withdrawal

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,12 +24,12 @@ from backend.tables.cache import LiveTable
 from backend.tables.complaints import Complaint
 from backend.tables.connections import Conn
 from backend.tables.models import Match, Table, TableSeat
+from tests.fixtures.dew_cli import invoke_dew, only_database, run_dew
 from tests.fixtures.harness import Player, ServerProcess, api, sign_in
 from tests.fixtures.redis import REDIS_URL
 
 pytestmark = pytest.mark.timeout(300)
 
-REPO = Path(__file__).resolve().parents[2]
 OFF = TalkSettings(free_text=False)
 ON = TalkSettings(free_text=True, free_text_max_chars=10)
 
@@ -194,24 +191,18 @@ def test_complaints_are_listed_shown_and_closed(sessions) -> None:  # type: igno
 # --- dew complaints ------------------------------------------------------------------------
 
 
-def _dew(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
-    env["DEW_DB_URL"] = db_url
-    return subprocess.run(
-        [sys.executable, "-c", "from backend.cli import app; app()", "complaints", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def _dew(db_url: str, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``dew complaints <args>`` on ``db_url`` and no other ``DEW_*`` setting of the tests': in
+    its own process, or in this one (``tests/fixtures/dew_cli.py``)."""
+    run = run_dew if process else invoke_dew
+    return run(only_database(db_url), "complaints", *args)
 
 
 def test_dew_complaints_list_show_and_close(db_url, sessions) -> None:  # type: ignore[no-untyped-def]
     me, mate = _addresses(2)
     table_id = _table(sessions, [me, mate], [])
     row = _report(sessions, reporter=me, reported=mate, table_id=table_id, reason="stalling")
-    listed = _dew(db_url, "list", "--reported", mate)
+    listed = _dew(db_url, "list", "--reported", mate, process=True)
     assert listed.returncode == 0, listed.stderr
     assert f"#{row.id}" in listed.stdout and "stalling" in listed.stdout
     assert listed.stdout.strip().endswith("1 complaint(s)")
