@@ -161,7 +161,8 @@ def test_a_restarted_process_continues_the_sequence(pg_url: str) -> None:
     finally:
         engine.dispose()
     code = (
-        "import sys; from backend.db import create_db_engine; from backend.tables.live import store\n"
+        "import sys; from backend.db import create_db_engine\n"
+        "from backend.tables.live import store\n"
         "engine = create_db_engine(sys.argv[1])\n"
         "with engine.begin() as conn:\n"
         "    print(store.next_chain_match_id(conn, prefix=int(sys.argv[2])))\n"
