@@ -43,7 +43,6 @@ from backend.chain.contracts import (
     SettlementMatch,
     SettlementPayout,
     encode_settle,
-    load_artifact,
 )
 from backend.chain.deploy import DeployConfig, deploy_all
 from backend.chain.match_ids import deployment_prefix
@@ -178,11 +177,7 @@ class Bench:
         return list(range(first, first + n))
 
     def plain_erc721(self) -> Any:
-        artifact = load_artifact("PlainERC721")
-        factory = self.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
-        tx_hash = factory.constructor().transact({"from": self.deployer})
-        address = self.w3.eth.wait_for_transaction_receipt(tx_hash)["contractAddress"]
-        return self.w3.eth.contract(address=address, abi=artifact.abi)
+        return bench_gas_markets.deploy_bench_contract(self, "PlainERC721")
 
 
 def per_payout(gas: int, n: int) -> int:

@@ -23,17 +23,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.chain.contracts import load_artifact
+from backend.chain.contracts import REPO_ROOT, load_artifact
 
 DEW = 10**18
 PRICE = 10 * DEW
 MAX_UINT = 2**256 - 1
 HAT, CAPE = 1, 2
 SHOP_SUPPLY = 1000
+# The benchmark-only contracts (contracts/test/mocks/): their artifacts are not shipped.
+BENCH_ARTIFACTS_DIR = REPO_ROOT / "contracts" / "test" / "artifacts"
 
 
-def _deploy(b: Any, name: str, *args: Any) -> Any:
-    artifact = load_artifact(name)
+def deploy_bench_contract(b: Any, name: str, *args: Any) -> Any:
+    """Deploy the benchmark-only contract ``name`` from ``b.deployer``."""
+    artifact = load_artifact(name, BENCH_ARTIFACTS_DIR)
     factory = b.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
     tx_hash = factory.constructor(*args).transact({"from": b.deployer})
     address = b.w3.eth.wait_for_transaction_receipt(tx_hash)["contractAddress"]
@@ -118,8 +121,8 @@ def measure(b: Any) -> dict[str, Any]:
     )
 
     # ERC-6551: the avatar's token-bound account holds the second cape instead.
-    registry = _deploy(b, "ERC6551BenchRegistry")
-    implementation = _deploy(b, "ERC6551BenchAccount")
+    registry = deploy_bench_contract(b, "ERC6551BenchRegistry")
+    implementation = deploy_bench_contract(b, "ERC6551BenchAccount")
     args = (implementation.address, b"\x00" * 32, b.w3.eth.chain_id, c.avatar.address, avatar_id)
     f["tba_create_gas"] = b.tx(second, registry.functions.createAccount(*args))
     account = registry.functions.account(*args).call()

@@ -236,7 +236,7 @@ async def _dispatch(hub: MatchHub, conn: Conn, raw: str, budget: talk.TalkBudget
             ply = message.get("ply")
             if ply is not None and (not isinstance(ply, int) or isinstance(ply, bool)):
                 raise tables_exc.InvalidRequest("ply must be an integer")
-            await hub.submit(conn, message.get("move"), ply, ref)
+            await hub.play_move(conn, message.get("move"), ply, ref)
         elif kind == "resync":
             await hub.resync(conn)
         elif kind == "ping":

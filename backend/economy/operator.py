@@ -295,18 +295,15 @@ def schedule_seasons(
         raise EconomyValueError("season times must be timezone-aware")
     if not name_prefix or len(name_prefix) > 48:
         raise EconomyValueError(f"name prefix must be 1..48 characters, got {name_prefix!r}")
-    windows = seasons.back_to_back(first_starts_at, count, length)
-    budget = _budget(emission_budget)
-    return [
-        create_season(
-            session=session,
-            name=f"{name_prefix} {number}",
-            starts_at=starts_at,
-            ends_at=ends_at,
-            emission_budget=budget,
-        )
-        for number, starts_at, ends_at in windows
-    ]
+    return seasons.schedule_seasons(
+        session=session,
+        first_starts_at=first_starts_at,
+        count=count,
+        length=length,
+        emission_budget=_budget(emission_budget),
+        name_prefix=name_prefix,
+        create=create_season,
+    )
 
 
 def end_season(*, session: Session, season_id: int, now: datetime | None = None) -> Season:

@@ -124,7 +124,7 @@ class Payouts:
         played_at = int(aware(finished_at).timestamp()) if played_at_s is None else played_at_s
         return cls(match_id, played_at)
 
-    def to_avatar(
+    def pay_avatar(
         self,
         session: Session,
         *,
@@ -242,7 +242,7 @@ class Payouts:
         if rest:
             self.to_account(party=TREASURY_PARTY, address=treasury, amount=rest)
 
-    def submit(
+    def book_and_queue(
         self,
         session: Session,
         settlement: PlannedSettlement,

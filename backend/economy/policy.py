@@ -272,7 +272,7 @@ class SeatPayout:
         return self.stake_share + self.emission_share
 
     @property
-    def to_avatar(self) -> bool:
+    def emission_to_avatar(self) -> bool:
         """The emission share is paid to the avatar (split on chain by its agreement)."""
         return self.avatar_id is not None and self.emission_share > 0
 

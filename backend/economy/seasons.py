@@ -7,6 +7,7 @@ Services take keyword-only ``session`` and never commit: the caller's transactio
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
@@ -59,10 +60,13 @@ def schedule_seasons(
     length: timedelta,
     emission_budget: int,
     name_prefix: str = "Season",
+    create: Callable[..., Season] | None = None,
 ) -> list[Season]:
-    """Back-to-back seasons ``<prefix> 1..count``, each ``length`` long with its own budget."""
+    """Back-to-back seasons ``<prefix> 1..count``, each ``length`` long with its own budget,
+    each made by ``create`` (keyword arguments as :func:`create_season`, the default)."""
+    create = create or create_season
     return [
-        create_season(
+        create(
             session=session,
             name=f"{name_prefix} {number}",
             starts_at=starts_at,

@@ -217,7 +217,7 @@ def plan_settlement(
                 stake_share=str(p.stake_share if p else 0),
                 emission_share=str(p.emission_share if p else 0),
                 amount=str(p.amount if p else 0),
-                to_avatar=bool(p and p.to_avatar),
+                to_avatar=bool(p and p.emission_to_avatar),
                 finished_at=finished_at,
                 counts=int(counted[s.seat]),
             )
@@ -228,10 +228,10 @@ def plan_settlement(
         # The emission share of an avatar seat goes to the avatar (split on chain); the stake
         # share (the player's own money) and any VIP seat's payout go to the wallet.
         to_wallet = p.amount
-        if p.to_avatar:
+        if p.emission_to_avatar:
             assert p.avatar_id is not None
             to_wallet = p.stake_share
-            payouts.to_avatar(
+            payouts.pay_avatar(
                 session,
                 seat=s.seat,
                 avatar_id=p.avatar_id,
@@ -262,7 +262,7 @@ def plan_settlement(
             schedule=schedule,
             recipients=recipients,
         )
-    payouts.submit(
+    payouts.book_and_queue(
         session,
         settlement,
         chain_match_id=match.chain_match_id,
@@ -295,7 +295,7 @@ class Prize:
     admitted_as: str | None = None
 
     @property
-    def to_avatar(self) -> bool:
+    def paid_to_avatar(self) -> bool:
         return self.avatar_id is not None and self.admitted_as in AVATAR_ADMISSIONS
 
 
@@ -386,9 +386,9 @@ def plan_prize_settlement(
         if not p.amount:
             continue
         address = checksum(p.address)
-        if p.to_avatar:
+        if p.paid_to_avatar:
             assert p.avatar_id is not None
-            payouts.to_avatar(
+            payouts.pay_avatar(
                 session,
                 seat=p.place,
                 avatar_id=p.avatar_id,
@@ -411,7 +411,7 @@ def plan_prize_settlement(
             schedule=schedule,
             recipients=recipients,
         )
-    payouts.submit(
+    payouts.book_and_queue(
         session,
         settlement,
         chain_match_id=chain_match_id,

@@ -2,7 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {FeeSplit} from "../src/lib/FeeSplit.sol";
-import {FeeSplitHarness} from "../src/bench/FeeSplitHarness.sol";
+import {FeeSplitHarness} from "./mocks/FeeSplitHarness.sol";
 import {Test} from "./utils/Test.sol";
 
 /// @dev The fee split (SPEC A5): legs sum to the fee exactly, no dust is lost, the bps are

@@ -179,7 +179,7 @@ def test_seat_no_longer_eligible_at_the_end_gets_its_stake_back_and_no_reward():
     # and Bob's emission is his 30% of 30; Alice's 70% (21) returns to the budget.
     assert by_seat(plan) == {0: (100, 0), 1: (180, 9)}
     assert (plan.fee, plan.returned) == (20, 21)
-    assert not plan.payouts[0].to_avatar, "a refund never goes through the avatar"
+    assert not plan.payouts[0].emission_to_avatar, "a refund never goes through the avatar"
 
 
 def test_stake_winnings_go_to_the_wallet_and_the_reward_to_the_avatar():
@@ -192,7 +192,7 @@ def test_stake_winnings_go_to_the_wallet_and_the_reward_to_the_avatar():
         RewardPolicy(fee_bps=0, emission_per_seat=10),
     )
     [winner] = plan.payouts
-    assert (winner.stake_share, winner.emission_share, winner.to_avatar) == (200, 20, True)
+    assert (winner.stake_share, winner.emission_share, winner.emission_to_avatar) == (200, 20, True)
 
 
 def test_aborted_match_refunds_every_stake_without_fee_or_emission():

@@ -201,7 +201,8 @@ def test_split_fee_is_the_contracts_fee_split(deployment):
     """The Python twin against FeeSplit itself (its harness, deployed here), on edge and
     random inputs: the same three legs, to the unit."""
     w3: Web3 = deployment.w3
-    artifact = json.loads((ARTIFACTS_DIR / "FeeSplitHarness.json").read_text())
+    harness_json = ARTIFACTS_DIR.parent / "test" / "artifacts" / "FeeSplitHarness.json"
+    artifact = json.loads(harness_json.read_text())
     factory = w3.eth.contract(abi=artifact["abi"], bytecode=artifact["bytecode"])
     receipt = send(w3, deployment.deployer_key, factory.constructor())
     harness = w3.eth.contract(address=receipt["contractAddress"], abi=artifact["abi"])

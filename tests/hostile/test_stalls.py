@@ -207,9 +207,9 @@ def test_the_move_writer_outlives_a_batch_whose_settling_fails(engine) -> None: 
 
     try:
         # Unknown matches: the insert refuses or ignores them; either way each is settled.
-        writer.submit(store.move_row("no-such-match", 0, 0, "6:6L", "bot"), "first", settle)
+        writer.queue_row(store.move_row("no-such-match", 0, 0, "6:6L", "bot"), "first", settle)
         wait_for(lambda: calls >= 1, what="the first batch")
-        writer.submit(store.move_row("no-such-match", 1, 1, "6:5R", "bot"), "second", settle)
+        writer.queue_row(store.move_row("no-such-match", 1, 1, "6:5R", "bot"), "second", settle)
         wait_for(lambda: any(token == "second" for token, _ in settled), what="the second")
     finally:
         writer.stop()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import address, create_index, foreign_key, primary_key
+
 revision = "accounts_0001"
 down_revision = "0000_base"
 branch_labels = ("accounts",)
@@ -21,10 +23,10 @@ TS = sa.DateTime(timezone=True)
 def upgrade() -> None:
     op.create_table(
         "accounts",
-        sa.Column("address", sa.String(42), nullable=False),
+        address("address"),
         sa.Column("last_signin_at", TS, nullable=True),
         sa.Column("created_at", TS, nullable=False),
-        sa.PrimaryKeyConstraint("address", name=op.f("pk_accounts")),
+        primary_key("accounts", "address"),
     )
     op.create_table(
         "signin_nonces",
@@ -32,23 +34,21 @@ def upgrade() -> None:
         sa.Column("expires_at", TS, nullable=False),
         sa.Column("used_at", TS, nullable=True),
         sa.Column("created_at", TS, nullable=False),
-        sa.PrimaryKeyConstraint("nonce", name=op.f("pk_signin_nonces")),
+        primary_key("signin_nonces", "nonce"),
     )
-    op.create_index(
-        op.f("ix_signin_nonces_expires_at"), "signin_nonces", ["expires_at"], unique=False
-    )
+    create_index("signin_nonces", "expires_at")
     op.create_table(
         "auth_sessions",
         sa.Column("id", sa.String(32), nullable=False),
-        sa.Column("address", sa.String(42), nullable=False),
+        address("address"),
         sa.Column("revoked_at", TS, nullable=True),
         sa.Column("created_at", TS, nullable=False),
         sa.ForeignKeyConstraint(
             ["address"], ["accounts.address"], name=op.f("fk_auth_sessions_address_accounts")
         ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_auth_sessions")),
+        primary_key("auth_sessions", "id"),
     )
-    op.create_index(op.f("ix_auth_sessions_address"), "auth_sessions", ["address"])
+    create_index("auth_sessions", "address")
     op.create_table(
         "refresh_tokens",
         sa.Column("token_hash", sa.String(64), nullable=False),
@@ -56,14 +56,10 @@ def upgrade() -> None:
         sa.Column("expires_at", TS, nullable=False),
         sa.Column("used_at", TS, nullable=True),
         sa.Column("created_at", TS, nullable=False),
-        sa.ForeignKeyConstraint(
-            ["session_id"],
-            ["auth_sessions.id"],
-            name=op.f("fk_refresh_tokens_session_id_auth_sessions"),
-        ),
-        sa.PrimaryKeyConstraint("token_hash", name=op.f("pk_refresh_tokens")),
+        foreign_key("refresh_tokens", "session_id", "auth_sessions"),
+        primary_key("refresh_tokens", "token_hash"),
     )
-    op.create_index(op.f("ix_refresh_tokens_session_id"), "refresh_tokens", ["session_id"])
+    create_index("refresh_tokens", "session_id")
 
 
 def downgrade() -> None:

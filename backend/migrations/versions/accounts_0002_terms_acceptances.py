@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import address, create_index, drop_index, primary_key
+
 revision = "accounts_h25terms_0001"
 down_revision = "accounts_0001"
 branch_labels = None
@@ -22,7 +24,7 @@ def upgrade() -> None:
     op.create_table(
         "terms_acceptances",
         sa.Column("message_hash", sa.String(64), nullable=False),
-        sa.Column("address", sa.String(42), nullable=False),
+        address("address"),
         sa.Column("terms_version", sa.String(32), nullable=False),
         sa.Column("legal_age_confirmed", sa.Boolean(), nullable=False),
         sa.Column("accepted_at", TS, nullable=False),
@@ -32,13 +34,11 @@ def upgrade() -> None:
             ["accounts.address"],
             name=op.f("fk_terms_acceptances_address_accounts"),
         ),
-        sa.PrimaryKeyConstraint("message_hash", name=op.f("pk_terms_acceptances")),
+        primary_key("terms_acceptances", "message_hash"),
     )
-    op.create_index(
-        op.f("ix_terms_acceptances_address"), "terms_acceptances", ["address"], unique=False
-    )
+    create_index("terms_acceptances", "address")
 
 
 def downgrade() -> None:
-    op.drop_index(op.f("ix_terms_acceptances_address"), table_name="terms_acceptances")
+    drop_index("terms_acceptances", "address")
     op.drop_table("terms_acceptances")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import address, create_index, foreign_key, moment, primary_key
+
 revision = "chain_0001"
 down_revision = "0000_base"
 branch_labels = None
@@ -21,11 +23,11 @@ def upgrade() -> None:
         "chain_wallets",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("chain_id", sa.BigInteger(), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=False),
+        address("address"),
         sa.Column("next_nonce", sa.BigInteger(), nullable=False),
         sa.Column("lease_owner", sa.String(length=100), nullable=True),
-        sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_chain_wallets")),
+        moment("lease_until", nullable=True),
+        primary_key("chain_wallets", "id"),
         sa.UniqueConstraint("chain_id", "address", name=op.f("uq_chain_wallets_chain_id")),
     )
     op.create_table(
@@ -45,17 +47,13 @@ def upgrade() -> None:
         sa.Column("alone", sa.Boolean(), nullable=False),
         sa.Column("result", sa.JSON(), nullable=True),
         sa.Column("tx_hash", sa.String(length=66), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("submitted_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("confirmed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("failed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["wallet_id"],
-            ["chain_wallets.id"],
-            name=op.f("fk_chain_requests_wallet_id_chain_wallets"),
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_chain_requests")),
+        moment("created_at"),
+        moment("updated_at"),
+        moment("submitted_at", nullable=True),
+        moment("confirmed_at", nullable=True),
+        moment("failed_at", nullable=True),
+        foreign_key("chain_requests", "wallet_id", "chain_wallets"),
+        primary_key("chain_requests", "id"),
         sa.UniqueConstraint("idempotency_key", name=op.f("uq_chain_requests_idempotency_key")),
     )
     op.create_index(
@@ -71,7 +69,7 @@ def upgrade() -> None:
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("tx_hash", sa.String(length=66), nullable=False),
         sa.Column("raw", sa.LargeBinary(), nullable=False),
-        sa.Column("to_address", sa.String(length=42), nullable=False),
+        address("to_address"),
         sa.Column("gas_limit", sa.BigInteger(), nullable=False),
         sa.Column("max_fee_per_gas", sa.BigInteger(), nullable=False),
         sa.Column("max_priority_fee_per_gas", sa.BigInteger(), nullable=False),
@@ -84,22 +82,18 @@ def upgrade() -> None:
         sa.Column("failure_reason", sa.Text(), nullable=True),
         sa.Column("broadcasts", sa.Integer(), nullable=False),
         sa.Column("reorgs", sa.Integer(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("signed_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("last_broadcast_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("mined_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("confirmed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("failed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("replaced_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["replaces_id"], ["chain_txs.id"], name=op.f("fk_chain_txs_replaces_id_chain_txs")
-        ),
-        sa.ForeignKeyConstraint(
-            ["wallet_id"], ["chain_wallets.id"], name=op.f("fk_chain_txs_wallet_id_chain_wallets")
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_chain_txs")),
+        moment("created_at"),
+        moment("updated_at"),
+        moment("signed_at"),
+        moment("sent_at", nullable=True),
+        moment("last_broadcast_at", nullable=True),
+        moment("mined_at", nullable=True),
+        moment("confirmed_at", nullable=True),
+        moment("failed_at", nullable=True),
+        moment("replaced_at", nullable=True),
+        foreign_key("chain_txs", "replaces_id", "chain_txs"),
+        foreign_key("chain_txs", "wallet_id", "chain_wallets"),
+        primary_key("chain_txs", "id"),
         sa.UniqueConstraint("tx_hash", name=op.f("uq_chain_txs_tx_hash")),
     )
     op.create_index("ix_chain_txs_status", "chain_txs", ["status"], unique=False)
@@ -110,13 +104,11 @@ def upgrade() -> None:
         sa.Column("tx_id", sa.Integer(), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("detail", sa.Text(), nullable=True),
-        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["tx_id"], ["chain_txs.id"], name=op.f("fk_chain_tx_events_tx_id_chain_txs")
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_chain_tx_events")),
+        moment("at"),
+        foreign_key("chain_tx_events", "tx_id", "chain_txs"),
+        primary_key("chain_tx_events", "id"),
     )
-    op.create_index(op.f("ix_chain_tx_events_tx_id"), "chain_tx_events", ["tx_id"], unique=False)
+    create_index("chain_tx_events", "tx_id")
 
 
 def downgrade() -> None:

@@ -10,6 +10,15 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import (
+    address,
+    create_index,
+    drop_index,
+    foreign_key,
+    moment,
+    primary_key,
+)
+
 revision = "competitions_0001"
 # Foreign keys to seasons (economy) and to tables and matches (tables): it comes after both.
 # (Branching from 0000_base with depends_on on two sibling branches trips Alembic's head
@@ -40,7 +49,7 @@ def upgrade() -> None:
         sa.Column("requires_avatar", sa.Boolean(), nullable=False),
         sa.Column("min_entrants", sa.Integer(), nullable=False),
         sa.Column("max_entrants", sa.Integer(), nullable=False),
-        sa.Column("starts_at", sa.DateTime(timezone=True), nullable=False),
+        moment("starts_at"),
         sa.Column("round_every_s", sa.Float(), nullable=False),
         sa.Column("turn_timeout_s", sa.Float(), nullable=False),
         sa.Column("bot_level", sa.String(length=16), nullable=False),
@@ -48,34 +57,21 @@ def upgrade() -> None:
         sa.Column("rounds_total", sa.Integer(), nullable=False),
         sa.Column("current_round", sa.Integer(), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
-        sa.Column("created_by", sa.String(length=42), nullable=True),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+        address("created_by", nullable=True),
+        moment("finished_at", nullable=True),
         sa.Column("cancel_reason", sa.Text(), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["season_id"],
-            ["economy_seasons.id"],
-            name=op.f("fk_competitions_tournaments_season_id_economy_seasons"),
-        ),
-        sa.ForeignKeyConstraint(
-            ["qualifier_of"],
-            ["competitions_tournaments.id"],
-            name=op.f("fk_competitions_tournaments_qualifier_of_competitions_tournaments"),
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_competitions_tournaments")),
+        moment("created_at"),
+        foreign_key("competitions_tournaments", "season_id", "economy_seasons"),
+        foreign_key("competitions_tournaments", "qualifier_of", "competitions_tournaments"),
+        primary_key("competitions_tournaments", "id"),
         sa.UniqueConstraint("name", name=op.f("uq_competitions_tournaments_name")),
     )
-    op.create_index(
-        op.f("ix_competitions_tournaments_status"),
-        "competitions_tournaments",
-        ["status"],
-        unique=False,
-    )
+    create_index("competitions_tournaments", "status")
     op.create_table(
         "competitions_entrants",
         sa.Column("tournament_id", sa.Integer(), nullable=False),
         sa.Column("number", sa.Integer(), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=True),
+        address("address", nullable=True),
         sa.Column("bot_level", sa.String(length=16), nullable=True),
         sa.Column("avatar_id", sa.BigInteger(), nullable=True),
         sa.Column("admitted_as", sa.String(length=16), nullable=True),
@@ -85,20 +81,14 @@ def upgrade() -> None:
         sa.Column("score", sa.Integer(), nullable=False),
         sa.Column("prize", sa.String(length=80), nullable=False),
         sa.Column("qualified", sa.Boolean(), nullable=False),
-        sa.Column("registered_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["tournament_id"],
-            ["competitions_tournaments.id"],
-            name=op.f("fk_competitions_entrants_tournament_id_competitions_tournaments"),
-        ),
-        sa.PrimaryKeyConstraint("tournament_id", "number", name=op.f("pk_competitions_entrants")),
+        moment("registered_at"),
+        foreign_key("competitions_entrants", "tournament_id", "competitions_tournaments"),
+        primary_key("competitions_entrants", "tournament_id", "number"),
         sa.UniqueConstraint(
             "tournament_id", "address", name=op.f("uq_competitions_entrants_tournament_id")
         ),
     )
-    op.create_index(
-        op.f("ix_competitions_entrants_address"), "competitions_entrants", ["address"], unique=False
-    )
+    create_index("competitions_entrants", "address")
     op.create_table(
         "competitions_games",
         sa.Column("tournament_id", sa.Integer(), nullable=False),
@@ -111,36 +101,22 @@ def upgrade() -> None:
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("winner", sa.Integer(), nullable=True),
         sa.Column("outcome", sa.String(length=16), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["tournament_id"],
-            ["competitions_tournaments.id"],
-            name=op.f("fk_competitions_games_tournament_id_competitions_tournaments"),
-        ),
-        sa.ForeignKeyConstraint(
-            ["table_id"],
-            ["game_tables.id"],
-            name=op.f("fk_competitions_games_table_id_game_tables"),
-        ),
-        sa.ForeignKeyConstraint(
-            ["match_id"], ["matches.id"], name=op.f("fk_competitions_games_match_id_matches")
-        ),
+        foreign_key("competitions_games", "tournament_id", "competitions_tournaments"),
+        foreign_key("competitions_games", "table_id", "game_tables"),
+        foreign_key("competitions_games", "match_id", "matches"),
         sa.PrimaryKeyConstraint(
             "tournament_id", "round", "board", name=op.f("pk_competitions_games")
         ),
     )
-    op.create_index(
-        op.f("ix_competitions_games_match_id"), "competitions_games", ["match_id"], unique=False
-    )
-    op.create_index(
-        op.f("ix_competitions_games_status"), "competitions_games", ["status"], unique=False
-    )
+    create_index("competitions_games", "match_id")
+    create_index("competitions_games", "status")
 
 
 def downgrade() -> None:
-    op.drop_index(op.f("ix_competitions_games_status"), table_name="competitions_games")
-    op.drop_index(op.f("ix_competitions_games_match_id"), table_name="competitions_games")
+    drop_index("competitions_games", "status")
+    drop_index("competitions_games", "match_id")
     op.drop_table("competitions_games")
-    op.drop_index(op.f("ix_competitions_entrants_address"), table_name="competitions_entrants")
+    drop_index("competitions_entrants", "address")
     op.drop_table("competitions_entrants")
-    op.drop_index(op.f("ix_competitions_tournaments_status"), table_name="competitions_tournaments")
+    drop_index("competitions_tournaments", "status")
     op.drop_table("competitions_tournaments")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import create_index, drop_index
+
 revision = "competitions_h20centers_0001"
 down_revision = "competitions_0001"
 branch_labels = None
@@ -22,14 +24,10 @@ def upgrade() -> None:
     op.add_column(
         "competitions_tournaments", sa.Column("center_id", sa.BigInteger(), nullable=True)
     )
-    op.create_index(
-        op.f("ix_competitions_tournaments_center_id"), "competitions_tournaments", ["center_id"]
-    )
+    create_index("competitions_tournaments", "center_id")
 
 
 def downgrade() -> None:
-    op.drop_index(
-        op.f("ix_competitions_tournaments_center_id"), table_name="competitions_tournaments"
-    )
+    drop_index("competitions_tournaments", "center_id")
     with op.batch_alter_table("competitions_tournaments") as batch:
         batch.drop_column("center_id")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import address, moment
+
 revision = "competitions_h20fees_0001"
 down_revision = "competitions_h20centers_0001"
 branch_labels = None
@@ -22,11 +24,11 @@ def upgrade() -> None:
         sa.Column("tx_hash", sa.String(length=66), nullable=False),
         sa.Column("log_index", sa.Integer(), nullable=False),
         sa.Column("tournament_id", sa.BigInteger(), nullable=False),
-        sa.Column("contributor", sa.String(length=42), nullable=False),
+        address("contributor"),
         sa.Column("amount", sa.String(length=80), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("block_number", sa.BigInteger(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        moment("created_at"),
         sa.PrimaryKeyConstraint("tx_hash", "log_index"),
     )
     op.create_index(

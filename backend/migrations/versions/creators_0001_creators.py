@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import address
+
 revision = "creators_h20creators_0001"
 down_revision = "0000_base"
 branch_labels = ("creators",)
@@ -22,16 +24,16 @@ def upgrade() -> None:
     op.create_table(
         "creators",
         sa.Column("code", sa.String(length=16), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=False),
+        address("address"),
         sa.Column("created_at", TS, nullable=False),
         sa.PrimaryKeyConstraint("code"),
         sa.UniqueConstraint("address"),
     )
     op.create_table(
         "creator_bindings",
-        sa.Column("player", sa.String(length=42), nullable=False),
+        address("player"),
         sa.Column("code", sa.String(length=16), nullable=False),
-        sa.Column("creator", sa.String(length=42), nullable=False),
+        address("creator"),
         sa.Column("bound_at", TS, nullable=False),
         sa.Column("earns_until", TS, nullable=False),
         sa.Column("nonce", sa.String(length=64), nullable=False),
@@ -45,7 +47,7 @@ def upgrade() -> None:
     op.create_table(
         "creator_statements",
         sa.Column("nonce", sa.String(length=64), nullable=False),
-        sa.Column("player", sa.String(length=42), nullable=False),
+        address("player"),
         sa.Column("code", sa.String(length=16), nullable=False),
         sa.Column("message", sa.Text(), nullable=False),
         sa.Column("created_at", TS, nullable=False),

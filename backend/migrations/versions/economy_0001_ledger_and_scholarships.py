@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import address, foreign_key, moment, primary_key
+
 revision = "economy_0001"
 down_revision = "0000_base"
 branch_labels = None
@@ -22,14 +24,14 @@ def upgrade() -> None:
         "economy_agreements",
         sa.Column("id", sa.BigInteger(), autoincrement=False, nullable=False),
         sa.Column("avatar_id", sa.BigInteger(), nullable=False),
-        sa.Column("owner", sa.String(length=42), nullable=False),
-        sa.Column("scholar", sa.String(length=42), nullable=True),
+        address("owner"),
+        address("scholar", nullable=True),
         sa.Column("terms", sa.String(length=24), nullable=False),
         sa.Column("duration_s", sa.BigInteger(), nullable=False),
         sa.Column("rent", sa.String(length=80), nullable=False),
         sa.Column("owner_bps", sa.Integer(), nullable=False),
         sa.Column("manager_bps", sa.Integer(), nullable=False),
-        sa.Column("manager", sa.String(length=42), nullable=True),
+        address("manager", nullable=True),
         sa.Column("dust_to", sa.String(length=16), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("starts_at", sa.BigInteger(), nullable=True),
@@ -40,7 +42,7 @@ def upgrade() -> None:
         sa.Column("ended_by", sa.String(length=16), nullable=True),
         sa.Column("offered_block", sa.BigInteger(), nullable=False),
         sa.Column("updated_block", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_economy_agreements")),
+        primary_key("economy_agreements", "id"),
     )
     with op.batch_alter_table("economy_agreements", schema=None) as batch_op:
         batch_op.create_index(
@@ -56,26 +58,26 @@ def upgrade() -> None:
         "economy_indexer_cursors",
         sa.Column("name", sa.String(length=64), nullable=False),
         sa.Column("next_block", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("name", name=op.f("pk_economy_indexer_cursors")),
+        primary_key("economy_indexer_cursors", "name"),
     )
     op.create_table(
         "economy_screened_owners",
-        sa.Column("address", sa.String(length=42), nullable=False),
+        address("address"),
         sa.Column("approved", sa.Boolean(), nullable=False),
-        sa.Column("screener", sa.String(length=42), nullable=False),
+        address("screener"),
         sa.Column("block_number", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("address", name=op.f("pk_economy_screened_owners")),
+        primary_key("economy_screened_owners", "address"),
     )
     op.create_table(
         "economy_seasons",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("name", sa.String(length=64), nullable=False),
-        sa.Column("starts_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("ends_at", sa.DateTime(timezone=True), nullable=False),
+        moment("starts_at"),
+        moment("ends_at"),
         sa.Column("emission_budget", sa.String(length=80), nullable=False),
         sa.Column("emitted", sa.String(length=80), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_economy_seasons")),
+        moment("created_at"),
+        primary_key("economy_seasons", "id"),
         sa.UniqueConstraint("name", name=op.f("uq_economy_seasons_name")),
     )
     with op.batch_alter_table("economy_seasons", schema=None) as batch_op:
@@ -91,7 +93,7 @@ def upgrade() -> None:
         sa.Column("season_id", sa.Integer(), nullable=True),
         sa.Column("economy", sa.String(length=16), nullable=False),
         sa.Column("preset", sa.String(length=64), nullable=False),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+        moment("finished_at"),
         sa.Column("stake_pot", sa.String(length=80), nullable=False),
         sa.Column("emission", sa.String(length=80), nullable=False),
         sa.Column("fee", sa.String(length=80), nullable=False),
@@ -102,14 +104,10 @@ def upgrade() -> None:
         sa.Column("tx_hash", sa.String(length=66), nullable=True),
         sa.Column("block_number", sa.BigInteger(), nullable=True),
         sa.Column("failure_reason", sa.Text(), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["season_id"],
-            ["economy_seasons.id"],
-            name=op.f("fk_economy_settlements_season_id_economy_seasons"),
-        ),
-        sa.PrimaryKeyConstraint("match_id", name=op.f("pk_economy_settlements")),
+        moment("created_at"),
+        moment("updated_at"),
+        foreign_key("economy_settlements", "season_id", "economy_seasons"),
+        primary_key("economy_settlements", "match_id"),
         sa.UniqueConstraint("chain_match_id", name=op.f("uq_economy_settlements_chain_match_id")),
     )
     with op.batch_alter_table("economy_settlements", schema=None) as batch_op:
@@ -126,16 +124,16 @@ def upgrade() -> None:
         sa.Column("avatar_id", sa.BigInteger(), nullable=True),
         sa.Column("agreement_id", sa.BigInteger(), nullable=True),
         sa.Column("party", sa.String(length=16), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=False),
+        address("address"),
         sa.Column("amount", sa.String(length=80), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        moment("updated_at"),
         sa.ForeignKeyConstraint(
             ["match_id"],
             ["economy_settlements.match_id"],
             name=op.f("fk_economy_ledger_legs_match_id_economy_settlements"),
         ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_economy_ledger_legs")),
+        primary_key("economy_ledger_legs", "id"),
     )
     with op.batch_alter_table("economy_ledger_legs", schema=None) as batch_op:
         batch_op.create_index(
@@ -154,7 +152,7 @@ def upgrade() -> None:
         sa.Column("match_id", sa.String(length=32), nullable=False),
         sa.Column("seat", sa.Integer(), nullable=False),
         sa.Column("season_id", sa.Integer(), nullable=True),
-        sa.Column("address", sa.String(length=42), nullable=True),
+        address("address", nullable=True),
         sa.Column("avatar_id", sa.BigInteger(), nullable=True),
         sa.Column("admitted_as", sa.String(length=16), nullable=True),
         sa.Column("is_bot", sa.Boolean(), nullable=False),
@@ -167,13 +165,13 @@ def upgrade() -> None:
         sa.Column("emission_share", sa.String(length=80), nullable=False),
         sa.Column("amount", sa.String(length=80), nullable=False),
         sa.Column("to_avatar", sa.Boolean(), nullable=False),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+        moment("finished_at"),
         sa.ForeignKeyConstraint(
             ["match_id"],
             ["economy_settlements.match_id"],
             name=op.f("fk_economy_seat_records_match_id_economy_settlements"),
         ),
-        sa.PrimaryKeyConstraint("match_id", "seat", name=op.f("pk_economy_seat_records")),
+        primary_key("economy_seat_records", "match_id", "seat"),
     )
     with op.batch_alter_table("economy_seat_records", schema=None) as batch_op:
         batch_op.create_index(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import address, moment, primary_key
+
 revision = "economy_0002"
 down_revision = "economy_0001"
 branch_labels = None
@@ -19,22 +21,22 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "economy_stake_wallets",
-        sa.Column("address", sa.String(length=42), nullable=False),
+        address("address"),
         sa.Column("balance", sa.String(length=80), nullable=False),
-        sa.PrimaryKeyConstraint("address", name=op.f("pk_economy_stake_wallets")),
+        primary_key("economy_stake_wallets", "address"),
     )
     op.create_table(
         "economy_stake_entries",
         sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=False),
+        address("address"),
         sa.Column("kind", sa.String(length=16), nullable=False),
         sa.Column("amount", sa.String(length=80), nullable=False),
         sa.Column("match_id", sa.String(length=32), nullable=True),
         sa.Column("seat", sa.Integer(), nullable=True),
         sa.Column("tx_hash", sa.String(length=66), nullable=True),
         sa.Column("log_index", sa.Integer(), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_economy_stake_entries")),
+        moment("created_at"),
+        primary_key("economy_stake_entries", "id"),
         sa.UniqueConstraint("kind", "match_id", "seat", name=op.f("uq_economy_stake_entries_kind")),
         sa.UniqueConstraint("tx_hash", "log_index", name=op.f("uq_economy_stake_entries_tx_hash")),
     )

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import create_index, drop_index, moment, primary_key
+
 revision = "economy_h18settle_0001"
 down_revision = "economy_0003"
 branch_labels = None
@@ -28,25 +30,18 @@ def upgrade() -> None:
         sa.Column("foreign_block", sa.BigInteger(), nullable=False),
         sa.Column("reissued_as", sa.String(length=66), nullable=False),
         sa.Column("reissue_request_id", sa.Integer(), nullable=True),
-        sa.Column("detected_at", sa.DateTime(timezone=True), nullable=False),
+        moment("detected_at"),
         sa.ForeignKeyConstraint(
             ["match_id"],
             ["economy_settlements.match_id"],
             name=op.f("fk_economy_burned_match_ids_match_id_economy_settlements"),
         ),
-        sa.PrimaryKeyConstraint("chain_match_id", name=op.f("pk_economy_burned_match_ids")),
+        primary_key("economy_burned_match_ids", "chain_match_id"),
         sa.UniqueConstraint("reissued_as", name=op.f("uq_economy_burned_match_ids_reissued_as")),
     )
-    op.create_index(
-        op.f("ix_economy_burned_match_ids_match_id"),
-        "economy_burned_match_ids",
-        ["match_id"],
-        unique=False,
-    )
+    create_index("economy_burned_match_ids", "match_id")
 
 
 def downgrade() -> None:
-    op.drop_index(
-        op.f("ix_economy_burned_match_ids_match_id"), table_name="economy_burned_match_ids"
-    )
+    drop_index("economy_burned_match_ids", "match_id")
     op.drop_table("economy_burned_match_ids")

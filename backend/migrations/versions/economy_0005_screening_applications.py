@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import address, moment, primary_key
+
 revision = "economy_h25screening_0001"
 down_revision = "economy_h18settle_0001"
 branch_labels = None
@@ -22,16 +24,16 @@ def upgrade() -> None:
     op.create_table(
         TABLE,
         sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("applicant", sa.String(length=42), nullable=False),
+        address("applicant"),
         sa.Column("statement", sa.Text(), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("reason", sa.Text(), nullable=True),
-        sa.Column("decided_by", sa.String(length=42), nullable=True),
+        address("decided_by", nullable=True),
         sa.Column("tx_hash", sa.String(length=66), nullable=True),
         sa.Column("block_number", sa.BigInteger(), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("decided_at", sa.DateTime(timezone=True), nullable=True),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_economy_screening_applications")),
+        moment("created_at"),
+        moment("decided_at", nullable=True),
+        primary_key("economy_screening_applications", "id"),
         sa.UniqueConstraint(
             "tx_hash", "applicant", name=op.f("uq_economy_screening_applications_tx_hash")
         ),

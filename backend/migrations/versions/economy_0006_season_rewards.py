@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import foreign_key, moment, primary_key
+
 revision = "economy_h25seasonrewards_0001"
 down_revision = "economy_h25screening_0001"
 branch_labels = None
@@ -23,14 +25,10 @@ def upgrade() -> None:
         sa.Column("places", sa.JSON(), nullable=False),
         sa.Column("total", sa.String(length=80), nullable=False),
         sa.Column("settlement_key", sa.String(length=32), nullable=False),
-        sa.Column("planned_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["season_id"],
-            ["economy_seasons.id"],
-            name=op.f("fk_economy_season_rewards_season_id_economy_seasons"),
-        ),
-        sa.PrimaryKeyConstraint("season_id", name=op.f("pk_economy_season_rewards")),
+        moment("planned_at", nullable=True),
+        moment("created_at"),
+        foreign_key("economy_season_rewards", "season_id", "economy_seasons"),
+        primary_key("economy_season_rewards", "season_id"),
         sa.UniqueConstraint(
             "settlement_key", name=op.f("uq_economy_season_rewards_settlement_key")
         ),

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import address, moment, primary_key
+
 revision = "markets_h19markets_0001"
 down_revision = "0000_base"
 branch_labels = ("markets",)
@@ -21,10 +23,10 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "markets_accessory_balances",
-        sa.Column("address", sa.String(length=42), nullable=False),
+        address("address"),
         sa.Column("type_id", sa.BigInteger(), autoincrement=False, nullable=False),
         sa.Column("balance", sa.String(length=80), nullable=False),
-        sa.PrimaryKeyConstraint("address", "type_id", name=op.f("pk_markets_accessory_balances")),
+        primary_key("markets_accessory_balances", "address", "type_id"),
     )
     op.create_table(
         "markets_accessory_types",
@@ -33,25 +35,25 @@ def upgrade() -> None:
         sa.Column("total_supply", sa.String(length=80), nullable=False),
         sa.Column("uri", sa.Text(), nullable=False),
         sa.Column("defined_block", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("type_id", name=op.f("pk_markets_accessory_types")),
+        primary_key("markets_accessory_types", "type_id"),
     )
     op.create_table(
         "markets_approvals",
-        sa.Column("token", sa.String(length=42), nullable=False),
-        sa.Column("owner", sa.String(length=42), nullable=False),
+        address("token"),
+        address("owner"),
         sa.Column("approved", sa.Boolean(), nullable=False),
-        sa.PrimaryKeyConstraint("token", "owner", name=op.f("pk_markets_approvals")),
+        primary_key("markets_approvals", "token", "owner"),
     )
     op.create_table(
         "markets_avatars",
         sa.Column("avatar_id", sa.BigInteger(), autoincrement=False, nullable=False),
-        sa.Column("owner", sa.String(length=42), nullable=False),
-        sa.Column("user", sa.String(length=42), nullable=True),
+        address("owner"),
+        address("user", nullable=True),
         sa.Column("user_expires", sa.BigInteger(), nullable=False),
         sa.Column("rented_until", sa.BigInteger(), nullable=False),
         sa.Column("changed_seq", sa.BigInteger(), nullable=False),
         sa.Column("updated_block", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("avatar_id", name=op.f("pk_markets_avatars")),
+        primary_key("markets_avatars", "avatar_id"),
     )
     with op.batch_alter_table("markets_avatars", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_markets_avatars_owner"), ["owner"], unique=False)
@@ -64,20 +66,20 @@ def upgrade() -> None:
         sa.Column("name", sa.String(length=64), nullable=False),
         sa.Column("image", sa.String(length=512), nullable=False),
         sa.Column("slot", sa.String(length=32), nullable=True),
-        sa.PrimaryKeyConstraint("item_kind", "item_id", name=op.f("pk_markets_catalog")),
+        primary_key("markets_catalog", "item_kind", "item_id"),
     )
     op.create_table(
         "markets_equipment",
         sa.Column("avatar_id", sa.BigInteger(), autoincrement=False, nullable=False),
         sa.Column("type_id", sa.BigInteger(), autoincrement=False, nullable=False),
         sa.Column("equipped_block", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("avatar_id", "type_id", name=op.f("pk_markets_equipment")),
+        primary_key("markets_equipment", "avatar_id", "type_id"),
     )
     op.create_table(
         "markets_indexer_cursors",
         sa.Column("name", sa.String(length=96), nullable=False),
         sa.Column("next_block", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("name", name=op.f("pk_markets_indexer_cursors")),
+        primary_key("markets_indexer_cursors", "name"),
     )
     op.create_table(
         "markets_ledger_entries",
@@ -85,17 +87,17 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(length=16), nullable=False),
         sa.Column("source", sa.String(length=8), nullable=False),
         sa.Column("listing_id", sa.BigInteger(), nullable=False),
-        sa.Column("payer", sa.String(length=42), nullable=False),
-        sa.Column("payee", sa.String(length=42), nullable=False),
+        address("payer"),
+        address("payee"),
         sa.Column("amount", sa.String(length=80), nullable=False),
-        sa.Column("token", sa.String(length=42), nullable=False),
+        address("token"),
         sa.Column("item_id", sa.String(length=80), nullable=False),
         sa.Column("tx_hash", sa.String(length=66), nullable=False),
         sa.Column("log_index", sa.Integer(), nullable=False),
         sa.Column("leg", sa.Integer(), nullable=False),
         sa.Column("block_number", sa.BigInteger(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_markets_ledger_entries")),
+        moment("created_at"),
+        primary_key("markets_ledger_entries", "id"),
         sa.UniqueConstraint(
             "tx_hash", "log_index", "leg", name=op.f("uq_markets_ledger_entries_tx_hash")
         ),
@@ -118,19 +120,19 @@ def upgrade() -> None:
     op.create_table(
         "markets_listings",
         sa.Column("listing_id", sa.BigInteger(), autoincrement=False, nullable=False),
-        sa.Column("seller", sa.String(length=42), nullable=False),
-        sa.Column("token", sa.String(length=42), nullable=False),
+        address("seller"),
+        address("token"),
         sa.Column("item_kind", sa.String(length=16), nullable=False),
         sa.Column("token_id", sa.String(length=80), nullable=False),
         sa.Column("amount", sa.String(length=80), nullable=False),
         sa.Column("price", sa.String(length=80), nullable=False),
         sa.Column("expires_at", sa.BigInteger(), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("buyer", sa.String(length=42), nullable=True),
+        address("buyer", nullable=True),
         sa.Column("listed_block", sa.BigInteger(), nullable=False),
         sa.Column("listed_seq", sa.BigInteger(), nullable=False),
         sa.Column("updated_block", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("listing_id", name=op.f("pk_markets_listings")),
+        primary_key("markets_listings", "listing_id"),
     )
     with op.batch_alter_table("markets_listings", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_markets_listings_seller"), ["seller"], unique=False)
@@ -140,7 +142,7 @@ def upgrade() -> None:
     op.create_table(
         "markets_shop_listings",
         sa.Column("listing_id", sa.BigInteger(), autoincrement=False, nullable=False),
-        sa.Column("item", sa.String(length=42), nullable=False),
+        address("item"),
         sa.Column("item_kind", sa.String(length=16), nullable=False),
         sa.Column("item_id", sa.String(length=80), nullable=False),
         sa.Column("price", sa.String(length=80), nullable=False),
@@ -150,7 +152,7 @@ def upgrade() -> None:
         sa.Column("open", sa.Boolean(), nullable=False),
         sa.Column("listed_block", sa.BigInteger(), nullable=False),
         sa.Column("updated_block", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("listing_id", name=op.f("pk_markets_shop_listings")),
+        primary_key("markets_shop_listings", "listing_id"),
     )
     with op.batch_alter_table("markets_shop_listings", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_markets_shop_listings_item"), ["item"], unique=False)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import create_index, drop_index, moment, primary_key
+
 revision = "ops_h24metrics_0001"
 down_revision = "0000_base"
 branch_labels = None
@@ -21,16 +23,16 @@ def upgrade() -> None:
         "ops_worker_heartbeats",
         sa.Column("worker", sa.String(length=200), nullable=False),
         sa.Column("pid", sa.Integer(), nullable=False),
-        sa.Column("beat_at", sa.DateTime(timezone=True), nullable=False),
+        moment("beat_at"),
         sa.Column("chain_head", sa.BigInteger(), nullable=True),
         sa.Column("vault_available", sa.String(length=80), nullable=True),
         sa.Column("vault_limit", sa.String(length=80), nullable=True),
-        sa.Column("chain_read_at", sa.DateTime(timezone=True), nullable=True),
-        sa.PrimaryKeyConstraint("worker", name=op.f("pk_ops_worker_heartbeats")),
+        moment("chain_read_at", nullable=True),
+        primary_key("ops_worker_heartbeats", "worker"),
     )
-    op.create_index(op.f("ix_ops_worker_heartbeats_beat_at"), "ops_worker_heartbeats", ["beat_at"])
+    create_index("ops_worker_heartbeats", "beat_at")
 
 
 def downgrade() -> None:
-    op.drop_index(op.f("ix_ops_worker_heartbeats_beat_at"), table_name="ops_worker_heartbeats")
+    drop_index("ops_worker_heartbeats", "beat_at")
     op.drop_table("ops_worker_heartbeats")

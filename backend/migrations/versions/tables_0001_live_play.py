@@ -10,6 +10,15 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import (
+    address,
+    create_index,
+    drop_index,
+    foreign_key,
+    moment,
+    primary_key,
+)
+
 revision = "tables_0001"
 down_revision = "0000_base"
 branch_labels = ("tables",)
@@ -28,37 +37,33 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(length=16), nullable=False),
         sa.Column("visibility", sa.String(length=16), nullable=False),
         sa.Column("invite_code", sa.String(length=32), nullable=False),
-        sa.Column("creator", sa.String(length=42), nullable=True),
+        address("creator", nullable=True),
         sa.Column("bot_level", sa.String(length=16), nullable=False),
         sa.Column("turn_timeout_s", sa.Float(), nullable=False),
         sa.Column("spectators_allowed", sa.Boolean(), nullable=False),
         sa.Column("spectator_delay_s", sa.Float(), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("match_id", sa.String(length=32), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_game_tables")),
+        moment("created_at"),
+        primary_key("game_tables", "id"),
         sa.UniqueConstraint("invite_code", name=op.f("uq_game_tables_invite_code")),
     )
-    op.create_index(op.f("ix_game_tables_status"), "game_tables", ["status"], unique=False)
+    create_index("game_tables", "status")
     op.create_table(
         "matchmaking_tickets",
         sa.Column("id", sa.String(length=32), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=False),
+        address("address"),
         sa.Column("preset", sa.String(length=64), nullable=False),
         sa.Column("earning", sa.Boolean(), nullable=False),
         sa.Column("avatar_id", sa.BigInteger(), nullable=True),
         sa.Column("admitted_as", sa.String(length=16), nullable=True),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("table_id", sa.String(length=32), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_matchmaking_tickets")),
+        moment("created_at"),
+        primary_key("matchmaking_tickets", "id"),
     )
-    op.create_index(
-        op.f("ix_matchmaking_tickets_address"), "matchmaking_tickets", ["address"], unique=False
-    )
-    op.create_index(
-        op.f("ix_matchmaking_tickets_status"), "matchmaking_tickets", ["status"], unique=False
-    )
+    create_index("matchmaking_tickets", "address")
+    create_index("matchmaking_tickets", "status")
     op.create_table(
         "matches",
         sa.Column("id", sa.String(length=32), nullable=False),
@@ -69,43 +74,37 @@ def upgrade() -> None:
         sa.Column("seed", sa.String(length=64), nullable=False),
         sa.Column("seed_commitment", sa.String(length=64), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+        moment("finished_at", nullable=True),
         sa.Column("result", sa.JSON(), nullable=True),
         sa.Column("record", sa.JSON(), nullable=True),
         sa.Column("result_hash", sa.String(length=66), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["table_id"], ["game_tables.id"], name=op.f("fk_matches_table_id_game_tables")
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_matches")),
+        moment("created_at"),
+        foreign_key("matches", "table_id", "game_tables"),
+        primary_key("matches", "id"),
     )
-    op.create_index(op.f("ix_matches_status"), "matches", ["status"], unique=False)
-    op.create_index(op.f("ix_matches_table_id"), "matches", ["table_id"], unique=False)
+    create_index("matches", "status")
+    create_index("matches", "table_id")
     op.create_table(
         "table_invitations",
         sa.Column("table_id", sa.String(length=32), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["table_id"], ["game_tables.id"], name=op.f("fk_table_invitations_table_id_game_tables")
-        ),
-        sa.PrimaryKeyConstraint("table_id", "address", name=op.f("pk_table_invitations")),
+        address("address"),
+        moment("created_at"),
+        foreign_key("table_invitations", "table_id", "game_tables"),
+        primary_key("table_invitations", "table_id", "address"),
     )
     op.create_table(
         "table_seats",
         sa.Column("table_id", sa.String(length=32), nullable=False),
         sa.Column("seat", sa.Integer(), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=True),
+        address("address", nullable=True),
         sa.Column("bot_level", sa.String(length=16), nullable=True),
         sa.Column("avatar_id", sa.BigInteger(), nullable=True),
         sa.Column("admitted_as", sa.String(length=16), nullable=True),
-        sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["table_id"], ["game_tables.id"], name=op.f("fk_table_seats_table_id_game_tables")
-        ),
-        sa.PrimaryKeyConstraint("table_id", "seat", name=op.f("pk_table_seats")),
+        moment("joined_at"),
+        foreign_key("table_seats", "table_id", "game_tables"),
+        primary_key("table_seats", "table_id", "seat"),
     )
-    op.create_index(op.f("ix_table_seats_address"), "table_seats", ["address"], unique=False)
+    create_index("table_seats", "address")
     op.create_table(
         "match_moves",
         sa.Column("match_id", sa.String(length=32), nullable=False),
@@ -114,17 +113,15 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(length=16), nullable=False),
         sa.Column("move", sa.JSON(), nullable=True),
         sa.Column("actor", sa.String(length=16), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["match_id"], ["matches.id"], name=op.f("fk_match_moves_match_id_matches")
-        ),
-        sa.PrimaryKeyConstraint("match_id", "ply", name=op.f("pk_match_moves")),
+        moment("created_at"),
+        foreign_key("match_moves", "match_id", "matches"),
+        primary_key("match_moves", "match_id", "ply"),
     )
     op.create_table(
         "match_results",
         sa.Column("match_id", sa.String(length=32), nullable=False),
         sa.Column("seat", sa.Integer(), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=True),
+        address("address", nullable=True),
         sa.Column("avatar_id", sa.BigInteger(), nullable=True),
         sa.Column("is_bot", sa.Boolean(), nullable=False),
         sa.Column("team", sa.Integer(), nullable=True),
@@ -132,16 +129,12 @@ def upgrade() -> None:
         sa.Column("points", sa.Integer(), nullable=False),
         sa.Column("won", sa.Boolean(), nullable=False),
         sa.Column("forfeited", sa.Boolean(), nullable=False),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["match_id"], ["matches.id"], name=op.f("fk_match_results_match_id_matches")
-        ),
-        sa.PrimaryKeyConstraint("match_id", "seat", name=op.f("pk_match_results")),
+        moment("finished_at"),
+        foreign_key("match_results", "match_id", "matches"),
+        primary_key("match_results", "match_id", "seat"),
     )
-    op.create_index(op.f("ix_match_results_address"), "match_results", ["address"], unique=False)
-    op.create_index(
-        op.f("ix_match_results_avatar_id"), "match_results", ["avatar_id"], unique=False
-    )
+    create_index("match_results", "address")
+    create_index("match_results", "avatar_id")
     op.create_table(
         "settlement_requests",
         sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
@@ -154,41 +147,37 @@ def upgrade() -> None:
         sa.Column("stake", sa.String(length=80), nullable=False),
         sa.Column("result_hash", sa.String(length=66), nullable=False),
         sa.Column("seats", sa.JSON(), nullable=False),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+        moment("finished_at"),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
         sa.Column("last_error", sa.Text(), nullable=True),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["match_id"], ["matches.id"], name=op.f("fk_settlement_requests_match_id_matches")
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_settlement_requests")),
+        moment("updated_at", nullable=True),
+        moment("created_at"),
+        foreign_key("settlement_requests", "match_id", "matches"),
+        primary_key("settlement_requests", "id"),
         sa.UniqueConstraint("chain_match_id", name=op.f("uq_settlement_requests_chain_match_id")),
         sa.UniqueConstraint("idempotency_key", name=op.f("uq_settlement_requests_idempotency_key")),
         sa.UniqueConstraint("match_id", name=op.f("uq_settlement_requests_match_id")),
     )
-    op.create_index(
-        op.f("ix_settlement_requests_status"), "settlement_requests", ["status"], unique=False
-    )
+    create_index("settlement_requests", "status")
 
 
 def downgrade() -> None:
 
-    op.drop_index(op.f("ix_settlement_requests_status"), table_name="settlement_requests")
+    drop_index("settlement_requests", "status")
     op.drop_table("settlement_requests")
-    op.drop_index(op.f("ix_match_results_avatar_id"), table_name="match_results")
-    op.drop_index(op.f("ix_match_results_address"), table_name="match_results")
+    drop_index("match_results", "avatar_id")
+    drop_index("match_results", "address")
     op.drop_table("match_results")
     op.drop_table("match_moves")
-    op.drop_index(op.f("ix_table_seats_address"), table_name="table_seats")
+    drop_index("table_seats", "address")
     op.drop_table("table_seats")
     op.drop_table("table_invitations")
-    op.drop_index(op.f("ix_matches_table_id"), table_name="matches")
-    op.drop_index(op.f("ix_matches_status"), table_name="matches")
+    drop_index("matches", "table_id")
+    drop_index("matches", "status")
     op.drop_table("matches")
-    op.drop_index(op.f("ix_matchmaking_tickets_status"), table_name="matchmaking_tickets")
-    op.drop_index(op.f("ix_matchmaking_tickets_address"), table_name="matchmaking_tickets")
+    drop_index("matchmaking_tickets", "status")
+    drop_index("matchmaking_tickets", "address")
     op.drop_table("matchmaking_tickets")
-    op.drop_index(op.f("ix_game_tables_status"), table_name="game_tables")
+    drop_index("game_tables", "status")
     op.drop_table("game_tables")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import primary_key
+
 revision = "tables_0002"
 down_revision = "tables_0001"
 branch_labels = None
@@ -21,7 +23,7 @@ def upgrade() -> None:
         "chain_match_sequences",
         sa.Column("prefix", sa.String(length=16), nullable=False),
         sa.Column("last", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("prefix", name=op.f("pk_chain_match_sequences")),
+        primary_key("chain_match_sequences", "prefix"),
     )
 
 

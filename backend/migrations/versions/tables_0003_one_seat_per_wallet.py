@@ -10,6 +10,15 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import (
+    address,
+    create_index,
+    drop_index,
+    foreign_key,
+    moment,
+    primary_key,
+)
+
 revision = "tables_h17tables_0001"
 down_revision = "tables_0002"
 branch_labels = None
@@ -44,17 +53,15 @@ def upgrade() -> None:
         "earning_holds",
         sa.Column("holder", sa.String(length=64), nullable=False),
         sa.Column("table_id", sa.String(length=32), nullable=False),
-        sa.Column("address", sa.String(length=42), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["table_id"], ["game_tables.id"], name=op.f("fk_earning_holds_table_id_game_tables")
-        ),
-        sa.PrimaryKeyConstraint("holder", name=op.f("pk_earning_holds")),
+        address("address"),
+        moment("created_at"),
+        foreign_key("earning_holds", "table_id", "game_tables"),
+        primary_key("earning_holds", "holder"),
     )
-    op.create_index(op.f("ix_earning_holds_table_id"), "earning_holds", ["table_id"])
+    create_index("earning_holds", "table_id")
 
 
 def downgrade() -> None:
-    op.drop_index(op.f("ix_earning_holds_table_id"), table_name="earning_holds")
+    drop_index("earning_holds", "table_id")
     op.drop_table("earning_holds")
     op.drop_index("uq_matchmaking_tickets_waiting_address", table_name="matchmaking_tickets")

@@ -10,6 +10,15 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import (
+    address,
+    create_index,
+    drop_index,
+    foreign_key,
+    moment,
+    primary_key,
+)
+
 revision = "tables_h25talk_0001"
 down_revision = "tables_h25tables_0001"
 branch_labels = None
@@ -20,22 +29,20 @@ def upgrade() -> None:
     op.create_table(
         "complaints",
         sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column("reporter", sa.String(length=42), nullable=False),
-        sa.Column("reported", sa.String(length=42), nullable=False),
+        address("reporter"),
+        address("reported"),
         sa.Column("table_id", sa.String(length=32), nullable=False),
         sa.Column("reason", sa.String(length=32), nullable=False),
         sa.Column("note", sa.String(length=280), nullable=True),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("resolution", sa.String(length=280), nullable=True),
-        sa.Column("closed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["table_id"], ["game_tables.id"], name=op.f("fk_complaints_table_id_game_tables")
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_complaints")),
+        moment("closed_at", nullable=True),
+        moment("created_at"),
+        foreign_key("complaints", "table_id", "game_tables"),
+        primary_key("complaints", "id"),
     )
-    op.create_index(op.f("ix_complaints_reported"), "complaints", ["reported"])
-    op.create_index(op.f("ix_complaints_status"), "complaints", ["status"])
+    create_index("complaints", "reported")
+    create_index("complaints", "status")
     op.create_index("ix_complaints_reporter_created_at", "complaints", ["reporter", "created_at"])
     op.create_index(
         "uq_complaints_reporter_reported_table",
@@ -48,6 +55,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("uq_complaints_reporter_reported_table", table_name="complaints")
     op.drop_index("ix_complaints_reporter_created_at", table_name="complaints")
-    op.drop_index(op.f("ix_complaints_status"), table_name="complaints")
-    op.drop_index(op.f("ix_complaints_reported"), table_name="complaints")
+    drop_index("complaints", "status")
+    drop_index("complaints", "reported")
     op.drop_table("complaints")

@@ -15,6 +15,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import create_index, drop_index
+
 revision = "tables_h20centers_0001"
 down_revision = "tables_h25talk_0001"
 branch_labels = None
@@ -23,10 +25,10 @@ depends_on = "centers_h20centers_0001"
 
 def upgrade() -> None:
     op.add_column("game_tables", sa.Column("center_id", sa.BigInteger(), nullable=True))
-    op.create_index(op.f("ix_game_tables_center_id"), "game_tables", ["center_id"])
+    create_index("game_tables", "center_id")
 
 
 def downgrade() -> None:
-    op.drop_index(op.f("ix_game_tables_center_id"), table_name="game_tables")
+    drop_index("game_tables", "center_id")
     with op.batch_alter_table("game_tables") as batch:
         batch.drop_column("center_id")

@@ -337,7 +337,7 @@ class MatchHub:
         return bool(loaded and loaded.match is not None and loaded.match.status == "live")
 
     # -- moves -----------------------------------------------------------------------------
-    async def submit(self, conn: Conn, move: object, ply: object, ref: object) -> None:
+    async def play_move(self, conn: Conn, move: object, ply: object, ref: object) -> None:
         """A seat's move: checked by the engine, committed, then acknowledged and broadcast."""
         lt = await self.get(conn.table_id or "")
         async with lt.lock:
@@ -467,7 +467,7 @@ class MatchHub:
 
     def _write(self, row: dict[str, Any]) -> asyncio.Future[bool]:
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self.writer.submit(row, future, self._from_writer)
+        self.writer.queue_row(row, future, self._from_writer)
         return future
 
     def _from_writer(self, results: list[tuple[Any, bool | BaseException]]) -> None:

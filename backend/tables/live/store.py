@@ -322,7 +322,7 @@ class MoveWriter:
         self._queue.put(_STOP)
         self._thread.join(timeout=10)
 
-    def submit(self, row: dict[str, Any], token: Any, settle: Settle) -> None:
+    def queue_row(self, row: dict[str, Any], token: Any, settle: Settle) -> None:
         """Queue ``row``. Once its batch is decided, ``settle`` is called from the writer
         thread, once per batch, with ``(token, outcome)`` pairs: True (committed), False
         (the ply was already taken: nothing written) or the exception."""

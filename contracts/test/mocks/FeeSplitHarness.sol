@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {FeeSplit} from "../lib/FeeSplit.sol";
+import {FeeSplit} from "../../src/lib/FeeSplit.sol";
 
 /// @title FeeSplit as an external call, for the Python twin's tests on anvil (not deployed)
 /// @dev backend/economy/fee_schedule.py `split_fee` must give the same legs as this call.

@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 import {IERC721} from "@openzeppelin/contracts/token/ERC721/IERC721.sol";
 import {IERC1155Receiver} from "@openzeppelin/contracts/token/ERC1155/IERC1155Receiver.sol";
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
-import {IAvatarNFT} from "../interfaces/IAvatarNFT.sol";
+import {IAvatarNFT} from "../../src/interfaces/IAvatarNFT.sol";
 
 /// @title Benchmark only: a minimal ERC-6551 registry (token-bound accounts)
 /// @dev Written from the ERC-6551 text to price the alternative to Accessories' own equip
