@@ -46,6 +46,19 @@ def _transfers(reader: EventReader) -> Callable[[int, int], list[Any]]:
     return lambda start, end: list(reader.logs(event, token.address, [], start, end))
 
 
+def _follow(
+    sessions: sessionmaker[Session],
+    reader: EventReader,
+    name: str,
+    apply: Callable[[Session, list[Any]], int],
+    *,
+    max_blocks: int = 10_000,
+) -> FollowReport:
+    """One run of a follower of the token's transfers."""
+    read = _transfers(reader)
+    return follow(sessions, name=name, reader=reader, max_blocks=max_blocks, read=read, apply=apply)
+
+
 def _mine(reader: EventReader, blocks: int) -> None:
     for _ in range(blocks):
         reader.w3.provider.make_request("evm_mine", [])  # type: ignore[arg-type]
@@ -73,16 +86,7 @@ def test_a_run_reads_confirmed_blocks_a_bounded_span_at_a_time(
     applied: list[Key] = []
     reports: list[FollowReport] = []
     while not reports or reports[-1].to_block >= reports[-1].from_block:
-        reports.append(
-            follow(
-                session_factory,
-                name=name,
-                reader=reader,
-                max_blocks=2,
-                read=read,
-                apply=_recorder(applied),
-            )
-        )
+        reports.append(_follow(session_factory, reader, name, _recorder(applied), max_blocks=2))
         assert len(reports) < 1_000
     ranges = [(r.from_block, r.to_block) for r in reports[:-1]]
     assert ranges[0] == (start, start + 1)
@@ -96,9 +100,7 @@ def test_a_run_reads_confirmed_blocks_a_bounded_span_at_a_time(
         assert cursor_positions(session)[name] == confirmed + 1
 
     _mine(reader, 1)  # one more block reaches the depth: the next run reads it alone
-    again = follow(
-        session_factory, name=name, reader=reader, max_blocks=2, read=read, apply=_recorder([])
-    )
+    again = _follow(session_factory, reader, name, _recorder([]), max_blocks=2)
     assert (again.from_block, again.to_block) == (confirmed + 1, confirmed + 1)
 
 
@@ -113,21 +115,13 @@ def test_a_failed_run_moves_neither_its_writes_nor_its_cursor(
         session.flush()
         raise RuntimeError("the worker died before its commit")
 
-    read = _transfers(reader)
     with pytest.raises(RuntimeError):
-        follow(session_factory, name=name, reader=reader, max_blocks=10_000, read=read, apply=crash)
+        _follow(session_factory, reader, name, crash)
     with session_factory() as session:
         positions = cursor_positions(session)
     assert name not in positions and witness not in positions
     applied: list[Key] = []
-    report = follow(
-        session_factory,
-        name=name,
-        reader=reader,
-        max_blocks=10_000,
-        read=read,
-        apply=_recorder(applied),
-    )
+    report = _follow(session_factory, reader, name, _recorder(applied))
     assert report.from_block == reader.start_block and report.events == len(applied) > 0
 
 
@@ -157,9 +151,7 @@ def test_two_followers_racing_on_one_range_apply_each_event_once(
     name = f"race:{uuid.uuid4().hex}"
     read = _transfers(reader)
     if cursor == "existing":  # a cursor past the deployment, then new events to race for
-        follow(
-            sessions, name=name, reader=reader, max_blocks=10_000, read=read, apply=_recorder([])
-        )
+        _follow(sessions, reader, name, _recorder([]))
         who = address(deployment.player_keys[0])
         send(
             deployment.w3,
@@ -180,9 +172,7 @@ def test_two_followers_racing_on_one_range_apply_each_event_once(
 
     def run(who: str, apply: Callable[[Session, list[Any]], int]) -> None:
         try:
-            reports[who] = follow(
-                sessions, name=name, reader=reader, max_blocks=10_000, read=read, apply=apply
-            )
+            reports[who] = _follow(sessions, reader, name, apply)
         except BaseException as error:  # reported to the test's thread below
             errors.append(error)
             applying.set()
