@@ -5,6 +5,7 @@ It lives outside ``backend.db`` so that the database layer never imports the agg
 
 import backend.accounts.models
 import backend.centers.models
+import backend.chain.follower
 import backend.chain.models
 import backend.competitions.contributions
 import backend.competitions.models

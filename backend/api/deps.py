@@ -20,6 +20,7 @@ from backend.chain.outbox import inserted_here
 from backend.config import Settings
 from backend.db.session import make_session_factory
 from backend.economy import exceptions as economy_exc
+from backend.economy.chain_reader import ChainReader
 from backend.economy.scholarships.screening import ScreenerRoles
 from backend.economy.scholarships.transactions import ScholarshipTxBuilder
 from backend.markets import exceptions as markets_exc
@@ -29,6 +30,7 @@ from backend.tables.live.hub import MatchHub
 
 __all__ = [
     "BuilderDep",
+    "ChainReaderDep",
     "CurrentOperator",
     "CurrentPlayer",
     "GateDep",
@@ -137,6 +139,27 @@ async def get_hub(request: Request) -> MatchHub:
 GateDep = Annotated[Gate, Depends(get_gate)]
 HubDep = Annotated[MatchHub, Depends(get_hub)]
 
+# --- the chain reader ---------------------------------------------------------------------
+
+
+def get_chain_reader(request: Request) -> Callable[[], ChainReader]:
+    """The deployment's reader, one per app, built on the first call (a route that needs the
+    chain only sometimes calls it only then; the build raises ``ChainError`` or ``OSError``
+    when the node or the manifest is missing, for the route to put in its own words)."""
+
+    def reader() -> ChainReader:
+        built = getattr(request.app.state, "chain_reader", None)
+        if built is None:
+            from backend.economy.jobs import chain_reader
+
+            built = request.app.state.chain_reader = chain_reader(request.app.state.settings)
+        return cast(ChainReader, built)
+
+    return reader
+
+
+ChainReaderDep = Annotated[Callable[[], ChainReader], Depends(get_chain_reader)]
+
 # --- unsigned transactions ----------------------------------------------------------------
 
 
@@ -145,10 +168,9 @@ def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
     builder = getattr(request.app.state, "economy_tx_builder", None)
     if builder is None:
         from backend.chain.exceptions import ChainError
-        from backend.economy.jobs import chain_reader
 
         try:
-            reader = chain_reader(request.app.state.settings)
+            reader = get_chain_reader(request)()
         except (ChainError, OSError) as error:
             raise economy_exc.Unavailable(
                 f"no deployment to build transactions for: {error}"

@@ -20,10 +20,10 @@ from typing import Any
 from sqlalchemy import BigInteger, DateTime, Integer, String, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
+from backend.chain.follower import claimed_range
 from backend.competitions.models import Tournament, TournamentStatus
 from backend.db.base import Base, utcnow
 from backend.economy.chain_reader import ChainReader
-from backend.economy.cursor import claim_block_range
 
 log = logging.getLogger(__name__)
 
@@ -101,20 +101,19 @@ def index_contributions(
     c = reader.contracts
     name = f"contributions:{c.manifest.chain_id}:{c.contributions.address}"
     pooled = orphaned = 0
-    with session_factory() as session, session.begin():
-        cursor, start, end = claim_block_range(
-            session, name=name, reader=reader, max_blocks=max_blocks
-        )
-        if end < start:
-            return ContributionReport(start, start - 1, 0, 0)
-        for event in reader.contributions(start, end):
+    with claimed_range(session_factory, name=name, reader=reader, max_blocks=max_blocks) as (
+        session,
+        blocks,
+    ):
+        if blocks.empty:
+            return ContributionReport(blocks.start, blocks.start - 1, 0, 0)
+        for event in reader.contributions(blocks.start, blocks.end):
             status = _book(session, event)
             pooled += status == POOLED
             orphaned += status == ORPHANED
-        cursor.next_block = end + 1
     if orphaned:
         log.warning("%d contributions to no open tournament stay in the vault", orphaned)
-    return ContributionReport(start, end, pooled, orphaned)
+    return ContributionReport(blocks.start, blocks.end, pooled, orphaned)
 
 
 def orphaned_total(*, session: Session) -> int:

@@ -1,22 +1,32 @@
 """Reads what the contracts say happened: settlements, their splits, vault transfers, and the
-registry's agreement events. Only blocks at the confirmation depth are read."""
+registry's agreement events. Only blocks at the confirmation depth are read (the follower
+kit's ``EventReader`` underneath)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from eth_utils.address import to_checksum_address
 from hexbytes import HexBytes
-from web3 import Web3
 from web3.exceptions import Web3Exception
 
 from backend.chain.contracts import Contracts
+from backend.chain.follower import ZERO_ADDRESS, EventReader, EventSet
 
-LOG_CHUNK = 2_000
-ZERO_ADDRESS = "0x" + "00" * 20
+# The registry's events the scholarships follower applies.
+REGISTRY_EVENTS = (
+    "OwnerScreened",
+    "AgreementOffered",
+    "OfferCancelled",
+    "OffersCancelled",
+    "AgreementAccepted",
+    "RentPaid",
+    "AgreementTerminated",
+    "AgreementExpired",
+    "AgreementReclaimed",
+)
 
 
 @dataclass(frozen=True)
@@ -64,14 +74,11 @@ def _topic32(value: int | str) -> str:
     return "0x" + value.to_bytes(32, "big").hex()
 
 
-class ChainReader:
+class ChainReader(EventReader):
     """Event queries over one deployment (web3 binding from ``backend.chain.contracts``)."""
 
     def __init__(self, contracts: Contracts, *, confirmations: int = 1) -> None:
-        self.contracts = contracts
-        self.w3: Web3 = contracts.w3
-        self.confirmations = max(1, confirmations)
-        self.start_block = contracts.manifest.deployment_block
+        super().__init__(contracts, confirmations=confirmations)
         s = contracts.settlement
         self._settled = s.events.MatchSettled()
         self._split = s.events.AvatarPayoutSplit()
@@ -82,6 +89,7 @@ class ChainReader:
             item.get("type") == "event" and item.get("name") == "PayoutWithheld" for item in s.abi
         )
         self._withheld_event = s.events.PayoutWithheld() if has_withheld else None
+        self._registry_events = EventSet().add("registry", contracts.registry, REGISTRY_EVENTS)
 
     def clock_offset_s(self) -> int:
         """Chain time minus this machine's clock: the next block's timestamp against now
@@ -91,27 +99,6 @@ class ChainReader:
         except (ValueError, Web3Exception):  # a node without a pending block: use the latest
             block = self.w3.eth.get_block("latest")
         return int(block["timestamp"]) - int(time.time())
-
-    def safe_head(self) -> int:
-        """The newest block with ``confirmations`` blocks on top of it (itself included)."""
-        return self.w3.eth.block_number - (self.confirmations - 1)
-
-    def _logs(
-        self, event: Any, address: str, topics: list[Any], start: int, end: int
-    ) -> Iterator[Any]:
-        topic0 = event.topic
-        for lo in range(start, end + 1, LOG_CHUNK):
-            hi = min(lo + LOG_CHUNK - 1, end)
-            logs = self.w3.eth.get_logs(
-                {
-                    "address": to_checksum_address(address),
-                    "topics": [topic0, *topics],
-                    "fromBlock": lo,
-                    "toBlock": hi,
-                }
-            )
-            for log in logs:
-                yield event.process_log(log)
 
     # --- settlements --------------------------------------------------------------------------
 
@@ -127,9 +114,9 @@ class ChainReader:
         topic = [_topic32(chain_match_id)]
         events: list[Any] = []
         if block_hint is not None and self.start_block <= block_hint <= head:
-            events = list(self._logs(self._settled, address, topic, block_hint, block_hint))
+            events = list(self.logs(self._settled, address, topic, block_hint, block_hint))
         if not events:
-            events = list(self._logs(self._settled, address, topic, self.start_block, head))
+            events = list(self.logs(self._settled, address, topic, self.start_block, head))
         if not events:
             return None
         event = events[0]
@@ -141,10 +128,10 @@ class ChainReader:
             tx_hash="0x" + event["transactionHash"].hex().removeprefix("0x"),
             block_number=block,
         )
-        for split in self._logs(self._split, address, [_topic32(chain_match_id)], block, block):
+        for split in self.logs(self._split, address, [_topic32(chain_match_id)], block, block):
             match.splits.append(self._resolve(split))
         if self._withheld_event is not None:
-            for w in self._logs(self._withheld_event, address, topic, block, block):
+            for w in self.logs(self._withheld_event, address, topic, block, block):
                 match.withheld.append(
                     (to_checksum_address(w["args"]["recipient"]), int(w["args"]["amount"]))
                 )
@@ -166,7 +153,7 @@ class ChainReader:
                 to_checksum_address(e["args"]["recipient"]),
                 int(e["args"]["amount"]),
             )
-            for e in self._logs(self._withheld_event, address, [], start, end)
+            for e in self.logs(self._withheld_event, address, [], start, end)
         ]
 
     def settled_entry(self, tx_hash: str, chain_match_id: str) -> bytes | None:
@@ -202,7 +189,7 @@ class ChainReader:
         end = self.safe_head() if end is None else end
         start = self.start_block if start is None else start
         address = self.contracts.settlement.address
-        return list(self._logs(self._settled, address, [], start, end))
+        return list(self.logs(self._settled, address, [], start, end))
 
     def splits(self, start: int | None = None, end: int | None = None) -> list[tuple[str, Any]]:
         end = self.safe_head() if end is None else end
@@ -210,7 +197,7 @@ class ChainReader:
         address = self.contracts.settlement.address
         return [
             ("0x" + e["args"]["matchId"].hex(), e)
-            for e in self._logs(self._split, address, [], start, end)
+            for e in self.logs(self._split, address, [], start, end)
         ]
 
     def _resolve(self, split: Any) -> SplitEvent:
@@ -236,10 +223,10 @@ class ChainReader:
         vault = self.contracts.settlement.address
         token = self.contracts.token.address
         received: dict[str, int] = {}
-        for t in self._logs(self._transfer, token, [_topic32(vault)], start, end):
+        for t in self.logs(self._transfer, token, [_topic32(vault)], start, end):
             to = to_checksum_address(t["args"]["to"])
             received[to] = received.get(to, 0) + int(t["args"]["value"])
-        for w in self._logs(self._withdrawn, vault, [], start, end):
+        for w in self.logs(self._withdrawn, vault, [], start, end):
             to = to_checksum_address(w["args"]["to"])
             received[to] = received.get(to, 0) - int(w["args"]["amount"])
         return {a: v for a, v in received.items() if v}
@@ -257,7 +244,7 @@ class ChainReader:
         }
         return [
             t
-            for t in self._logs(self._transfer, token, [None, _topic32(vault)], start, end)
+            for t in self.logs(self._transfer, token, [None, _topic32(vault)], start, end)
             if int(t["args"]["from"], 16) != 0
             and (_tx(t), int(t["logIndex"]), t["args"]["from"].lower(), int(t["args"]["value"]))
             not in contributed
@@ -269,41 +256,10 @@ class ChainReader:
         if contract is None:
             return []
         event = contract.events.Contributed()
-        return list(self._logs(event, contract.address, [], start, end))
+        return list(self.logs(event, contract.address, [], start, end))
 
     # --- registry -----------------------------------------------------------------------------
 
     def registry_events(self, start: int, end: int) -> list[Any]:
         """Every registry event in ``start..end``, in chain order."""
-        registry = self.contracts.registry
-        out: list[Any] = []
-        for lo in range(start, end + 1, LOG_CHUNK):
-            hi = min(lo + LOG_CHUNK - 1, end)
-            logs = self.w3.eth.get_logs(
-                {"address": registry.address, "fromBlock": lo, "toBlock": hi}
-            )
-            for log in logs:
-                decoded = _decode_registry_log(registry, log)
-                if decoded is not None:
-                    out.append(decoded)
-        out.sort(key=lambda e: (e["blockNumber"], e["logIndex"]))
-        return out
-
-
-def _decode_registry_log(registry: Any, log: Any) -> Any:
-    topic0 = HexBytes(log["topics"][0])
-    for name in (
-        "OwnerScreened",
-        "AgreementOffered",
-        "OfferCancelled",
-        "OffersCancelled",
-        "AgreementAccepted",
-        "RentPaid",
-        "AgreementTerminated",
-        "AgreementExpired",
-        "AgreementReclaimed",
-    ):
-        event = getattr(registry.events, name)()
-        if topic0 == HexBytes(event.topic):
-            return event.process_log(log)
-    return None
+        return self.decoded(self._registry_events, start, end)

@@ -17,13 +17,13 @@ from sqlalchemy import MetaData, Table, case, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 from web3 import Web3
 
+from backend.centers.follower import index_centers
 from backend.chain import match_ids
 from backend.chain.contracts import Contracts, load_manifest
 from backend.config import Settings, get_settings
 from backend.db import create_db_engine, dialect, make_session_factory
 from backend.db.base import aware, utcnow
 from backend.economy import ledger, reports, settlement
-from backend.economy.centers_indexer import index_centers
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyError
 from backend.economy.fees.schedule import FeeRecipients, FeeSchedule

@@ -193,15 +193,6 @@ class AgreementMirror(Base):
     updated_block: Mapped[int] = mapped_column(BigInteger)
 
 
-class IndexerCursor(Base):
-    """The next block an indexer reads; advanced in the same transaction as its effects."""
-
-    __tablename__ = "economy_indexer_cursors"
-
-    name: Mapped[str] = mapped_column(String(64), primary_key=True)
-    next_block: Mapped[int] = mapped_column(BigInteger)
-
-
 class StakeWallet(Base):
     """A wallet's stake balance: DEW it deposited into the vault and has not staked yet.
 

@@ -26,9 +26,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.chain import match_ids, outbox
+from backend.chain.follower import follow
 from backend.db.base import utcnow
 from backend.economy.chain_reader import ChainReader
-from backend.economy.cursor import claim_block_range
 from backend.economy.exceptions import Conflict, EconomyValueError
 from backend.economy.models import (
     LedgerLeg,
@@ -433,21 +433,25 @@ def index_deposits(
     """Credit confirmed DEW transfers into the vault as stake deposits (the vault's funding
     is minted, from the zero address, and is never anyone's deposit)."""
     c = reader.contracts
-    name = f"deposits:{c.manifest.chain_id}:{c.settlement.address}"
-    with session_factory() as session, session.begin():
-        cursor, start, end = claim_block_range(
-            session, name=name, reader=reader, max_blocks=max_blocks
+    report = follow(
+        session_factory,
+        name=f"deposits:{c.manifest.chain_id}:{c.settlement.address}",
+        reader=reader,
+        max_blocks=max_blocks,
+        read=reader.deposits,
+        apply=_credit_deposits,
+    )
+    return DepositReport(report.from_block, report.to_block, report.events)
+
+
+def _credit_deposits(session: Session, events: list[Any]) -> int:
+    return sum(
+        credit_deposit(
+            session=session,
+            address=event["args"]["from"],
+            amount=int(event["args"]["value"]),
+            tx_hash="0x" + event["transactionHash"].hex().removeprefix("0x"),
+            log_index=event["logIndex"],
         )
-        if end < start:
-            return DepositReport(start, start - 1, 0)
-        credited = 0
-        for event in reader.deposits(start, end):
-            credited += credit_deposit(
-                session=session,
-                address=event["args"]["from"],
-                amount=int(event["args"]["value"]),
-                tx_hash="0x" + event["transactionHash"].hex().removeprefix("0x"),
-                log_index=event["logIndex"],
-            )
-        cursor.next_block = end + 1
-    return DepositReport(start, end, credited)
+        for event in events
+    )

@@ -1,6 +1,6 @@
 """Reads the markets' events (Shop, Market, Accessories, AvatarNFT) and the DEW transfers of
-their transactions. Only blocks at the confirmation depth are read, as the economy's
-``ChainReader`` does."""
+their transactions. Only blocks at the confirmation depth are read (the follower kit's
+``EventReader`` underneath)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_utils.address import to_checksum_address
-from web3 import Web3
 from web3.contract import Contract
 
 from backend.chain.contracts import Contracts
-
-LOG_CHUNK = 2_000
-ZERO_ADDRESS = "0x" + "00" * 20
+from backend.chain.follower import ZERO_ADDRESS, EventReader, EventSet
+from backend.chain.follower import topic_hex as _hex
 
 # The events each contract's mirror follows (a name missing from an ABI is skipped).
 FOLLOWED: dict[str, tuple[str, ...]] = {
@@ -59,48 +57,28 @@ class DewTransfer:
     log_index: int
 
 
-def _hex(value: Any) -> str:
-    """A topic (bytes or hex string) as ``0x`` + lowercase hex."""
-    if isinstance(value, str):
-        return "0x" + value.removeprefix("0x").lower()
-    return "0x" + bytes(value).hex()
-
-
 def tx_hex(value: Any) -> str:
     """A transaction hash as ``0x`` + 64 lowercase hex digits."""
     raw = value if isinstance(value, bytes | bytearray) else bytes.fromhex(str(value)[2:])
     return "0x" + bytes(raw).hex()
 
 
-class MarketReader:
+class MarketReader(EventReader):
     """Event queries over one deployment's markets contracts."""
 
     def __init__(self, contracts: Contracts, *, confirmations: int = 1) -> None:
-        self.contracts = contracts
-        self.w3: Web3 = contracts.w3
-        self.confirmations = max(1, confirmations)
-        self.start_block = contracts.manifest.deployment_block
+        super().__init__(contracts, confirmations=confirmations)
         self.bound: dict[str, Contract] = {
             "avatar": contracts.avatar,
             "accessories": contracts.accessories,
             "shop": contracts.shop,
             "market": contracts.market,
         }
-        self._by_topic: dict[tuple[str, str], tuple[str, Any]] = {}
+        self._followed = EventSet()
         for source, names in FOLLOWED.items():
-            contract = self.bound[source]
-            present = {str(i.get("name")) for i in contract.abi if i.get("type") == "event"}
-            for name in names:
-                if name in present:
-                    event = getattr(contract.events, name)()
-                    key = (contract.address.lower(), _hex(event.topic))
-                    self._by_topic[key] = (source, event)
+            self._followed.add(source, self.bound[source], names)
         self._transfer = contracts.token.events.Transfer()
         self._transfer_topic = _hex(self._transfer.topic)
-
-    def safe_head(self) -> int:
-        """The newest block with ``confirmations`` blocks on top of it (itself included)."""
-        return int(self.w3.eth.block_number) - (self.confirmations - 1)
 
     def chain_time(self) -> int:
         """The latest block's timestamp: what expiry and rental ends are judged by."""
@@ -108,33 +86,17 @@ class MarketReader:
 
     def events(self, start: int, end: int) -> list[MarketEvent]:
         """Every followed event in ``start..end``, in chain order."""
-        addresses = [c.address for c in self.bound.values()]
-        topics = sorted({t for _, t in self._by_topic})
-        out: list[MarketEvent] = []
-        for lo in range(start, end + 1, LOG_CHUNK):
-            hi = min(lo + LOG_CHUNK - 1, end)
-            logs = self.w3.eth.get_logs(
-                {"address": addresses, "topics": [topics], "fromBlock": lo, "toBlock": hi}
+        return [
+            MarketEvent(
+                source=source,
+                name=str(decoded["event"]),
+                args=dict(decoded["args"]),
+                block_number=int(decoded["blockNumber"]),
+                log_index=int(decoded["logIndex"]),
+                tx_hash=tx_hex(decoded["transactionHash"]),
             )
-            for log in logs:
-                key = (str(log["address"]).lower(), _hex(log["topics"][0]))
-                found = self._by_topic.get(key)
-                if found is None:
-                    continue
-                source, event = found
-                decoded = event.process_log(log)
-                out.append(
-                    MarketEvent(
-                        source=source,
-                        name=str(decoded["event"]),
-                        args=dict(decoded["args"]),
-                        block_number=int(log["blockNumber"]),
-                        log_index=int(log["logIndex"]),
-                        tx_hash=tx_hex(log["transactionHash"]),
-                    )
-                )
-        out.sort(key=lambda e: (e.block_number, e.log_index))
-        return out
+            for source, decoded in self.tagged_events(self._followed, start, end)
+        ]
 
     def dew_transfers(self, tx_hash: str) -> list[DewTransfer]:
         """The DEW ``Transfer`` events of one transaction, from its receipt."""

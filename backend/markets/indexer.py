@@ -1,12 +1,11 @@
 """Follows the Shop, Market, Accessories and AvatarNFT events, after confirmations, into the
 markets mirror and ledger.
 
-As the economy's registry indexer does: each run reads the blocks from its cursor up to the
-confirmed head and applies their events in chain order in ONE transaction that also advances
-the cursor, so a crash before the commit leaves mirror, ledger and cursor as they were, and
-blocks short of the confirmation depth are never read (a reorg above it leaves no trace).
-Ledger entries are also unique on (tx hash, log index, leg): a replayed range books nothing
-twice.
+A follower of the chain kit (``backend.chain.follower``): each run applies the next
+confirmed range's events in chain order in ONE transaction that also advances the cursor, so
+a crash before the commit leaves mirror, ledger and cursor as they were, and a reorg above
+the confirmation depth leaves no trace. Ledger entries are also unique on (tx hash, log
+index, leg): a replayed range books nothing twice.
 """
 
 from __future__ import annotations
@@ -17,8 +16,9 @@ from dataclasses import dataclass
 from eth_utils.address import to_checksum_address
 from sqlalchemy.orm import Session, sessionmaker
 
+from backend.chain.follower import ZERO_ADDRESS, FollowReport, claimed_range
 from backend.markets import ledger
-from backend.markets.chain_reader import ZERO_ADDRESS, MarketEvent, MarketReader
+from backend.markets.chain_reader import MarketEvent, MarketReader
 from backend.markets.models import (
     AccessoryBalance,
     AccessoryType,
@@ -27,7 +27,6 @@ from backend.markets.models import (
     ListingStatus,
     MarketApproval,
     MarketListing,
-    MarketsCursor,
     ShopListing,
     event_seq,
 )
@@ -36,10 +35,7 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class IndexReport:
-    from_block: int
-    to_block: int
-    events: int
+class IndexReport(FollowReport):
     booked: int = 0
 
 
@@ -57,23 +53,18 @@ def index_markets(
     """Apply the next confirmed range of markets events; returns what was read.
 
     ``treasury`` names the proceeds' payee when the contracts do not say (settings)."""
-    with session_factory() as session, session.begin():
-        cursor = session.get(MarketsCursor, cursor_name(reader), with_for_update=True)
-        if cursor is None:
-            cursor = MarketsCursor(name=cursor_name(reader), next_block=reader.start_block)
-            session.add(cursor)
-        start = cursor.next_block
-        end = min(reader.safe_head(), start + max_blocks - 1)
-        if end < start:
-            return IndexReport(start, start - 1, 0)
-        events = reader.events(start, end)
-        booked = 0
-        for event in events:
-            booked += _apply(session, reader, event, treasury)
-        cursor.next_block = end + 1
+    name = cursor_name(reader)
+    with claimed_range(session_factory, name=name, reader=reader, max_blocks=max_blocks) as (
+        session,
+        blocks,
+    ):
+        if blocks.empty:
+            return IndexReport(blocks.start, blocks.start - 1, 0)
+        events = reader.events(blocks.start, blocks.end)
+        booked = sum(_apply(session, reader, event, treasury) for event in events)
     if events:
-        logger.info("markets indexer: %d events in blocks %d..%d", len(events), start, end)
-    return IndexReport(start, end, len(events), booked)
+        logger.info("%s: %d events in blocks %d..%d", name, len(events), blocks.start, blocks.end)
+    return IndexReport(blocks.start, blocks.end, len(events), booked)
 
 
 def _apply(session: Session, reader: MarketReader, event: MarketEvent, treasury: str | None) -> int:

@@ -187,12 +187,3 @@ class MarketLedgerEntry(Base):
     leg: Mapped[int] = mapped_column(Integer)
     block_number: Mapped[int] = mapped_column(BigInteger, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-class MarketsCursor(Base):
-    """The next block the markets indexer reads; advanced in the transaction of its effects."""
-
-    __tablename__ = "markets_indexer_cursors"
-
-    name: Mapped[str] = mapped_column(String(96), primary_key=True)
-    next_block: Mapped[int] = mapped_column(BigInteger)

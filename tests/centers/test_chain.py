@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.centers import service
+from backend.centers.follower import center_events, cursor_name, index_centers
 from backend.centers.models import CenterEvent
+from backend.chain.follower import ChainCursor
 from backend.db import create_db_engine, make_session_factory
-from backend.economy.centers_indexer import center_events, cursor_name, index_centers
 from backend.economy.chain_reader import ChainReader
-from backend.economy.models import IndexerCursor
 from tests.economy.chain_helpers import address, send
 
 pytestmark = pytest.mark.timeout(240)
@@ -71,7 +71,7 @@ def test_minted_centers_reach_the_mirror_and_search(
     # The same range read again (a crash before the cursor's commit) applies nothing twice.
     with sessions.begin() as session:
         session.get(
-            IndexerCursor, cursor_name(reader, c.game_center.address)
+            ChainCursor, cursor_name(reader, c.game_center.address)
         ).next_block = reader.start_block
     again = index_centers(session_factory=sessions, reader=reader)
     assert again.events == 0

@@ -13,8 +13,8 @@ from sqlalchemy import func, select
 
 from backend.centers import exceptions as centers_exc
 from backend.centers import operator, service
+from backend.centers.follower import index_centers
 from backend.chain.models import ChainRequest, RequestStatus
-from backend.economy.centers_indexer import index_centers
 from backend.economy.chain_reader import ChainReader
 from tests.chain.conftest import pump_until
 

@@ -17,9 +17,9 @@ from sqlalchemy.orm import Session
 
 import backend.ops.metrics  # noqa: F401  (defines the process metrics)
 from backend.api.ops.state import StateCollector
+from backend.chain.follower import ChainCursor
 from backend.db import create_db_engine
 from backend.db.base import utcnow
-from backend.economy.models import IndexerCursor
 from backend.ops.models import WorkerHeartbeat
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ def _exported(db_url: str) -> set[str]:
                 chain_read_at=utcnow(),
             )
         )
-        session.merge(IndexerCursor(name="registry", next_block=100))
+        session.merge(ChainCursor(name="registry", next_block=100))
         session.commit()
     families = [*REGISTRY.collect(), *StateCollector(engine, 0).collect()]
     engine.dispose()

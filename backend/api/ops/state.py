@@ -17,9 +17,9 @@ from prometheus_client.registry import Collector
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
+from backend.chain.follower import cursor_positions
 from backend.chain.models import ChainRequest, RequestStatus
 from backend.db.base import aware, utcnow
-from backend.economy.models import IndexerCursor
 from backend.ops.models import WorkerHeartbeat
 from backend.tables.models import Match, MatchmakingTicket
 
@@ -72,7 +72,7 @@ def read_state(session: Session) -> dict[str, Any]:
     ).one()
     beats = list(session.scalars(select(WorkerHeartbeat).order_by(WorkerHeartbeat.beat_at.desc())))
     latest = beats[0] if beats else None
-    cursors = {c.name: c.next_block for c in session.scalars(select(IndexerCursor))}
+    cursors = cursor_positions(session)
     heads = [b.chain_head for b in beats if b.chain_head is not None]
     head = heads[0] if heads else None
     read = [

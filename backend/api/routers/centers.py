@@ -9,6 +9,7 @@ mirror (the contract's precision, about 1 km).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -17,6 +18,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from backend.api.deps import (
+    ChainReaderDep,
     CurrentOperator,
     CurrentPlayer,
     GateDep,
@@ -33,8 +35,8 @@ from backend.centers.models import GameCenter
 from backend.competitions import hosting
 from backend.competitions import service as competitions
 from backend.competitions import views as competition_views
-from backend.config import Settings
 from backend.db.base import aware, utcnow
+from backend.economy.chain_reader import ChainReader
 from backend.tables import schemas as table_schemas
 from backend.tables import service as tables
 
@@ -187,16 +189,15 @@ async def open_table(
     return await run_in_threadpool(table_out, request, session, table, player.address)
 
 
-def _settlement_limit(settings: Settings, pool: int) -> int | None:
+def _settlement_limit(reader: Callable[[], ChainReader], pool: int) -> int | None:
     """What the vault pays per match, read from the chain when the tournament has a pool."""
     if not pool:
         return None
     from backend.chain.exceptions import ChainError
     from backend.economy.exceptions import Unavailable
-    from backend.economy.jobs import chain_reader
 
     try:
-        return competitions.settlement_limit(chain_reader(settings).contracts)
+        return competitions.settlement_limit(reader().contracts)
     except (ChainError, OSError, ValueError) as error:
         raise Unavailable(
             f"cannot read the vault's settlement limit for a paid tournament now: {error}"
@@ -210,12 +211,13 @@ def open_tournament(
     player: CurrentPlayer,
     session: SessionDep,
     settings: SettingsDep,
+    reader: ChainReaderDep,
 ) -> dict[str, Any]:
     """The center's host opens a Campeonato at the center."""
     spec = competitions.TournamentSpec(
         **body.model_dump(), tier=hosting.HOST_TIER, center_id=center_id
     )
-    limit = _settlement_limit(settings, body.entry_fee * body.max_entrants)
+    limit = _settlement_limit(reader, body.entry_fee * body.max_entrants)
     tournament = hosting.create_center_tournament(
         session=session, spec=spec, host=player.address, settlement_limit=limit, settings=settings
     )

@@ -1,24 +1,20 @@
 """Follows the ``ScholarshipRegistry`` events, after confirmations, into the mirror tables.
 
-Each run reads the blocks from the cursor up to the confirmed head and applies their events
-in chain order in ONE database transaction that also advances the cursor, so an event is
-applied exactly once: a crash before the commit leaves both the mirror and the cursor as
-they were. Blocks short of the confirmation depth are never read, so a reorg above that
-depth cannot leave a trace.
+A follower of the chain kit (``backend.chain.follower``): each run applies the next confirmed
+range's events in chain order in ONE transaction that also advances the cursor, so an event
+is applied exactly once and a reorg above the confirmation depth leaves no trace.
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
 from typing import Any
 
 from eth_utils.address import to_checksum_address
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from backend.economy.chain_reader import ZERO_ADDRESS, ChainReader
-from backend.economy.cursor import claim_block_range
+from backend.chain.follower import ZERO_ADDRESS, FollowReport, follow
+from backend.economy.chain_reader import ChainReader
 from backend.economy.models import (
     AgreementMirror,
     AgreementStatus,
@@ -27,15 +23,6 @@ from backend.economy.models import (
 from backend.economy.policy import PARTY_NAMES, TERMS_NAMES, Party, Terms
 from backend.economy.scholarships import screening
 
-logger = logging.getLogger(__name__)
-
-
-@dataclass
-class IndexReport:
-    from_block: int
-    to_block: int
-    events: int
-
 
 def cursor_name(reader: ChainReader) -> str:
     return f"registry:{reader.contracts.manifest.chain_id}:{reader.contracts.registry.address}"
@@ -43,21 +30,22 @@ def cursor_name(reader: ChainReader) -> str:
 
 def index_registry(
     *, session_factory: sessionmaker[Session], reader: ChainReader, max_blocks: int = 5_000
-) -> IndexReport:
+) -> FollowReport:
     """Apply the next confirmed range of registry events; returns what was read."""
-    with session_factory() as session, session.begin():
-        cursor, start, end = claim_block_range(
-            session, name=cursor_name(reader), reader=reader, max_blocks=max_blocks
-        )
-        if end < start:
-            return IndexReport(start, start - 1, 0)
-        events = reader.registry_events(start, end)
-        for event in events:
-            _apply(session, event)
-        cursor.next_block = end + 1
-    if events:
-        logger.info("registry indexer: %d events in blocks %d..%d", len(events), start, end)
-    return IndexReport(start, end, len(events))
+    return follow(
+        session_factory,
+        name=cursor_name(reader),
+        reader=reader,
+        max_blocks=max_blocks,
+        read=reader.registry_events,
+        apply=_apply_all,
+    )
+
+
+def _apply_all(session: Session, events: list[Any]) -> int:
+    for event in events:
+        _apply(session, event)
+    return len(events)
 
 
 def _agreement(session: Session, agreement_id: int) -> AgreementMirror:
