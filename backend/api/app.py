@@ -16,13 +16,18 @@ from backend.api.routers import (
     auth,
     centers,
     competitions,
+    complaints,
     creators,
     economy,
+    fees,
     markets,
-    money,
+    matches,
+    matchmaking,
     operator,
+    presets,
+    results,
     tables,
-    talk,
+    wallet,
 )
 from backend.api.web import install_web_client
 from backend.competitions.watch import TournamentWatch
@@ -83,17 +88,22 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     app.state.tournament_watch = TournamentWatch(settings.sockets, app.state.read_session_factory)
     # Every service's errors become statuses in one table (backend/api/errors.py).
     install_error_handlers(app)
+    # One router per URL prefix, each in backend/api/routers/<prefix>.py.
     app.include_router(auth.router)
+    app.include_router(presets.router)
     app.include_router(tables.router)
+    app.include_router(matchmaking.router)
+    app.include_router(matches.router)
+    app.include_router(results.router)
     app.include_router(ws.router)
     app.include_router(competitions.router)
     app.include_router(centers.router)  # Game Centers
-    app.include_router(centers.operator_router)
     app.include_router(creators.router)
+    app.include_router(fees.router)
     # The player's money (docs/economy.md, "Deposits and withdrawals"): withdrawals need
     # only the outbox; a deposit or the on-chain balance answers 503 without a deployment.
-    app.include_router(money.router)
-    app.include_router(talk.router)
+    app.include_router(wallet.router)
+    app.include_router(complaints.router)
     app.include_router(operator.router)
     if settings.chain.manifest_path.exists():
         # Scholarship transactions to sign, the mirror, reports and seasons (docs/economy.md).

@@ -3,10 +3,17 @@ exceed what a JSON number keeps exactly in most clients."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
+
+from backend.chain.unsigned import UnsignedTx
+from backend.economy import operator, season_rewards
+from backend.kit.schemas import WEI_DESCRIPTION, IdempotencyKey, wei_pattern
+from backend.kit.schemas import Address as CheckedAddress
+from backend.kit.schemas import Wei as Wei31
 
 Address = str
 Wei = str
@@ -30,6 +37,16 @@ class TransactionsOut(BaseModel):
     """Sign and send these in order (e.g. a DEW approval before accepting a Fixed Rent)."""
 
     transactions: list[UnsignedTxOut]
+
+    @classmethod
+    def of(cls, *txs: UnsignedTx) -> TransactionsOut:
+        """The unsigned transactions a builder made, in their order."""
+        return cls(transactions=[UnsignedTxOut.model_validate(t.to_json()) for t in txs])
+
+
+def wei_strings(row: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    """``row`` with the amounts under ``keys`` as decimal strings."""
+    return {k: (str(v) if k in keys else v) for k, v in row.items()}
 
 
 class ScreeningIn(BaseModel):
@@ -107,6 +124,10 @@ class AvatarReportOut(BaseModel):
     agreement_terms: str | None
     agreement_status: str
     scholar: Address | None
+
+
+# The amounts of an avatar's report (``AvatarReportOut``), wei as decimal strings.
+AVATAR_REPORT_WEI = ("gross", "owner_share", "manager_share", "scholar_share", "paid", "pending")
 
 
 class WalletMarketsTotalsOut(BaseModel):
@@ -253,3 +274,153 @@ class ApplicationOut(BaseModel):
     block_number: int | None
     created_at: datetime
     decided_at: datetime | None
+
+
+# --- the signed-in player's money (/wallet) ------------------------------------------------
+
+# A deposit or withdrawal amount: up to 40 digits here, bounded to the vault's largest payout
+# by the route before anything is asked of the chain.
+MoneyWei = Annotated[str, Field(pattern=wei_pattern(40), description=WEI_DESCRIPTION)]
+
+
+class DepositIn(BaseModel):
+    amount: MoneyWei
+
+    model_config = {"extra": "forbid"}
+
+
+class WithdrawalIn(BaseModel):
+    amount: MoneyWei
+    idempotency_key: IdempotencyKey | None = Field(
+        default=None,
+        description="repeat a request safely: the same key returns the same withdrawal",
+    )
+
+    model_config = {"extra": "forbid"}
+
+
+class WithdrawalOut(BaseModel):
+    id: str
+    address: str
+    amount: str
+    state: str = Field(description="requested | sent | waiting | paid | failed")
+    reason: str | None
+    tx_hash: str | None
+    chain_match_id: str = Field(description="the id its MatchSettled event carries")
+    requested_at: datetime
+    updated_at: datetime
+
+
+class EscrowOut(BaseModel):
+    key: str
+    kind: str = Field(description="table (a match) or tournament (an entry fee)")
+    table_id: str | None = None
+    tournament_id: int | None = None
+    name: str | None = None
+    amount: str
+    since: datetime
+
+
+class HistoryLineOut(BaseModel):
+    kind: str = Field(
+        description="deposit | escrow | release | withdrawal | reversal | hold | unhold"
+    )
+    amount: str
+    ref: str | None
+    state: str
+    tx_hash: str | None
+    at: datetime
+
+
+class WalletMoneyOut(BaseModel):
+    address: str
+    dew_balance: str | None = Field(description="on chain (balanceOf); null if unreadable")
+    chain_error: str | None = None
+    stake_balance: str
+    escrowed_total: str
+    escrowed: list[EscrowOut]
+    withdrawals: list[WithdrawalOut]
+    history: list[HistoryLineOut]
+
+
+# --- the operator's mints, VIP passes and seasons (/operator) -------------------------------
+
+
+class MintIn(BaseModel):
+    recipients: list[CheckedAddress] = Field(min_length=1, max_length=operator.MAX_MINT_RECIPIENTS)
+    idempotency_key: IdempotencyKey = Field(
+        description="the same key returns the same mint request"
+    )
+
+    model_config = {"extra": "forbid"}
+
+
+class MintOut(BaseModel):
+    id: int
+    idempotency_key: str
+    status: str = Field(description="queued | submitted | confirmed | failed | waiting")
+    recipients: list[str]
+    token_ids: list[int] | None = Field(description="the minted avatars, once confirmed")
+    tx_hash: str | None
+    failure_reason: str | None
+
+
+class SeasonIn(BaseModel):
+    name: str = Field(min_length=1, max_length=64)
+    starts_at: datetime
+    ends_at: datetime
+    emission_budget: Wei31
+    rewards: list[Wei31] = Field(
+        default_factory=list,
+        max_length=season_rewards.MAX_PLACES,
+        description="DEW wei per leaderboard place (place 1 first), paid at the season's end "
+        "and reserved from its budget now",
+    )
+
+    model_config = {"extra": "forbid"}
+
+
+class ScheduleIn(BaseModel):
+    first_starts_at: datetime
+    count: int = Field(ge=1, le=100)
+    length_s: int = Field(ge=60, le=366 * 86400, description="each season's length")
+    emission_budget: Wei31 = Field(description="each season's budget")
+    name_prefix: str = Field(default="Season", min_length=1, max_length=48)
+
+    model_config = {"extra": "forbid"}
+
+
+# A season as the operator created, scheduled or ended it (``SeasonOut`` is the schedule's).
+class OperatorSeasonOut(BaseModel):
+    id: int
+    name: str
+    starts_at: datetime
+    ends_at: datetime
+    emission_budget: str
+    emitted: str
+    rewards: list[str] = Field(description="DEW wei per leaderboard place, place 1 first")
+
+
+class VipIn(BaseModel):
+    action: Literal["issue", "revoke"]
+    address: CheckedAddress = Field(description="the pass holder")
+    expires_at: int | None = Field(
+        default=None,
+        ge=1,
+        le=2**64 - 1,
+        description="issue only: the pass's expiry, unix seconds, as VIPPass.issue takes it",
+    )
+    idempotency_key: IdempotencyKey = Field(description="the same key returns the same VIP request")
+
+    model_config = {"extra": "forbid"}
+
+
+class VipOut(BaseModel):
+    id: int
+    idempotency_key: str
+    action: str
+    address: str
+    expires_at: int | None
+    status: str = Field(description="queued | submitted | confirmed | failed")
+    tx_hash: str | None
+    failure_reason: str | None

@@ -1,2 +1,3 @@
 """The kit every package shares, below every layer and knowing nothing of any aggregate: the
-kinds of error (`errors`) and the one cleaner of free text (`text`)."""
+kinds of error (`errors`), the one cleaner of free text (`text`) and the schema block of the
+API shapes (`schemas`: an address, an idempotency key, DEW wei as a decimal string)."""

@@ -8,10 +8,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-Address = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{40}$")]
-# Up to 10**31 - 1 DEW wei; the builders refuse more than the contracts' caps (a billion DEW
-# on the market, a million in the shop).
-Wei = Annotated[str, Field(pattern=r"^[0-9]{1,31}$", description="DEW wei, decimal string")]
+from backend.kit.schemas import Address, IdempotencyKey, Wei
+
+# ``Wei``: up to 10**31 - 1 DEW wei; the builders refuse more than the contracts' caps (a
+# billion DEW on the market, a million in the shop).
 TokenId = Annotated[str, Field(pattern=r"^[0-9]{1,78}$", description="uint256, decimal")]
 ItemKindName = Literal["avatar", "accessory", "vip", "center"]
 
@@ -148,7 +148,7 @@ class ShopListIn(BaseModel):
     name: str = Field(min_length=1, max_length=64)
     image: str = Field(default="", max_length=512, pattern=r"^(|/[^\s]*|https://[^\s]*)$")
     slot: str | None = Field(default=None, max_length=32, pattern=r"^[a-z_]{1,32}$")
-    idempotency_key: str = Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+    idempotency_key: IdempotencyKey
 
     model_config = {"extra": "forbid"}
 
@@ -156,7 +156,7 @@ class ShopListIn(BaseModel):
 class ShopCloseIn(BaseModel):
     price: Wei | None = Field(default=None, description="the new price; default: unchanged")
     open: bool = False
-    idempotency_key: str = Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+    idempotency_key: IdempotencyKey
 
     model_config = {"extra": "forbid"}
 

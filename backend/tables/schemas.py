@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
+
+from backend.kit.schemas import ADDRESS_PATTERN
+from backend.protocol.messages import REPORT_REASONS
+from backend.tables.moderation import complaints
 
 Address = str
 BotLevel = Literal["easy", "medium", "hard", "expert"]
@@ -143,3 +147,46 @@ class TableLimits(BaseModel):
     min_earning_turn_timeout_s: float
     default_turn_timeout_s: float
     same_device_seats: int
+
+
+class CenterTableIn(BaseModel):
+    """A table under the center: a public or private human table its host does not sit at."""
+
+    preset: str = Field(max_length=64, examples=["dew200"])
+    options: dict[str, int | str | bool] = Field(default_factory=dict, max_length=16)
+    seats: int = Field(default=4, ge=2, le=4)
+    stake: int = Field(default=0, ge=0, le=10**30, description="DEW base units; earning only")
+    earning: bool = False
+    visibility: Literal["public", "private"] = "public"
+    bot_level: BotLevel = "medium"
+    turn_timeout_s: float | None = Field(default=None, ge=1, le=600)
+    spectators_allowed: bool = True
+    spectator_delay_s: float = Field(default=0.0, ge=0, le=600)
+
+    model_config = {"extra": "forbid"}
+
+
+# --- reports of players ("Complaints") -------------------------------------------------------
+
+Reason = Annotated[str, Field(max_length=32, description=", ".join(REPORT_REASONS))]
+
+
+class ReportIn(BaseModel):
+    table_id: str = Field(pattern=r"^[0-9a-f]{32}$", description="where you sit or sat together")
+    address: str = Field(pattern=ADDRESS_PATTERN, description="the reported player")
+    reason: Reason
+    # The service counts characters once control characters are stripped; this bounds the
+    # raw body first.
+    note: str | None = Field(default=None, max_length=4 * complaints.NOTE_MAX_CHARS)
+
+    model_config = {"extra": "forbid"}
+
+
+class ComplaintOut(BaseModel):
+    id: int
+    table_id: str
+    reported: str
+    reason: str
+    note: str | None
+    status: str
+    created_at: datetime

@@ -12,9 +12,8 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, WebSocket
+from fastapi import APIRouter, Query, WebSocket
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 from starlette.websockets import WebSocketDisconnect
 
@@ -22,8 +21,10 @@ from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.accounts import terms
 from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep, read_sessions
+from backend.api.params import Id31
 from backend.api.ratelimit import client_key
 from backend.competitions import contributions, service, views
+from backend.competitions.schemas import RegisterIn
 from backend.competitions.watch import (
     CLOSE_TOO_MANY,
     CLOSE_UNSUPPORTED,
@@ -35,11 +36,7 @@ from backend.competitions.watch import (
 
 router = APIRouter(prefix="/competitions", tags=["competitions"])
 
-TournamentId = Annotated[int, Path(ge=1, le=2**31 - 1)]
-
-
-class RegisterIn(BaseModel):
-    avatar_id: int | None = Field(default=None, ge=1, le=2**63 - 1)
+TournamentId = Id31
 
 
 def _detail(session: Session, tournament_id: int) -> dict[str, Any]:

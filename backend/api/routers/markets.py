@@ -17,28 +17,20 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 
 from backend.api.deps import CurrentPlayer, MarketsDep, SessionDep
-from backend.economy import schemas as economy_schemas
+from backend.api.params import Id63, described_errors
+from backend.economy.schemas import TransactionsOut
+from backend.kit.schemas import ADDRESS_PATTERN
 from backend.markets import schemas, service
 from backend.markets.exceptions import MarketsValueError, NotOwner, StaleListing
 from backend.markets.models import ListingStatus
-from backend.markets.transactions import MAX_LISTING_S, UnsignedTx
+from backend.markets.transactions import MAX_LISTING_S
 
 router = APIRouter(prefix="/markets", tags=["markets"])
 
-MAX_ID = 2**63 - 1
-ListingId = Annotated[int, Path(ge=1, le=MAX_ID)]
-AvatarId = Annotated[int, Path(ge=1, le=MAX_ID)]
-AddressPath = Annotated[str, Path(pattern=r"^0x[0-9a-fA-F]{40}$")]
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"description": "error: {error: {code, message, detail}}"}
-    for s in (401, 403, 404, 409, 422, 503)
-}
-
-
-def _txs(*txs: UnsignedTx) -> economy_schemas.TransactionsOut:
-    return economy_schemas.TransactionsOut(
-        transactions=[economy_schemas.UnsignedTxOut.model_validate(t.to_json()) for t in txs]
-    )
+ListingId = Id63
+AvatarId = Id63
+AddressPath = Annotated[str, Path(pattern=ADDRESS_PATTERN)]
+_ERRORS = described_errors(401, 403, 404, 409, 422, 503)
 
 
 def _now(markets: Any) -> int:
@@ -61,19 +53,17 @@ def shop(
     return [schemas.ShopListingOut.model_validate(r) for r in rows]
 
 
-@router.post(
-    "/shop/{listing_id}/buy", response_model=economy_schemas.TransactionsOut, responses=_ERRORS
-)
+@router.post("/shop/{listing_id}/buy", response_model=TransactionsOut, responses=_ERRORS)
 def shop_buy(
     listing_id: ListingId, session: SessionDep, player: CurrentPlayer, markets: MarketsDep
-) -> economy_schemas.TransactionsOut:
+) -> TransactionsOut:
     """Buy one item: a DEW approval to the shop if needed, then ``Shop.buy`` at the listed
     price at most (a price raised meanwhile makes the chain refuse it)."""
     row = service.get_shop_listing(session=session, listing_id=listing_id)
     if not row.open or row.sold >= row.supply:
         raise StaleListing(f"shop listing {listing_id} is closed or sold out")
     session.close()  # nothing more to read: hold no connection across the chain calls
-    return _txs(
+    return TransactionsOut.of(
         *markets.builder.shop_buy(buyer=player.address, listing_id=listing_id, price=int(row.price))
     )
 
@@ -106,10 +96,10 @@ def listings(
     return [schemas.ListingOut.model_validate(r) for r in rows]
 
 
-@router.post("/listings", response_model=economy_schemas.TransactionsOut, responses=_ERRORS)
+@router.post("/listings", response_model=TransactionsOut, responses=_ERRORS)
 def create_listing(
     body: schemas.ListingIn, player: CurrentPlayer, markets: MarketsDep
-) -> economy_schemas.TransactionsOut:
+) -> TransactionsOut:
     """List an avatar or accessories you hold for DEW: the market's approval first if it is
     missing, then ``Market.list``. Only the holder can list (403 otherwise)."""
     now = _now(markets)
@@ -117,7 +107,7 @@ def create_listing(
         raise MarketsValueError(
             f"expires_at {body.expires_at} must be in the next {MAX_LISTING_S} s (chain time)"
         )
-    return _txs(
+    return TransactionsOut.of(
         *markets.builder.market_list(
             seller=player.address,
             token_kind=body.token_kind,
@@ -131,12 +121,12 @@ def create_listing(
 
 @router.post(
     "/listings/{listing_id}/cancel",
-    response_model=economy_schemas.TransactionsOut,
+    response_model=TransactionsOut,
     responses=_ERRORS,
 )
 def cancel_listing(
     listing_id: ListingId, session: SessionDep, player: CurrentPlayer, markets: MarketsDep
-) -> economy_schemas.TransactionsOut:
+) -> TransactionsOut:
     """The seller withdraws a listing nobody bought."""
     row = service.get_listing(session=session, listing_id=listing_id)
     if row.seller != player.address:
@@ -144,15 +134,15 @@ def cancel_listing(
     if row.status != ListingStatus.OPEN:
         raise StaleListing(f"listing {listing_id} is already {row.status}")
     session.close()
-    return _txs(markets.builder.market_cancel(seller=player.address, listing_id=listing_id))
+    return TransactionsOut.of(
+        markets.builder.market_cancel(seller=player.address, listing_id=listing_id)
+    )
 
 
-@router.post(
-    "/listings/{listing_id}/buy", response_model=economy_schemas.TransactionsOut, responses=_ERRORS
-)
+@router.post("/listings/{listing_id}/buy", response_model=TransactionsOut, responses=_ERRORS)
 def buy_listing(
     listing_id: ListingId, session: SessionDep, player: CurrentPlayer, markets: MarketsDep
-) -> economy_schemas.TransactionsOut:
+) -> TransactionsOut:
     """Buy a listing at its price: a DEW approval to the market if needed, then
     ``Market.buy``. A sold, cancelled, expired or stale listing is refused (409)."""
     row = service.get_listing(session=session, listing_id=listing_id)
@@ -163,7 +153,7 @@ def buy_listing(
         raise MarketsValueError("a seller cannot buy their own listing")
     price = int(row.price)
     session.close()
-    return _txs(
+    return TransactionsOut.of(
         *markets.builder.market_buy(buyer=player.address, listing_id=listing_id, price=price)
     )
 
@@ -180,15 +170,15 @@ def avatar(avatar_id: AvatarId, session: SessionDep, markets: MarketsDep) -> sch
 
 @router.post(
     "/avatars/{avatar_id}/equip",
-    response_model=economy_schemas.TransactionsOut,
+    response_model=TransactionsOut,
     responses=_ERRORS,
 )
 def equip(
     avatar_id: AvatarId, body: schemas.EquipIn, player: CurrentPlayer, markets: MarketsDep
-) -> economy_schemas.TransactionsOut:
+) -> TransactionsOut:
     """Equip (or unequip, ``equip: false``) an accessory on an avatar you own; refused
     while the avatar is rented."""
-    return _txs(
+    return TransactionsOut.of(
         markets.builder.equip(
             owner=player.address, avatar_id=avatar_id, type_id=body.type_id, equip=body.equip
         )

@@ -1,99 +1,54 @@
-"""Operator-only routes: avatar mints, VIP passes and shop listings through the chain
-outbox, and seasons.
+"""Operator-only routes (``/operator``): avatar mints, VIP passes, shop listings and Game
+Center mints through the chain outbox, and seasons.
 
 Every route needs a signed-in wallet listed in ``DEW_OPERATOR_ADDRESSES``
 (``deps.CurrentOperator``): anyone else gets 401 or 403 and nothing is read or written.
 They do what ``dew mint-avatars``, ``dew vip issue|revoke`` and ``dew season
-create|schedule`` do, through the same services (``backend.economy.operator``); a mint or a
-VIP pass is queued in the outbox and sent by the worker, never from here. Their
+create|schedule`` do, through the same services (``backend.economy.operator``,
+``backend.markets.operator``, ``backend.centers.operator``); a mint, a VIP pass, a shop
+listing or a center is queued in the outbox and sent by the worker, never from here. Their
 ``idempotency_key`` makes a retried request safe: the same key returns the first request
 (200), another body under it is refused (409).
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from typing import Annotated, Any, Literal
+from datetime import timedelta
+from typing import Any
 
-from fastapi import APIRouter, Path, Request
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Request
 from sqlalchemy.orm import Session
 
 from backend.api.deps import CurrentOperator, MarketsDep, SessionDep, queued_once
-from backend.api.errors import ErrorResponse
+from backend.api.params import Id31, Id63, RequestId, error_responses
+from backend.centers import operator as center_minting
+from backend.centers.schemas import CenterMintIn, CenterMintOut
 from backend.db.base import aware
-from backend.economy import operator, season_rewards
+from backend.economy import operator
 from backend.economy.models import Season
+from backend.economy.schemas import (
+    MintIn,
+    MintOut,
+    OperatorSeasonOut,
+    ScheduleIn,
+    SeasonIn,
+    VipIn,
+    VipOut,
+)
 from backend.markets import operator as markets_operator
 from backend.markets import service as markets_service
 from backend.markets.jobs import MarketsChain
 from backend.markets.schemas import ShopCloseIn, ShopListIn, ShopRequestOut
 
 router = APIRouter(prefix="/operator", tags=["operator"])
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"model": ErrorResponse} for s in (401, 403, 404, 409, 422)
-}
-
-Address = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{40}$")]
-Key = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$")]
-Wei = Annotated[str, Field(pattern=r"^[0-9]{1,31}$", description="DEW wei, decimal string")]
+_ERRORS = error_responses(401, 403, 404, 409, 422)
+# The center mints answer as the centers' routes do (503 too: the mirror's chain).
+_CENTER_ERRORS = error_responses(401, 403, 404, 409, 422, 503)
 
 
-class MintIn(BaseModel):
-    recipients: list[Address] = Field(min_length=1, max_length=operator.MAX_MINT_RECIPIENTS)
-    idempotency_key: Key = Field(description="the same key returns the same mint request")
-
-    model_config = {"extra": "forbid"}
-
-
-class MintOut(BaseModel):
-    id: int
-    idempotency_key: str
-    status: str = Field(description="queued | submitted | confirmed | failed | waiting")
-    recipients: list[str]
-    token_ids: list[int] | None = Field(description="the minted avatars, once confirmed")
-    tx_hash: str | None
-    failure_reason: str | None
-
-
-class SeasonIn(BaseModel):
-    name: str = Field(min_length=1, max_length=64)
-    starts_at: datetime
-    ends_at: datetime
-    emission_budget: Wei
-    rewards: list[Wei] = Field(
-        default_factory=list,
-        max_length=season_rewards.MAX_PLACES,
-        description="DEW wei per leaderboard place (place 1 first), paid at the season's end "
-        "and reserved from its budget now",
-    )
-
-    model_config = {"extra": "forbid"}
-
-
-class ScheduleIn(BaseModel):
-    first_starts_at: datetime
-    count: int = Field(ge=1, le=100)
-    length_s: int = Field(ge=60, le=366 * 86400, description="each season's length")
-    emission_budget: Wei = Field(description="each season's budget")
-    name_prefix: str = Field(default="Season", min_length=1, max_length=48)
-
-    model_config = {"extra": "forbid"}
-
-
-class SeasonOut(BaseModel):
-    id: int
-    name: str
-    starts_at: datetime
-    ends_at: datetime
-    emission_budget: str
-    emitted: str
-    rewards: list[str] = Field(description="DEW wei per leaderboard place, place 1 first")
-
-
-def _season_out(session: Session, season: Season) -> SeasonOut:
+def _season_out(session: Session, season: Season) -> OperatorSeasonOut:
     places = operator.season_reward_places(session=session, season_id=season.id)
-    return SeasonOut(
+    return OperatorSeasonOut(
         rewards=[str(a) for a in places],
         id=season.id,
         name=season.name,
@@ -131,7 +86,7 @@ def queue_mint(
 
 @router.get("/mints/{request_id}", response_model=MintOut, responses=_ERRORS)
 def get_mint(
-    request_id: Annotated[int, Path(ge=1, le=2**62)],
+    request_id: RequestId,
     session: SessionDep,
     _operator: CurrentOperator,
 ) -> MintOut:
@@ -139,8 +94,10 @@ def get_mint(
     return _mint_out(operator.mint_status(session=session, request_id=request_id))
 
 
-@router.post("/seasons", response_model=SeasonOut, status_code=201, responses=_ERRORS)
-def create_season(body: SeasonIn, session: SessionDep, _operator: CurrentOperator) -> SeasonOut:
+@router.post("/seasons", response_model=OperatorSeasonOut, status_code=201, responses=_ERRORS)
+def create_season(
+    body: SeasonIn, session: SessionDep, _operator: CurrentOperator
+) -> OperatorSeasonOut:
     """Open a season with an emission budget; overlapping another season is refused (422)."""
     season = operator.create_season(
         session=session,
@@ -155,11 +112,11 @@ def create_season(body: SeasonIn, session: SessionDep, _operator: CurrentOperato
 
 
 @router.post(
-    "/seasons/schedule", response_model=list[SeasonOut], status_code=201, responses=_ERRORS
+    "/seasons/schedule", response_model=list[OperatorSeasonOut], status_code=201, responses=_ERRORS
 )
 def schedule_seasons(
     body: ScheduleIn, session: SessionDep, _operator: CurrentOperator
-) -> list[SeasonOut]:
+) -> list[OperatorSeasonOut]:
     """``count`` back-to-back seasons named ``<prefix> 1..count``: all of them or none."""
     created = operator.schedule_seasons(
         session=session,
@@ -173,41 +130,16 @@ def schedule_seasons(
     return [_season_out(session, s) for s in created]
 
 
-@router.post("/seasons/{season_id}/end", response_model=SeasonOut, responses=_ERRORS)
+@router.post("/seasons/{season_id}/end", response_model=OperatorSeasonOut, responses=_ERRORS)
 def end_season(
-    season_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    season_id: Id31,
     session: SessionDep,
     _operator: CurrentOperator,
-) -> SeasonOut:
+) -> OperatorSeasonOut:
     """End a running season now: its reward table becomes due and the worker pays it."""
     season = operator.end_season(session=session, season_id=season_id)
     session.commit()
     return _season_out(session, season)
-
-
-class VipIn(BaseModel):
-    action: Literal["issue", "revoke"]
-    address: Address = Field(description="the pass holder")
-    expires_at: int | None = Field(
-        default=None,
-        ge=1,
-        le=2**64 - 1,
-        description="issue only: the pass's expiry, unix seconds, as VIPPass.issue takes it",
-    )
-    idempotency_key: Key = Field(description="the same key returns the same VIP request")
-
-    model_config = {"extra": "forbid"}
-
-
-class VipOut(BaseModel):
-    id: int
-    idempotency_key: str
-    action: str
-    address: str
-    expires_at: int | None
-    status: str = Field(description="queued | submitted | confirmed | failed")
-    tx_hash: str | None
-    failure_reason: str | None
 
 
 @router.post("/vip", response_model=VipOut, status_code=202, responses=_ERRORS)
@@ -237,7 +169,7 @@ def queue_vip(
 
 @router.get("/vip/{request_id}", response_model=VipOut, responses=_ERRORS)
 def get_vip(
-    request_id: Annotated[int, Path(ge=1, le=2**62)],
+    request_id: RequestId,
     session: SessionDep,
     _operator: CurrentOperator,
 ) -> VipOut:
@@ -303,7 +235,7 @@ def queue_shop_listing(
     "/shop/{listing_id}", response_model=ShopRequestOut, status_code=202, responses=_ERRORS
 )
 def queue_shop_update(
-    listing_id: Annotated[int, Path(ge=1, le=2**63 - 1)],
+    listing_id: Id63,
     body: ShopCloseIn,
     request: Request,
     session: SessionDep,
@@ -332,9 +264,48 @@ def queue_shop_update(
 
 @router.get("/shop/requests/{request_id}", response_model=ShopRequestOut, responses=_ERRORS)
 def get_shop_request(
-    request_id: Annotated[int, Path(ge=1, le=2**62)],
+    request_id: RequestId,
     session: SessionDep,
     _operator: CurrentOperator,
 ) -> ShopRequestOut:
     """Where a shop request stands: ``listing_id`` once the listing is confirmed."""
     return _shop_out(markets_operator.request_status(session=session, request_id=request_id))
+
+
+# --- Game Centers: minted through the chain outbox, mirrored by the indexer -----------------
+
+
+@router.post("/centers", response_model=CenterMintOut, status_code=202, responses=_CENTER_ERRORS)
+def queue_center_mint(
+    body: CenterMintIn, request: Request, session: SessionDep, _operator: CurrentOperator
+) -> Any:
+    """Queue a Game Center mint; the worker sends it and the indexer mirrors it. A repeat of
+    the same key and body returns the first request with 200; another body under it is 409."""
+    center = center_minting.describe(
+        to=body.to, name=body.name, country=body.country, city=body.city,
+        lat_e2=round(body.lat * 100), lon_e2=round(body.lon * 100), capacity=body.capacity,
+    )  # fmt: skip
+    key = center_minting.CENTER_MINTS.key(body.idempotency_key)
+    return queued_once(
+        session,
+        key,
+        lambda: CenterMintOut(
+            **(
+                center_minting.queue_center_mint(
+                    session=session,
+                    center=center,
+                    idempotency_key=body.idempotency_key,
+                    chain_id=request.app.state.settings.chain.chain_id,
+                )
+            ).__dict__
+        ),
+    )
+
+
+@router.get("/centers/{request_id}", response_model=CenterMintOut, responses=_CENTER_ERRORS)
+def get_center_mint(
+    request_id: RequestId, session: SessionDep, _operator: CurrentOperator
+) -> CenterMintOut:
+    """Where a center mint stands: ``center_id`` once the worker's transaction is final."""
+    status = center_minting.center_mint_status(session=session, request_id=request_id)
+    return CenterMintOut(**status.__dict__)

@@ -1,4 +1,5 @@
-"""Tables: presets, create, lobby, invitations, join, start with bots, matchmaking, matches."""
+"""Tables (``/tables``): create, the lobby, the limits, invitations, join, leave and start
+with bots. The presets, matchmaking, matches and results have their own prefixes."""
 
 from __future__ import annotations
 
@@ -11,21 +12,20 @@ from web3 import Web3
 
 from backend.accounts import terms
 from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
-from backend.api.errors import ErrorResponse
+from backend.api.params import error_responses
 from backend.economy.fees.schedule import BPS, FeeSchedule
 from backend.tables import exceptions as exc
-from backend.tables import matchmaking, schemas
+from backend.tables import schemas
 from backend.tables import service as tables
 from backend.tables.models import Table
 
-router = APIRouter(tags=["tables"])
+router = APIRouter(prefix="/tables", tags=["tables"])
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"model": ErrorResponse} for s in (401, 403, 404, 409, 422, 503)
-}
+_ERRORS = error_responses(401, 403, 404, 409, 422, 503)
 
 
-def _address(text: str) -> str:
+def checksum_address(text: str) -> str:
+    """``text`` as an EIP-55 address; anything else is a bad request."""
     if not Web3.is_address(text):
         raise exc.InvalidRequest(f"{text!r} is not an Ethereum address")
     return Web3.to_checksum_address(text)
@@ -91,15 +91,7 @@ def _invite_link(request: Request, table: Table) -> str:
     return f"{base.rstrip('/')}/#/table/{table.id}?invite={table.invite_code}"
 
 
-@router.get("/presets", tags=["tables"])
-def list_presets() -> list[dict[str, Any]]:
-    """Rule presets, their options, and which option values are premium (VIP pass)."""
-    from backend.tables import play
-
-    return play.presets()
-
-
-@router.post("/tables", response_model=schemas.TableOut, status_code=201, responses=_ERRORS)
+@router.post("", response_model=schemas.TableOut, status_code=201, responses=_ERRORS)
 async def create_table(
     request: Request,
     body: schemas.TableCreate,
@@ -110,7 +102,9 @@ async def create_table(
     hub: HubDep,
 ) -> schemas.TableOut:
     """Create a table. Practice and AI tables are filled with bots and start at once."""
-    spec = tables.TableSpec(**{**body.model_dump(), "invite": [_address(a) for a in body.invite]})
+    spec = tables.TableSpec(
+        **{**body.model_dump(), "invite": [checksum_address(a) for a in body.invite]}
+    )
     await run_in_threadpool(  # terms & legal age (h25-terms)
         lambda: terms.require_for_play(
             session=session,
@@ -130,7 +124,7 @@ async def create_table(
     return await run_in_threadpool(table_out, request, session, table, player.address)
 
 
-@router.get("/tables", response_model=list[schemas.TableOut], responses=_ERRORS)
+@router.get("", response_model=list[schemas.TableOut], responses=_ERRORS)
 def lobby(
     request: Request,
     session: SessionDep,
@@ -146,7 +140,7 @@ def lobby(
     return [table_out(request, session, t) for t in found]
 
 
-@router.get("/tables/limits", response_model=schemas.TableLimits)
+@router.get("/limits", response_model=schemas.TableLimits)
 def table_limits(settings: SettingsDep) -> schemas.TableLimits:
     """The server's bounds on a new table: kinds, bot levels, the turn timer's range."""
     from backend.tables import play
@@ -162,7 +156,7 @@ def table_limits(settings: SettingsDep) -> schemas.TableLimits:
     )
 
 
-@router.get("/tables/{table_id}", response_model=schemas.TableOut, responses=_ERRORS)
+@router.get("/{table_id}", response_model=schemas.TableOut, responses=_ERRORS)
 def get_table(
     request: Request,
     table_id: str,
@@ -178,7 +172,7 @@ def get_table(
     return table_out(request, session, table, player.address)
 
 
-@router.post("/tables/{table_id}/join", response_model=schemas.TableOut, responses=_ERRORS)
+@router.post("/{table_id}/join", response_model=schemas.TableOut, responses=_ERRORS)
 async def join_table(
     request: Request,
     table_id: str,
@@ -220,7 +214,7 @@ async def join_table(
     return await run_in_threadpool(table_out, request, session, table, player.address)
 
 
-@router.post("/tables/{table_id}/leave", status_code=204, responses=_ERRORS)
+@router.post("/{table_id}/leave", status_code=204, responses=_ERRORS)
 async def leave_table(
     table_id: str, player: CurrentPlayer, session: SessionDep, hub: HubDep
 ) -> None:
@@ -230,7 +224,7 @@ async def leave_table(
     await hub.table_changed(table_id)
 
 
-@router.post("/tables/{table_id}/invite", response_model=schemas.TableOut, responses=_ERRORS)
+@router.post("/{table_id}/invite", response_model=schemas.TableOut, responses=_ERRORS)
 def invite(
     request: Request,
     table_id: str,
@@ -243,12 +237,12 @@ def invite(
         session=session,
         table_id=table_id,
         by=player.address,
-        addresses=[_address(a) for a in body.addresses],
+        addresses=[checksum_address(a) for a in body.addresses],
     )
     return table_out(request, session, table, player.address)
 
 
-@router.post("/tables/{table_id}/start", response_model=schemas.TableOut, responses=_ERRORS)
+@router.post("/{table_id}/start", response_model=schemas.TableOut, responses=_ERRORS)
 async def start_with_bots(
     request: Request, table_id: str, player: CurrentPlayer, session: SessionDep, hub: HubDep
 ) -> schemas.TableOut:
@@ -258,84 +252,3 @@ async def start_with_bots(
     )
     await hub.table_changed(table.id)
     return await run_in_threadpool(table_out, request, session, table, player.address)
-
-
-@router.post("/matchmaking", response_model=schemas.TicketOut, status_code=201, responses=_ERRORS)
-def enqueue(
-    body: schemas.QueueRequest,
-    player: CurrentPlayer,
-    session: SessionDep,
-    gate: GateDep,
-    settings: SettingsDep,
-) -> schemas.TicketOut:
-    """Wait for a table of this preset with these options and this stake: only tickets that
-    ask for the same meet. Bots fill the empty seats after the configured wait."""
-    terms.require_for_play(  # terms & legal age (h25-terms)
-        session=session,
-        settings=settings,
-        address=player.address,
-        stake=body.stake,
-        earning=body.earning,
-    )
-    ticket = matchmaking.enqueue(
-        session=session,
-        gate=gate,
-        address=player.address,
-        preset=body.preset,
-        earning=body.earning,
-        avatar_id=body.avatar_id,
-        options=body.options,
-        stake=body.stake,
-    )
-    return schemas.TicketOut.model_validate(ticket, from_attributes=True)
-
-
-@router.get("/matchmaking/{ticket_id}", response_model=schemas.TicketOut, responses=_ERRORS)
-def get_ticket(ticket_id: str, player: CurrentPlayer, session: SessionDep) -> schemas.TicketOut:
-    ticket = matchmaking.get_ticket(session=session, ticket_id=ticket_id, address=player.address)
-    return schemas.TicketOut.model_validate(ticket, from_attributes=True)
-
-
-@router.delete("/matchmaking/{ticket_id}", response_model=schemas.TicketOut, responses=_ERRORS)
-def cancel_ticket(ticket_id: str, player: CurrentPlayer, session: SessionDep) -> schemas.TicketOut:
-    ticket = matchmaking.cancel_ticket(session=session, ticket_id=ticket_id, address=player.address)
-    return schemas.TicketOut.model_validate(ticket, from_attributes=True)
-
-
-@router.get("/matches/{match_id}", response_model=schemas.MatchOut, responses=_ERRORS)
-def get_match(match_id: str, session: SessionDep) -> schemas.MatchOut:
-    """A match; its seed is revealed once it has ended (finished or abandoned), its full
-    record once it is finished."""
-    match = tables.get_match(session=session, match_id=match_id)
-    over = match.status == "finished"
-    ended = match.status in ("finished", "abandoned")
-    return schemas.MatchOut(
-        id=match.id,
-        table_id=match.table_id,
-        preset=match.preset,
-        options=match.options,
-        seats=[{k: v for k, v in s.items() if k != "admitted_as"} for s in match.seats],
-        status=match.status,
-        seed_commitment=match.seed_commitment,
-        server_seed=match.seed if ended else None,
-        result=match.result if over else None,
-        result_hash=match.result_hash if over else None,
-        record=match.record if over else None,
-        created_at=match.created_at,
-        finished_at=match.finished_at,
-    )
-
-
-@router.get("/results", response_model=list[schemas.ResultOut], responses=_ERRORS)
-def results(
-    session: SessionDep,
-    address: Annotated[str | None, Query(max_length=42)] = None,
-    avatar_id: Annotated[int | None, Query(ge=0, le=2**63 - 1)] = None,
-) -> list[schemas.ResultOut]:
-    """Finished-match results of a wallet and/or an avatar, newest first."""
-    found = tables.results_for(
-        session=session,
-        address=_address(address) if address else None,
-        avatar_id=avatar_id,
-    )
-    return [schemas.ResultOut.model_validate(r, from_attributes=True) for r in found]

@@ -9,95 +9,36 @@ transactions for the player's own wallet, credited when the indexer sees them co
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from backend.api.deps import CurrentPlayer, SessionDep, get_tx_builder
-from backend.api.errors import ErrorResponse
+from backend.api.params import error_responses
 from backend.chain import outbox
 from backend.chain.models import ChainRequest
 from backend.competitions.models import Tournament
 from backend.economy import exceptions as economy_exc
-from backend.economy import schemas as economy_schemas
 from backend.economy import stakes, withdrawals
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
+from backend.economy.schemas import (
+    DepositIn,
+    EscrowOut,
+    HistoryLineOut,
+    TransactionsOut,
+    WalletMoneyOut,
+    WithdrawalIn,
+    WithdrawalOut,
+)
 from backend.tables.models import Match, Table
 
 router = APIRouter(prefix="/wallet", tags=["wallet"])
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"model": ErrorResponse} for s in (401, 404, 409, 422, 503)
-}
+_ERRORS = error_responses(401, 404, 409, 422, 503)
 
-# DEW wei as a decimal string: a JSON number loses precision above 2**53 in most clients.
-Wei = Annotated[str, Field(pattern=r"^[0-9]{1,40}$", description="DEW wei, decimal string")]
 WithdrawalId = Annotated[str, Path(pattern=r"^w[0-9a-f]{31}$")]
 TOURNAMENT_KEY = "tournament-"
-
-
-class DepositIn(BaseModel):
-    amount: Wei
-
-    model_config = {"extra": "forbid"}
-
-
-class WithdrawalIn(BaseModel):
-    amount: Wei
-    idempotency_key: str | None = Field(
-        default=None,
-        pattern=r"^[A-Za-z0-9_.:-]{1,64}$",
-        description="repeat a request safely: the same key returns the same withdrawal",
-    )
-
-    model_config = {"extra": "forbid"}
-
-
-class WithdrawalOut(BaseModel):
-    id: str
-    address: str
-    amount: str
-    state: str = Field(description="requested | sent | waiting | paid | failed")
-    reason: str | None
-    tx_hash: str | None
-    chain_match_id: str = Field(description="the id its MatchSettled event carries")
-    requested_at: datetime
-    updated_at: datetime
-
-
-class EscrowOut(BaseModel):
-    key: str
-    kind: str = Field(description="table (a match) or tournament (an entry fee)")
-    table_id: str | None = None
-    tournament_id: int | None = None
-    name: str | None = None
-    amount: str
-    since: datetime
-
-
-class HistoryLineOut(BaseModel):
-    kind: str = Field(
-        description="deposit | escrow | release | withdrawal | reversal | hold | unhold"
-    )
-    amount: str
-    ref: str | None
-    state: str
-    tx_hash: str | None
-    at: datetime
-
-
-class WalletMoneyOut(BaseModel):
-    address: str
-    dew_balance: str | None = Field(description="on chain (balanceOf); null if unreadable")
-    chain_error: str | None = None
-    stake_balance: str
-    escrowed_total: str
-    escrowed: list[EscrowOut]
-    withdrawals: list[WithdrawalOut]
-    history: list[HistoryLineOut]
 
 
 def _withdrawal_out(row: dict[str, Any]) -> WithdrawalOut:
@@ -164,17 +105,13 @@ def my_money(
     )
 
 
-@router.post("/deposit", response_model=economy_schemas.TransactionsOut, responses=_ERRORS)
-def deposit(
-    body: DepositIn, request: Request, player: CurrentPlayer
-) -> economy_schemas.TransactionsOut:
+@router.post("/deposit", response_model=TransactionsOut, responses=_ERRORS)
+def deposit(body: DepositIn, request: Request, player: CurrentPlayer) -> TransactionsOut:
     """The DEW transfer into the vault for the player's wallet to sign; the stake balance is
     credited once the transfer is confirmed."""
     amount = _amount(body.amount)  # bad input is refused before the chain is asked
     tx = get_tx_builder(request).deposit(sender=player.address, amount=amount)
-    return economy_schemas.TransactionsOut(
-        transactions=[economy_schemas.UnsignedTxOut.model_validate(tx.to_json())]
-    )
+    return TransactionsOut.of(tx)
 
 
 @router.post("/withdrawals", response_model=WithdrawalOut, status_code=201, responses=_ERRORS)
