@@ -2,7 +2,7 @@
 
 ``ServerProcess`` runs ``uvicorn backend.api.app:create_app`` on a free port against the
 given database (and Redis), exactly as ``dew serve`` would, through the process harness
-(``backend.cli.stack``); ``sign_in`` and ``Player`` are the shared client's
+(``backend.devstack.stack``); ``sign_in`` and ``Player`` are the shared client's
 (``backend.protocol.client``): a wallet's sign-in and an asyncio seat that records every
 message it receives.
 """
@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 from eth_account import Account
 
-from backend.cli import stack
+from backend.devstack import stack
 from backend.protocol.client import AsyncSeat, DewClient, DewClientError
 from tests.accounts.signing import wallet_of
 

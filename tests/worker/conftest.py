@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from backend.chain.models import ChainRequest
-from backend.cli import stack
+from backend.devstack import stack
 from tests.chain.conftest import interval_mining  # noqa: F401  (fixture)
 
 REPO = stack.REPO_ROOT
@@ -18,7 +18,7 @@ REPO = stack.REPO_ROOT
 
 class WorkerProcess:
     """``celery worker`` (solo pool: the crash hook kills the whole worker) or ``celery beat``,
-    started through the process harness (``backend.cli.stack``)."""
+    started through the process harness (``backend.devstack.stack``)."""
 
     def __init__(self, env: dict[str, str], log_path: Path, *, beat: bool = False):
         self.env = env
