@@ -37,7 +37,6 @@ from web3 import Web3
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from backend.chain.anvil import Anvil
 from backend.chain.contracts import (
     Contracts,
     SettlementMatch,
@@ -47,6 +46,7 @@ from backend.chain.contracts import (
 from backend.chain.deploy import DeployConfig, deploy_all
 from backend.chain.match_ids import deployment_prefix
 from backend.db import create_db_engine, migrate
+from backend.devstack.anvil import Anvil
 from backend.tables.live import store
 from scripts import bench_gas_markets
 from scripts.figures import bench_main

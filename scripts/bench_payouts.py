@@ -40,7 +40,6 @@ sys.path.insert(0, str(REPO))
 from celery import Celery  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
-from backend.chain.anvil import Anvil  # noqa: E402
 from backend.chain.contracts import Contracts, save_manifest  # noqa: E402
 from backend.chain.deploy import deploy_all  # noqa: E402
 from backend.chain.models import ChainRequest, ChainWallet, RequestStatus  # noqa: E402
@@ -50,8 +49,9 @@ from backend.chain.outbox import (  # noqa: E402
     request_mint,
     request_settlements,
 )
-from backend.cli import stack  # noqa: E402
 from backend.db import create_db_engine, make_session_factory, migrate  # noqa: E402
+from backend.devstack import stack  # noqa: E402
+from backend.devstack.anvil import Anvil  # noqa: E402
 
 DEW = 10**18
 REDIS_URL = "redis://127.0.0.1:6379/0"

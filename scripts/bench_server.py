@@ -54,8 +54,8 @@ from sqlalchemy import create_engine, text
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from backend.cli import stack  # noqa: E402
 from backend.db import migrate  # noqa: E402
+from backend.devstack import stack  # noqa: E402
 from backend.protocol import messages as protocol  # noqa: E402
 from backend.protocol.client import SeatState, Wallet, sign_in_with_async  # noqa: E402
 from tests.fixtures.database import create_pg_database, drop_pg_database  # noqa: E402
@@ -106,7 +106,7 @@ def client_address(wallet: int, per_address: int) -> str:
 
 class Server:
     """The match server under test: uvicorn on the app factory, started (and stopped) through
-    the process harness (``backend.cli.stack``)."""
+    the process harness (``backend.devstack.stack``)."""
 
     def __init__(
         self,

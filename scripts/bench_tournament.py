@@ -29,7 +29,6 @@ from web3 import Web3
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from backend.chain.anvil import Anvil
 from backend.chain.calls import ContractCalls
 from backend.chain.contracts import Contracts
 from backend.chain.deploy import DeployConfig, deploy_all
@@ -41,6 +40,7 @@ from backend.competitions.models import escrow_key
 from backend.competitions.service import settlement_limit
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory, migrate
+from backend.devstack.anvil import Anvil
 from backend.economy import settlement as economy
 from backend.economy import stakes
 from scripts.figures import bench_main

@@ -36,8 +36,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from backend.cli import stack  # noqa: E402
 from backend.db import migrate  # noqa: E402
+from backend.devstack import stack  # noqa: E402
 from backend.protocol.client import DewClient, Wallet  # noqa: E402
 
 CHROMIUM = os.environ.get("DEW_CHROMIUM", "/usr/bin/chromium")

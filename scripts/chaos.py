@@ -1,6 +1,6 @@
 """The chaos run: the scale-out stack under load and faults, and what was lost.
 
-It starts the docker-compose topology as local processes (``backend.cli.stack``) on a private
+It starts the docker-compose topology as local processes (``backend.devstack.stack``) on a private
 PostgreSQL (``initdb``/``pg_ctl`` on a temporary directory) and a private Redis (a free port,
 no persistence), with anvil (1 s blocks) behind an RPC gate. Bots with VIP passes play a
 season of earning matches (two wallets per table, both over the public HTTP API and
@@ -57,7 +57,7 @@ import httpx
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from backend.cli.stack import Stack, StackConfig, StackFailed, dew_command, wait_for
+from backend.devstack.stack import Stack, StackConfig, StackFailed, dew_command, wait_for
 from backend.protocol.client import DewClient, DewClientError, Seat
 
 DEW = 10**18
@@ -271,8 +271,8 @@ class Chaos:
 
     # -- setup: a season, VIP passes, players -----------------------------------------------
     def setup(self, wallets: int) -> None:
-        from backend.cli.demo import ChainClient
         from backend.db.base import utcnow
+        from backend.demo.players import ChainClient
         from backend.economy import seasons as service
 
         stack = self.stack

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from backend.cli.stack import Service, Stack, StackConfig, dew_command
+from backend.devstack.stack import Service, Stack, StackConfig, dew_command
 
 pytestmark = pytest.mark.timeout(180)
 

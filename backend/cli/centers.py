@@ -9,7 +9,11 @@ from typing import Annotated
 
 import typer
 
+from backend.centers.exceptions import CentersError
 from backend.cli.app import app
+from backend.config import get_settings
+
+# The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 center_app = typer.Typer(help="Game Centers (mint through the chain outbox).", no_args_is_help=True)
 app.add_typer(center_app, name="center")
@@ -35,8 +39,6 @@ def mint(
 ) -> None:
     """Queue one Game Center mint in the chain outbox; the worker sends it."""
     from backend.centers import operator
-    from backend.centers.exceptions import CentersError
-    from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
 
     engine = create_db_engine(get_settings().db.url)

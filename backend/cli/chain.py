@@ -2,7 +2,11 @@
 
 import typer
 
+from backend.chain.exceptions import ChainError
 from backend.cli.app import app
+from backend.config import VAR_DIR, get_settings
+
+# The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 # --- transaction engine and workers (TX) ---------------------------------------------------
 
@@ -14,7 +18,6 @@ def worker_command(
     loglevel: str = typer.Option("INFO"),
 ) -> None:
     """Run a Celery worker for the payout and default queues (configured by DEW_BROKER_*)."""
-    from backend.config import VAR_DIR, get_settings
     from backend.ops import multiproc
 
     settings = get_settings()
@@ -50,7 +53,6 @@ def outbox_command() -> None:
     from sqlalchemy import func, select
 
     from backend.chain.models import ChainRequest, ChainTx, TxStatus
-    from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
 
     settings = get_settings()
@@ -78,7 +80,6 @@ def reconcile_command(
 ) -> None:
     """Compare confirmed requests (and the ledger) with the contracts' events; list match ids
     someone else settled first and where those matches were paid; exit 1 on any difference."""
-    from backend.chain.exceptions import ChainError
     from backend.chain.jobs import reconcile_operator_wallet
 
     try:
@@ -126,7 +127,6 @@ def reconcile_command(
 @app.command("cancel-tx")
 def cancel_tx_command(tx_hash: str) -> None:
     """Cancel a stuck transaction: a filler at its nonce; its requests go back to the queue."""
-    from backend.chain.exceptions import ChainError
     from backend.chain.jobs import operator_engine
 
     try:

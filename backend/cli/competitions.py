@@ -8,6 +8,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
+from backend.competitions import exceptions as exc
+from backend.config import get_settings
+
+# The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -15,7 +19,6 @@ if TYPE_CHECKING:
 
 
 def _sessions() -> tuple[Engine, sessionmaker[Session]]:
-    from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
 
     engine = create_db_engine(get_settings().db.url)
@@ -28,7 +31,6 @@ def _settlement_limit() -> int:
 
     from backend.chain.contracts import Contracts, load_manifest
     from backend.competitions import service
-    from backend.config import get_settings
 
     settings = get_settings()
     w3 = Web3(Web3.HTTPProvider(settings.chain.rpc_url))
@@ -62,7 +64,6 @@ def create_tournament(
     turn_timeout_s: Annotated[float, typer.Option()] = 30.0,
 ) -> None:
     """Open a tournament for registration."""
-    from backend.competitions import exceptions as exc
     from backend.competitions import service
 
     engine, sessions = _sessions()
@@ -95,7 +96,6 @@ def create_tournament(
         except Exception as error:  # no manifest, node down: the pool cannot be checked
             typer.echo(f"error: cannot read the vault's limits from the chain: {error}", err=True)
             raise typer.Exit(1) from None
-        from backend.config import get_settings
 
         with sessions() as session:
             t = service.create_tournament(
@@ -120,7 +120,6 @@ def cancel_tournament(
     reason: Annotated[str, typer.Option(help="Why (stored and shown)")] = "operator",
 ) -> None:
     """Cancel a tournament: every entry fee back to its wallet's stake balance."""
-    from backend.competitions import exceptions as exc
     from backend.competitions import service
 
     engine, sessions = _sessions()

@@ -8,6 +8,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
+from backend.config import get_settings
+from backend.tables.exceptions import ComplaintNotFound, TablesError
+
+# The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -22,7 +26,6 @@ app.add_typer(complaints_app, name="complaints")
 
 
 def _sessions() -> sessionmaker[Session]:
-    from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
 
     return make_session_factory(create_db_engine(get_settings().db.url))
@@ -49,7 +52,6 @@ def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON array")] = False,
 ) -> None:
     """Complaints, newest first."""
-    from backend.tables.exceptions import TablesError
     from backend.tables.moderation.complaints import list_complaints
 
     with _sessions()() as session:
@@ -73,7 +75,6 @@ def list_command(
 @complaints_app.command("show")
 def show_command(complaint_id: int) -> None:
     """One complaint as JSON; exit 1 if there is none."""
-    from backend.tables.exceptions import ComplaintNotFound
     from backend.tables.moderation.complaints import get_complaint
 
     with _sessions()() as session:
@@ -90,7 +91,6 @@ def close_command(
     resolution: Annotated[str, typer.Option(help="What was done (kept with the complaint)")],
 ) -> None:
     """Close an open complaint with a resolution."""
-    from backend.tables.exceptions import ComplaintNotFound, TablesError
     from backend.tables.moderation.complaints import close_complaint
 
     with _sessions()() as session:

@@ -11,6 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
+from backend.config import get_settings
+from backend.economy.exceptions import EconomyError, NotFound
+
+# The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -41,7 +45,6 @@ def parse_dew(text: str) -> int:
 
 
 def _sessions() -> tuple[Settings, sessionmaker[Session]]:
-    from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
 
     settings = get_settings()
@@ -72,7 +75,6 @@ def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON array")] = False,
 ) -> None:
     """Withdrawals, newest first, with their state and transaction."""
-    from backend.economy.exceptions import EconomyError
     from backend.economy.withdrawals import list_withdrawals
 
     _settings, sessions = _sessions()
@@ -92,7 +94,6 @@ def list_command(
 @withdraw_app.command("show")
 def show_command(withdrawal_id: str) -> None:
     """One withdrawal as JSON; exit 1 if there is none."""
-    from backend.economy.exceptions import EconomyError, NotFound
     from backend.economy.withdrawals import get_withdrawal
 
     _settings, sessions = _sessions()
@@ -116,7 +117,6 @@ def request_command(
     ],
 ) -> None:
     """File a withdrawal of ADDRESS's stake balance that the player asked for (support)."""
-    from backend.economy.exceptions import EconomyError
     from backend.economy.stakes import WithdrawalBounds, request_withdrawal
     from backend.economy.withdrawals import get_withdrawal
 

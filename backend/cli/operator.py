@@ -18,6 +18,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
+from backend.config import get_settings
+from backend.economy.exceptions import EconomyError
+
+# The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -34,9 +38,7 @@ app.add_typer(vip_app, name="vip")
 def _database() -> Iterator[sessionmaker[Session]]:
     """Sessions on the configured database for one command; an economy refusal ends the
     command with its message and exit code 1."""
-    from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
-    from backend.economy.exceptions import EconomyError
 
     engine = create_db_engine(get_settings().db.url)
     try:
@@ -79,7 +81,6 @@ def mint_avatars(
     timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
 ) -> None:
     """Queue avatar mints in the chain outbox; the worker sends them."""
-    from backend.config import get_settings
     from backend.economy import operator
 
     with _database() as sessions:
@@ -227,7 +228,6 @@ def vip_issue(
 ) -> None:
     """Queue a VIP pass for ADDR valid --days from now; the worker sends it. Run again with
     the same key, it is the same request (the first run's expiry stands)."""
-    from backend.config import get_settings
     from backend.economy import operator
 
     if not 0 < days <= operator.MAX_VIP_TERM_S / 86400:
@@ -267,7 +267,6 @@ def vip_revoke(
     timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
 ) -> None:
     """Queue the revoke of ADDR's VIP pass; the worker sends it (it fails if ADDR holds none)."""
-    from backend.config import get_settings
     from backend.economy import operator
 
     with _database() as sessions:

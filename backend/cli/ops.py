@@ -8,6 +8,9 @@ from typing import Any
 import typer
 
 from backend.cli.app import app
+from backend.config import get_settings
+
+# The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 
 def _dew(wei: int | None) -> str:
@@ -26,7 +29,6 @@ def status_command(
     from backend.api.ops.readiness import Readiness
     from backend.api.ops.readiness import as_json as checks_json
     from backend.api.ops.state import read_state
-    from backend.config import get_settings
 
     settings = get_settings()
     readiness = Readiness(settings)

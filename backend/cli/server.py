@@ -8,6 +8,11 @@ from typing import Annotated
 import typer
 
 from backend.cli.app import app
+from backend.config import VAR_DIR, get_settings
+from backend.ops.redaction import install_log_redaction
+from backend.tables import exceptions as tables_exc
+
+# The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 
 @app.command()
@@ -35,10 +40,8 @@ def serve(
     """
     import uvicorn
 
-    from backend.config import VAR_DIR, get_settings
     from backend.db import migrate
     from backend.ops import logs, multiproc
-    from backend.ops.redaction import install_log_redaction
 
     settings = get_settings()
     logs.configure(settings.log.format, log_level, force=True)
@@ -87,9 +90,7 @@ def abandon_match(
     reason: Annotated[str, typer.Option(help="Why (stored with the match)")] = "operator",
 ) -> None:
     """End a live match without a result and give every escrowed stake back."""
-    from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
-    from backend.tables import exceptions as tables_exc
     from backend.tables import service
 
     engine = create_db_engine(get_settings().db.url)

@@ -13,6 +13,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
+from backend.config import get_settings
+from backend.markets.exceptions import MarketsError
+
+# The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -47,9 +51,7 @@ def _wait(sessions: sessionmaker[Session], request_id: int, timeout_s: float) ->
 
 
 def _run(action: object, wait: bool, timeout_s: float) -> None:
-    from backend.config import get_settings
     from backend.db import create_db_engine, make_session_factory
-    from backend.markets.exceptions import MarketsError
 
     engine = create_db_engine(get_settings().db.url)
     sessions = make_session_factory(engine)
@@ -89,7 +91,6 @@ def shop_list(
     from web3 import Web3
 
     from backend.chain.contracts import Contracts, load_manifest
-    from backend.config import get_settings
     from backend.markets import operator
 
     if not price.isdigit():
@@ -136,7 +137,6 @@ def shop_close(
     timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
 ) -> None:
     """Queue the close of a shop listing (its price unchanged); the worker sends it."""
-    from backend.config import get_settings
     from backend.markets import operator, service
 
     def close(session: Session) -> operator.ShopRequest:

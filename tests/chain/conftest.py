@@ -16,9 +16,9 @@ from backend.chain.calls import MATCH_SETTLED, ContractCalls
 from backend.chain.engine import Engine
 from backend.chain.models import ChainRequest, ChainTx
 from backend.chain.rpc import Rpc
-from backend.cli import stack
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory
+from backend.devstack import stack
 from tests.fixtures.database import create_migrated_sqlite
 
 BLOCK_TIME_S = 1

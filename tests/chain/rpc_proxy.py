@@ -13,7 +13,7 @@ import random
 import threading
 import time
 
-from backend.cli.services import RpcGate
+from backend.devstack.services import RpcGate
 
 
 class FlakyRpcProxy(RpcGate):

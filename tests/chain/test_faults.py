@@ -10,13 +10,13 @@ from eth_account import Account
 from sqlalchemy import select
 from web3 import Web3
 
-from backend.chain.anvil import Anvil
 from backend.chain.calls import ContractCalls
 from backend.chain.contracts import Contracts
 from backend.chain.engine import Engine
 from backend.chain.models import ChainTx, TxStatus
 from backend.chain.outbox import Payout, request_settlement
 from backend.chain.rpc import Rpc
+from backend.devstack.anvil import Anvil
 from tests.chain.conftest import (
     engine_settings,
     pump_until,

@@ -10,7 +10,7 @@ import pytest
 from eth_account import Account
 from web3 import Web3
 
-from backend.chain.anvil import Anvil, AnvilError, find_anvil_binary
+from backend.devstack.anvil import Anvil, AnvilError, find_anvil_binary
 
 
 def test_two_anvils_run_side_by_side_with_funded_keys() -> None:

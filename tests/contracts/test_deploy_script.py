@@ -12,13 +12,13 @@ import pytest
 from eth_account import Account
 from web3 import Web3
 
-from backend.chain.anvil import Anvil
 from backend.chain.contracts import (
     REPO_ROOT,
     SETTLER_ROLE,
     Contracts,
     load_manifest,
 )
+from backend.devstack.anvil import Anvil
 
 
 def test_deploy_script_writes_a_manifest_the_backend_reads(anvil: Anvil, tmp_path: Path) -> None:

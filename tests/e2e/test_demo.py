@@ -18,14 +18,15 @@ from typing import Any
 import httpx
 import pytest
 
-from backend.cli.demo import RD_OWNER_BPS, DemoConfig, DemoContext, run_demo
+from backend.demo.run import run_demo
+from backend.demo.season import RD_OWNER_BPS, DemoConfig, DemoContext
 from tests.fixtures.redis import REDIS_URL
 
 pytestmark = pytest.mark.timeout(360)
 
 REDIS = REDIS_URL
 
-# The demo season's leaderboard rewards, places 1..3 (backend/cli/season.py), written again.
+# The demo season's leaderboard rewards, places 1..3 (backend/demo/season.py), written again.
 SEASON_REWARDS = [30 * 10**18, 20 * 10**18, 10 * 10**18]
 
 # docs/economy.md, "Distribution by placement": a side's share of the pot by number of sides.

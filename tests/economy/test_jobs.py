@@ -187,9 +187,9 @@ def own_chain(tmp_path):
     with another database would (rightly) show that database's payments as differences."""
     from web3 import Web3
 
-    from backend.chain.anvil import Anvil
     from backend.chain.contracts import Contracts, save_manifest
     from backend.chain.deploy import deploy_all
+    from backend.devstack.anvil import Anvil
     from tests.fixtures.anvil import Deployment
 
     with Anvil() as node:

@@ -17,10 +17,10 @@ from backend.chain.calls import ContractCalls
 from backend.chain.engine import Engine
 from backend.chain.models import ChainRequest, RequestStatus
 from backend.chain.rpc import Rpc
-from backend.cli.services import wait_for
 from backend.config import ChainSettings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import aware, utcnow
+from backend.devstack.services import wait_for
 from backend.economy import operator, season_rewards
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import Conflict, EconomyValueError, InsufficientBudget

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from backend.cli import stack
+from backend.devstack import stack
 from tests.fixtures.harness import ServerProcess
 
 

@@ -14,7 +14,6 @@ import pytest
 from sqlalchemy.engine import make_url
 from web3 import Web3
 
-from backend.chain.anvil import Anvil
 from backend.chain.contracts import save_manifest
 from backend.chain.deploy import (
     MAX_SETTLE_MATCHES,
@@ -23,6 +22,7 @@ from backend.chain.deploy import (
     DeployConfig,
     deploy_all,
 )
+from backend.devstack.anvil import Anvil
 from tests.fixtures.harness import ServerProcess, free_port, wait_for
 from tests.fixtures.redis import REDIS_URL
 from tests.fixtures.workers import WorkerProcess

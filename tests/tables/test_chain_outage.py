@@ -15,7 +15,7 @@ import pytest
 from eth_account import Account
 from sqlalchemy import select
 
-from backend.cli.stack import RpcGate
+from backend.devstack.stack import RpcGate
 from backend.tables.models import Match, MatchResult
 from tests.fixtures.harness import Player, ServerProcess, api, sign_in, wait_for
 

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from backend.cli.demo import DemoConfig, Season, api_txs, choose_move, ok, wait_for
+from backend.demo.players import api_txs, choose_move, ok
+from backend.demo.season import DemoConfig, Season
+from backend.devstack.services import wait_for
 from backend.protocol.client import DewClient
 from tests.web.conftest import (
     InjectedWallet,

@@ -19,7 +19,9 @@ from typing import Any
 
 import pytest
 
-from backend.cli.demo import DemoConfig, Season, ok, wait_for
+from backend.demo.players import ok
+from backend.demo.season import DemoConfig, Season
+from backend.devstack.services import wait_for
 from backend.protocol.client import DewClient
 from tests.web.conftest import (
     InjectedWallet,

@@ -13,7 +13,9 @@ import httpx
 import pytest
 from eth_account import Account
 
-from backend.cli.demo import FIXED_RENT, RENT_FAUCET, Season, api_txs, ok, wait_for
+from backend.demo.players import api_txs, ok
+from backend.demo.season import FIXED_RENT, RENT_FAUCET, Season
+from backend.devstack.services import wait_for
 from tests.fixtures.harness import ServerProcess
 from tests.web.conftest import (
     InjectedWallet,

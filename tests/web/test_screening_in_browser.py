@@ -12,7 +12,8 @@ from contextlib import ExitStack
 
 import pytest
 
-from backend.cli.demo import DemoConfig, Season, wait_for
+from backend.demo.season import DemoConfig, Season
+from backend.devstack.services import wait_for
 from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 
 pytestmark = pytest.mark.timeout(420)

@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
-from backend.cli.demo import DemoConfig, Season, ok, wait_for
 from backend.db.base import utcnow
+from backend.demo.players import ok
+from backend.demo.season import DemoConfig, Season
+from backend.devstack.services import wait_for
 from backend.economy import operator
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page
 from tests.web.phone import phone_fits

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from backend.cli.demo import DemoFailed, Season, ok, wait_for
+from backend.demo.players import DemoFailed, ok
+from backend.demo.season import Season
+from backend.devstack.services import wait_for
 from tests.web.conftest import InjectedWallet, open_wallet_page, sign_in_page, sign_tx_panel
 from tests.web.test_dashboard_in_browser import season  # noqa: F401 (the demo's stack)
 

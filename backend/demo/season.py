@@ -1,12 +1,12 @@
 """The demo's story: one season over one chain, one database and one set of services.
 
-``Season`` starts the processes through ``backend.cli.stack`` (anvil with the contracts,
+``Season`` starts the processes through ``backend.devstack.stack`` (anvil with the contracts,
 ``dew serve``, a Celery worker and beat on the demo's settings), then tells the season step
 by step as real clients: five wallets sign in, the operator opens the season and mints
 avatars, owners lend them to scholars, four wallets play earning matches over the
 WebSocket, and the economy plans and books the payouts. What happens after the matches
-(the Campeonato, a withdrawal, the scholarship boundaries) is in ``backend.cli.epilogue``;
-the reconciliation and the tables are in ``backend.cli.report``.
+(the Campeonato, a withdrawal, the scholarship boundaries) is in ``backend.demo.epilogue``;
+the reconciliation and the tables are in ``backend.demo.report``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from backend.cli.players import (
+from backend.demo.players import (
     ChainClient,
     DemoFailed,
     EconomyLoop,
@@ -34,8 +34,8 @@ from backend.cli.players import (
     play_table,
     sign_in,
 )
-from backend.cli.results import DEW, dew_amount
-from backend.cli.stack import Stack, StackConfig, wait_for
+from backend.demo.results import DEW, dew_amount
+from backend.devstack.stack import Stack, StackConfig, wait_for
 
 if TYPE_CHECKING:
     from backend.config import Settings
@@ -183,13 +183,13 @@ class DemoContext:
     campeonato: dict[str, Any] = field(default_factory=dict)  # the tournament after the season
     withdrawal: dict[str, Any] = field(default_factory=dict)  # vera's, after the season
     season_rewards: dict[str, Any] = field(default_factory=dict)  # paid at the season's end
-    markets: dict[str, Any] = field(default_factory=dict)  # shop, equip, resale (market_demo)
+    markets: dict[str, Any] = field(default_factory=dict)  # shop, equip, resale (markets.py)
 
 
 class Season:
     """The demo's steps, in order, over one chain, one database and one set of services."""
 
-    # Set by the report (backend.cli.report.close_the_books).
+    # Set by the report (backend.demo.report.close_the_books).
     reconciliation: LedgerReconciliation
     balances_after: dict[str, int]
     statements: dict[str, dict[str, Any]]
@@ -200,7 +200,7 @@ class Season:
         self.agreements: dict[str, dict[str, Any]] = {}
         self.matches: list[dict[str, Any]] = []
         self.crashes = 0
-        # Filled by the epilogue (backend.cli.epilogue) when it runs.
+        # Filled by the epilogue (backend.demo.epilogue) when it runs.
         self.campeonato_seen: dict[str, Any] = {}
         self.campeonato_table = ""
         self.withdrawal_seen: dict[str, Any] = {}
@@ -208,7 +208,7 @@ class Season:
         self.markets_seen: dict[str, Any] = {}
         self.withdrawal_line = ""
         self.boundary: dict[str, Any] = {}
-        # Set by backend.cli.creators_demo: the creator wallet and the Game Center.
+        # Set by backend.demo.creators: the creator wallet and the Game Center.
         self.cora: Wallet | None = None
         self.center_id: int | None = None
 

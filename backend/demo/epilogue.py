@@ -9,11 +9,11 @@ import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from backend.cli import creators_demo
-from backend.cli.players import DemoFailed, Wallet, api_txs, in_threads, ok, play_seat
-from backend.cli.report import reconcile, render_campeonato
-from backend.cli.results import DemoResult, dew_amount
-from backend.cli.season import (
+from backend.demo import creators
+from backend.demo.players import DemoFailed, Wallet, api_txs, in_threads, ok, play_seat
+from backend.demo.report import reconcile, render_campeonato
+from backend.demo.results import DemoResult, dew_amount
+from backend.demo.season import (
     ADDED_PRIZE,
     CAMPEONATO_FEE_BPS,
     CAMPEONATO_PRIZE_BPS,
@@ -21,10 +21,10 @@ from backend.cli.season import (
     WITHDRAWAL,
     ZERO_ADDRESS,
 )
-from backend.cli.stack import wait_for
+from backend.devstack.stack import wait_for
 
 if TYPE_CHECKING:
-    from backend.cli.season import Season
+    from backend.demo.season import Season
 
 
 # -- the Campeonato after the season ------------------------------------------------------
@@ -74,7 +74,7 @@ def campeonato(season: Season) -> None:
             settlement_limit=competitions.settlement_limit(season.contracts),
         )
         tid = t.id
-    creators_demo.host_at_center(season, tid)
+    creators.host_at_center(season, tid)
     numbers: dict[int, Wallet] = {}
     for wallet in season.entrants:
         body = {"avatar_id": wallet.avatar_id} if wallet.avatar_id else {}

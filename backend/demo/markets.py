@@ -14,13 +14,13 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from backend.cli.players import DemoFailed, Wallet, api_txs, ok
-from backend.cli.report import reconcile
-from backend.cli.results import DemoResult, dew_amount
-from backend.cli.stack import wait_for
+from backend.demo.players import DemoFailed, Wallet, api_txs, ok
+from backend.demo.report import reconcile
+from backend.demo.results import DemoResult, dew_amount
+from backend.devstack.stack import wait_for
 
 if TYPE_CHECKING:
-    from backend.cli.season import Season
+    from backend.demo.season import Season
 
 DEW = 10**18
 AVATAR_PRICE = 25 * DEW

@@ -1,12 +1,12 @@
 """The demo's creator and Game Center: who earns from the season besides its
-players. Separate steps, called from ``backend.cli.demo`` and ``backend.cli.epilogue``:
+players. Separate steps, called from ``backend.demo.run`` and ``backend.demo.epilogue``:
 
 - ``bring_players``: cora signs in and registers the code CORA; rita and sam bind to it,
   each through the statement the server issues and its own wallet signs (EIP-191);
 - ``open_center``: the admin mints a Game Center to oscar on chain, and the worker's centers
   indexer mirrors its ``CenterMinted`` event;
 - ``host_at_center``: the Campeonato after the season is run at that center (what the
-  center and the creator earned is read by ``backend.cli.report.fee_lines``).
+  center and the creator earned is read by ``backend.demo.report.fee_lines``).
 
 The Campeonato's fee is then paid as three legs of its one prize settlement: the treasury,
 the center's payee (oscar) and cora (10% of the fee rita's and sam's entry fees paid); the
@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 
 from eth_typing import HexStr
 
-from backend.cli.players import Wallet, ok, sign_in
-from backend.cli.stack import wait_for
+from backend.demo.players import Wallet, ok, sign_in
+from backend.devstack.stack import wait_for
 
 if TYPE_CHECKING:
-    from backend.cli.season import Season
+    from backend.demo.season import Season
 
 CREATOR_CODE = "CORA"
 CENTER = ("Club Dominó San Juan", b"PR", "San Juan", 1846, -6611, 4)

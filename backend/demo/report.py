@@ -10,15 +10,15 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from backend.cli import creators_demo
-from backend.cli.players import Wallet, ok
-from backend.cli.results import DemoResult, dew_amount
+from backend.demo import creators
+from backend.demo.players import Wallet, ok
+from backend.demo.results import DemoResult, dew_amount
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
-    from backend.cli.season import Season
     from backend.config import Settings
+    from backend.demo.season import Season
     from backend.economy.chain_reader import ChainReader
     from backend.economy.ledger import LedgerReconciliation
 
@@ -260,6 +260,6 @@ def fee_lines(season: Season) -> list[str]:
     return [
         f"Game Center #{season.center_id} (owner oscar): "
         f"{dew_amount(center)} DEW of the fees of the Campeonato it hosted",
-        f"Creator {creators_demo.CREATOR_CODE} (cora, brought rita and sam): "
+        f"Creator {creators.CREATOR_CODE} (cora, brought rita and sam): "
         f"{dew_amount(creator)} DEW of their fees",
     ]

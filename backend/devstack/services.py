@@ -1,10 +1,10 @@
-"""The pieces of the process harness that ``backend.cli.stack`` assembles.
+"""The pieces of the process harness that ``backend.devstack.stack`` assembles.
 
 A ``Service`` is one subprocess in its own process group with its output in a log file; a
 ``LocalPostgres`` (``initdb``/``pg_ctl`` on a temporary data directory) and a ``LocalRedis``
 (``redis-server`` on a free port) are private stores; an ``RpcGate`` sits in front of the
 chain's RPC and can be cut. ``wait_for`` polls a condition with a deadline. Nothing here
-decides a topology: ``Stack`` does, and every name is importable from ``backend.cli.stack``.
+decides a topology: ``Stack`` does, and every name is importable from ``backend.devstack.stack``.
 """
 
 from __future__ import annotations

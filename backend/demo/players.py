@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from backend.cli.stack import StackFailed, wait_for
+from backend.devstack.stack import StackFailed, wait_for
 from backend.protocol.client import Chooser, DewClient, DewClientError
 
 if TYPE_CHECKING:
