@@ -140,3 +140,15 @@ class StakedPlayDisabled(PlayRefused):
     """This deployment does not offer staked tables (DEW_TABLES_STAKED_PLAY=false)."""
 
     code = "staked_play_disabled"
+
+
+class GuestNotAllowed(PlayRefused):
+    """A guest (no wallet) plays free only: never earning, staked or ranked play."""
+
+    code = "guest_not_allowed"
+
+
+class GuestTokenRefused(AccountsError, kind.BadRequest):
+    """A guest token given at sign-in that is not a live guest session's."""
+
+    code = "guest_token_refused"

@@ -36,6 +36,11 @@ class NonceOut(BaseModel):
 class SignInRequest(BaseModel):
     message: str = Field(max_length=4096, description="The signed EIP-4361 message text")
     signature: str = Field(max_length=200, description="0x-prefixed 65-byte EIP-191 signature")
+    guest_token: str | None = Field(
+        default=None,
+        max_length=2048,
+        description="This browser's guest access token: its history moves to the wallet",
+    )
 
 
 class RefreshRequest(BaseModel):

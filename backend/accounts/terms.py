@@ -27,6 +27,7 @@ from backend.accounts import exceptions as exc
 from backend.accounts.models import TermsAcceptance
 from backend.accounts.siwe_message import SiweFields
 from backend.config import Settings
+from backend.kit.guests import is_guest_address
 
 LEGAL_AGE_RESOURCE = "urn:dew:legal-age:confirmed"
 
@@ -119,11 +120,20 @@ def acceptance(*, session: Session, settings: Settings, address: str) -> TermsAc
 
 
 def require_for_play(
-    *, session: Session, settings: Settings, address: str, stake: int | str, earning: bool
+    *,
+    session: Session,
+    settings: Settings,
+    address: str,
+    stake: int | str,
+    earning: bool,
+    ranked: bool = False,
 ) -> None:
     """Refuse (``PlayRefused``, HTTP 403) a wallet entering earning or staked play without
     the current terms accepted and legal age confirmed, and any staked play where the
-    deployment turns it off. Free practice play always passes. It writes nothing."""
+    deployment turns it off; refuse a guest any earning, staked or ranked play (a
+    tournament). Free practice play always passes. It writes nothing."""
+    if is_guest_address(address) and (earning or ranked or int(stake) > 0):
+        raise exc.GuestNotAllowed("a guest plays free only: sign in with a wallet to earn or stake")
     staked = int(stake) > 0
     if staked and not settings.tables.staked_play:
         raise exc.StakedPlayDisabled("staked tables are turned off on this server")

@@ -29,7 +29,7 @@ from backend.config import Settings
 
 log = logging.getLogger(__name__)
 
-SIGNIN_PATHS = frozenset({"/auth/nonce", "/auth/signin", "/auth/refresh"})
+SIGNIN_PATHS = frozenset({"/auth/nonce", "/auth/signin", "/auth/refresh", "/auth/guest"})
 CREATE_PATHS = frozenset({"/tables", "/matchmaking"})
 BUILDER_PATHS = frozenset({"/wallet/deposit"})
 # Probes (load balancers, orchestrators) ask often and cost nothing.

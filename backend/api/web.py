@@ -24,4 +24,9 @@ def install_web_client(app: FastAPI) -> None:
         # no-cache: the page revalidates (ETag) so a new deployment is seen at once.
         return FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        # Browsers ask for /favicon.ico whatever the page links: the same drawn tile.
+        return FileResponse(WEB_DIR / "favicon.svg", media_type="image/svg+xml")
+
     app.mount("/web", StaticFiles(directory=WEB_DIR), name="web")

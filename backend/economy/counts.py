@@ -21,7 +21,7 @@ The economy writes :func:`seat_counts` on each seat record when it plans the mat
 (``SeatRecord.counts``), and the SQL readers (the leaderboard, the creators' dashboard)
 filter on that column (``SeatRecord.counted_for``): one definition, read in Python and SQL.
 
-Standard library only: ``policy`` imports it.
+Standard library only (and ``backend.kit``): ``policy`` imports it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntFlag, StrEnum
 from typing import Protocol
+
+from backend.kit.guests import is_guest_address
 
 
 class TableEconomy(StrEnum):
@@ -80,8 +82,13 @@ class MatchLike(Protocol):
 
 
 def contested(match: MatchLike) -> bool:
-    """Two different wallets sat on different sides: someone could beat someone."""
-    humans = [(s.side, s.address.lower()) for s in match.seats if s.address]
+    """Two different wallets sat on different sides: someone could beat someone (a guest,
+    who has no wallet, is no one to beat)."""
+    humans = [
+        (s.side, s.address.lower())
+        for s in match.seats
+        if s.address and not is_guest_address(s.address)
+    ]
     return any(a[0] != b[0] and a[1] != b[1] for a in humans for b in humans)
 
 
@@ -100,7 +107,7 @@ def match_counts(match: MatchLike) -> Count:
 def seat_counts(match: MatchLike, seat: SeatLike) -> Count:
     """What one seat of ``match`` counts for: its match's counts for a human's seat still
     eligible at the end, nothing for a bot's or for one no longer eligible (it took no part
-    in the pots, ``policy.plan_rewards``)."""
-    if seat.address is None or not seat.eligible:
+    in the pots, ``policy.plan_rewards``), nor for a guest's, who plays free only."""
+    if seat.address is None or not seat.eligible or is_guest_address(seat.address):
         return HISTORY_ONLY
     return match_counts(match)

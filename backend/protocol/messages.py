@@ -234,6 +234,7 @@ ROUTES: dict[str, tuple[str, str]] = {
     "nonce": ("POST", "/auth/nonce"),
     "signin": ("POST", "/auth/signin"),
     "refresh": ("POST", "/auth/refresh"),
+    "guest": ("POST", "/auth/guest"),
     "logout": ("POST", "/auth/logout"),
     "me": ("GET", "/auth/me"),
     "terms": ("GET", "/auth/terms"),

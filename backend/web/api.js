@@ -22,14 +22,16 @@ export class DewApi {
     this.address = saved?.address ?? null;
     this.token = saved?.token ?? null;
     this.refreshToken = saved?.refresh ?? null;
+    this.guest = Boolean(saved?.guest);
     this.refreshing = null;
   }
 
-  remember(tokens) {
+  remember(tokens, guest = this.guest) {
     this.address = tokens.address;
     this.token = tokens.access_token;
     this.refreshToken = tokens.refresh_token;
-    const kept = { address: this.address, token: this.token, refresh: this.refreshToken };
+    this.guest = guest;
+    const kept = { address: this.address, token: this.token, refresh: this.refreshToken, guest };
     sessionStorage.setItem(TOKEN_KEY, JSON.stringify(kept));
   }
 
@@ -57,43 +59,46 @@ export class DewApi {
   }
 
   /** Call a route of protocol.ROUTES: api.call("join", {table_id}, {seat: 1}). */
-  async call(name, params = {}, body = undefined, query = undefined, retried = false) {
+  call(name, params = {}, body = undefined, query = undefined) {
     const [method] = ROUTES[name];
-    let url = this.baseUrl + routePath(name, params);
+    let path = routePath(name, params);
     if (query) {
       const search = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null));
       const text = search.toString();  // (URLSearchParams.size is missing in older browsers)
-      if (text) url += `?${text}`;
+      if (text) path += `?${text}`;
     }
-    const headers = {};
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    const data = text ? JSON.parse(text) : null;
-    if (!response.ok) {
-      const error = data?.error ?? { code: "http_error", message: text.slice(0, 200) };
-      // An expired (or otherwise refused) access token: rotate once with the refresh token.
-      if (response.status === 401 && this.token && !["signin", "refresh", "nonce"].includes(name)) {
-        if (!retried && (await this.refresh())) return this.call(name, params, body, query, true);
-        this.forget();
-      }
-      throw new ApiError(error.code, error.message, response.status);
-    }
-    return data;
+    // The sign-in routes themselves never rotate a token.
+    return this.request(method, path, body, !["signin", "refresh", "nonce", "guest"].includes(name));
+  }
+
+  /** GET a path that protocol.ROUTES does not list (e.g. /markets/...). */
+  get(path) {
+    return this.request("GET", path);
   }
 
   /**
-   * GET a path that protocol.ROUTES may not list yet (a route another part of the server adds,
-   * e.g. /markets/...): the same headers, errors and token refresh as call().
+   * The one HTTP exchange of the client: JSON in and out with the session's token; a refused
+   * (expired) access token is rotated once with the refresh token and the request repeated.
    */
-  async get(path, retried = false) {
-    const headers = this.token ? { Authorization: `Bearer ${this.token}` } : {};
-    const response = await fetch(this.baseUrl + path, { headers });
+  async request(method, path, body = undefined, mayRefresh = true, retried = false) {
+    const headers = {};
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(this.baseUrl + path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await response.text();
-    const data = text ? JSON.parse(text) : null;
-    if (response.status === 401 && this.token && !retried && (await this.refresh())) return this.get(path, true);
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = null;
+    }
     if (!response.ok) {
+      if (response.status === 401 && this.token && mayRefresh) {
+        if (!retried && (await this.refresh())) return this.request(method, path, body, mayRefresh, true);
+        this.forget();
+      }
       const error = data?.error ?? { code: "http_error", message: text.slice(0, 200) };
       throw new ApiError(error.code, error.message, response.status);
     }
@@ -106,8 +111,18 @@ export class DewApi {
     const checksummed = await this.checksum(address);
     const grant = await this.call("nonce", {}, { address: checksummed });
     const signature = await wallet.signMessage(grant.message);
-    const tokens = await this.call("signin", {}, { message: grant.message, signature });
-    this.remember(tokens);
+    // A guest who signs in keeps its history: the server moves it to the wallet.
+    const body = { message: grant.message, signature };
+    if (this.guest && this.token) body.guest_token = this.token;
+    const tokens = await this.call("signin", {}, body);
+    this.remember(tokens, false);
+    return tokens;
+  }
+
+  /** A guest session (no wallet): free play only, until a wallet signs in. */
+  async signInAsGuest() {
+    const tokens = await this.call("guest", {}, {});
+    this.remember(tokens, true);
     return tokens;
   }
 
@@ -133,6 +148,7 @@ export class DewApi {
     this.address = null;
     this.token = null;
     this.refreshToken = null;
+    this.guest = false;
     sessionStorage.removeItem(TOKEN_KEY);
   }
 

@@ -166,7 +166,7 @@ export function boneyardEl(h, count) {
 let avatarPainter = null;
 let avatarLoading = null;
 export function loadAvatarPainter() {
-  avatarLoading ??= import("./avatar.js").then((m) => {
+  avatarLoading ??= import("./views/avatar.js").then((m) => {
     const fn = m.drawAvatar ?? m.avatarSvg ?? m.avatar ?? m.default;
     if (typeof fn === "function") avatarPainter = fn;
   }).catch(() => {});

@@ -5,6 +5,8 @@
 
 import { ApiError } from "./api.js";
 import { t } from "./i18n.js";
+import { kindName, optionHelp, optionName, optionValue, presetName } from "./rulewords.js";
+import { errorText } from "./ui.js";
 
 const DEW_DECIMALS = 18n;
 
@@ -46,21 +48,22 @@ function optionsFieldset(h, preset, chosen) {
         const premium = (spec.premium || []).some((p) => p === c);
         return h("option", {
           value: String(c), selected: c === chosen[spec.name], "data-premium": premium ? "true" : null,
-        }, `${String(c)}${premium ? ` ★ ${t("vipOnly")}` : ""}`);
+        }, `${optionValue(spec.name, c)}${premium ? ` ★ ${t("vipOnly")}` : ""}`);
       }));
       const held = spec.requires || [];
       const helpId = `${id}-help`;
       select.setAttribute("aria-describedby", helpId);
       return h("div", { class: "rule-option" },
-        h("label", { for: id }, spec.name.replaceAll("_", " ")), " ", select,
-        h("p", { class: "hint", id: helpId }, spec.help,
+        h("label", { for: id }, optionName(spec.name)), " ", select,
+        h("p", { class: "hint", id: helpId }, optionHelp(spec.name),
           held.map((need) => h("span", { class: "requires" },
-            ` ${t("onlyWith").replace("{choices}", need.choices.join(", "))
-              .replace("{option}", need.option.replaceAll("_", " ")).replace("{value}", String(need.value))}`))));
+            ` ${t("onlyWith").replace("{choices}", need.choices.map((c) => optionValue(spec.name, c)).join(", "))
+              .replace("{option}", optionName(need.option))
+              .replace("{value}", optionValue(need.option, need.value))}`))));
     });
     const premium = preset.option_specs.filter((spec) => (spec.premium || []).some((p) => p === chosen[spec.name]));
     note.textContent = premium.length
-      ? t("premiumWhy").replace("{options}", premium.map((s) => s.name.replaceAll("_", " ")).join(", "))
+      ? t("premiumWhy").replace("{options}", premium.map((s) => optionName(s.name)).join(", "))
       : "";
     box.dataset.premium = premium.length ? "true" : "false";
     box.replaceChildren(h("legend", {}, t("ruleOptions")), ...rows, note);
@@ -115,7 +118,8 @@ export function createForm(h, api, presets, limits, { go, fail, beforeCreate = a
     state.chosen[preset.preset] ||= { ...preset.options };
     options = optionsFieldset(h, preset, state.chosen[preset.preset]);
     levels = botLevelsFieldset(h, limits, state.seats, state.kind);
-    const earningAllowed = state.kind === "human" || state.kind === "practice";
+    // A guest (no wallet) plays free only: the server refuses the rest, the form offers none.
+    const earningAllowed = !api.guest && (state.kind === "human" || state.kind === "practice");
     if (!earningAllowed) state.earning = false;
     const stakeAllowed = state.kind === "human" && state.earning;
     const timerMin = state.earning ? limits.min_earning_turn_timeout_s : limits.min_turn_timeout_s;
@@ -130,10 +134,10 @@ export function createForm(h, api, presets, limits, { go, fail, beforeCreate = a
       fieldP(t("preset"), h("select", {
         id: "create-preset", name: "preset",
         onchange: (e) => { state.preset = presets.find((p) => p.preset === e.target.value); render(); },
-      }, presets.map((p) => h("option", { value: p.preset, selected: p === preset }, p.title)))),
+      }, presets.map((p) => h("option", { value: p.preset, selected: p === preset }, presetName(p.preset, p.title))))),
       fieldP(t("kind"), h("select", {
         id: "create-kind", name: "kind", onchange: (e) => { state.kind = e.target.value; render(); },
-      }, limits.kinds.map((k) => h("option", { value: k, selected: k === state.kind }, t(k))))),
+      }, limits.kinds.map((k) => h("option", { value: k, selected: k === state.kind }, kindName(k))))),
       sameDevice ? h("p", { class: "hint", id: "same-device-hint" }, t("sameDeviceHint")) : null,
       fieldP(t("seats"), h("input", {
         id: "create-seats", name: "seats", type: "number", required: true, readonly: sameDevice,
@@ -186,8 +190,7 @@ export function createForm(h, api, presets, limits, { go, fail, beforeCreate = a
       go(created.id);
     } catch (error) {
       if (error instanceof ApiError && error.code === "vip_required") message.textContent = t("vipRequiredWhy");
-      else if (error instanceof ApiError) message.textContent = `${error.message} (${error.code})`;
-      else message.textContent = error.message;
+      else message.textContent = errorText(error);
       fail(error);
     }
   });
@@ -213,7 +216,7 @@ export function feesCell(h, tbl) {
 
 // The matchmaking form's fields: the preset, its options and a stake. ``readQueue(form)``
 // gives the ticket's body; the lobby's own submit handler waits for the table.
-export function queueFields(h, presets, form) {
+export function queueFields(h, presets, form, guest = false) {
   const state = { preset: presets.find((p) => p.preset === "dew200") || presets[0], earning: false };
   const holder = h("div", { class: "queue-fields" });
   function render() {
@@ -223,9 +226,10 @@ export function queueFields(h, presets, form) {
       h("p", {}, h("label", { for: "queue-preset" }, t("preset")), " ", h("select", {
         id: "queue-preset", name: "preset",
         onchange: (e) => { state.preset = presets.find((p) => p.preset === e.target.value); render(); },
-      }, presets.map((p) => h("option", { value: p.preset, selected: p === state.preset }, p.title)))),
+      }, presets.map((p) => h("option", { value: p.preset, selected: p === state.preset },
+        presetName(p.preset, p.title))))),
       options.box,
-      h("p", {}, h("label", { for: "queue-earning" }, t("earning")), " ", h("input", {
+      guest ? null : h("p", {}, h("label", { for: "queue-earning" }, t("earning")), " ", h("input", {
         id: "queue-earning", name: "earning", type: "checkbox", checked: state.earning,
         onchange: (e) => { state.earning = e.target.checked; render(); },
       })),

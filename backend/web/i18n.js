@@ -24,12 +24,15 @@ const STRINGS = {
     myAvatars: "Mis avatares", offers: "Ofertas para mí", agreements: "Acuerdos", earnings: "Ganancias",
     offerAvatar: "Ofrecer un avatar", scholar: "Becario (vacío: cualquiera)", terms: "Condiciones",
     fixedRent: "Renta fija", rewardsDivision: "División de recompensas", durationS: "Duración (s)",
-    rent: "Renta (wei de DEW)", ownerBps: "Parte del dueño (puntos básicos)", offer: "Ofrecer",
+    rent: "Renta (DEW)", ownerBps: "Parte del dueño (puntos básicos)", offer: "Ofrecer",
     accept: "Aceptar", terminate: "Terminar", txToSign: "Transacciones que tu billetera debe firmar",
     signSend: "Firmar y enviar",
     sent: "Enviada", confirmed: "Confirmada", gross: "Bruto", ownerShare: "Dueño", scholarShare: "Becario",
     matches: "Partidas", wins: "Victorias", status: "Estado", earned: "Ganado", pending: "Pendiente",
     paid: "Pagado", owner: "Dueño", role: "Rol", noAccount: "Conecta tu billetera para jugar.",
+    playNow: "Jugar ya contra un bot", playNowHint: "Una mano de robar a dos contra un bot fácil.",
+    guestHint: "Sin billetera: juegas como invitado, gratis. Conéctala luego y guardas tu historial.",
+    guestPlayer: "Invitado",
     error: "Error", signInFirst: "Inicia sesión primero.", ply: "Jugada n.º", tiles: "fichas",
     stake: "Apuesta", noStake: "sin apuesta", earningShort: "Recompensas", turnTimer: "Tiempo por turno",
     yes: "sí", no: "no",
@@ -60,11 +63,14 @@ const STRINGS = {
     myAvatars: "My avatars", offers: "Offers to me", agreements: "Agreements", earnings: "Earnings",
     offerAvatar: "Offer an avatar", scholar: "Scholar (empty: anyone)", terms: "Terms",
     fixedRent: "Fixed Rent", rewardsDivision: "Rewards Division", durationS: "Duration (s)",
-    rent: "Rent (DEW wei)", ownerBps: "Owner's share (basis points)", offer: "Offer",
+    rent: "Rent (DEW)", ownerBps: "Owner's share (basis points)", offer: "Offer",
     accept: "Accept", terminate: "Terminate", txToSign: "Transactions your wallet must sign", signSend: "Sign and send",
     sent: "Sent", confirmed: "Confirmed", gross: "Gross", ownerShare: "Owner", scholarShare: "Scholar",
     matches: "Matches", wins: "Wins", status: "Status", earned: "Earned", pending: "Pending",
     paid: "Paid", owner: "Owner", role: "Role", noAccount: "Connect your wallet to play.",
+    playNow: "Play a bot now", playNowHint: "A two-player draw game against an easy bot.",
+    guestHint: "No wallet needed: you play as a guest, for free. Connect one later and keep your history.",
+    guestPlayer: "Guest",
     error: "Error", signInFirst: "Sign in first.", ply: "Ply", tiles: "tiles",
     stake: "Stake", noStake: "no stake", earningShort: "Earning", turnTimer: "Turn timer",
     yes: "yes", no: "no",
@@ -292,6 +298,11 @@ if (!STRINGS[lang]) lang = "es";
 
 export function t(key) {
   return STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+}
+
+/** Every string of one language (the browser tests compare a page with the other language). */
+export function catalogue(code) {
+  return { ...STRINGS[code] };
 }
 
 export function currentLang() {

@@ -3,7 +3,6 @@
 // protocol.js (generated from backend/protocol), so they are called by path, with the
 // session's token, as competitions.js calls its own. Shared by shop.js, market.js and avatar.js.
 
-import { request } from "./competitions.js";
 import { addStrings } from "./i18n.js";
 
 // The words the shop, the market and the avatar page share.
@@ -22,20 +21,20 @@ const enc = encodeURIComponent;
 
 /** What the page needs from the server, one function per route of the markets router. */
 export const markets = {
-  shop: (api) => request(api, "GET", "/markets/shop"),
-  buyShop: (api, listingId) => request(api, "POST", `/markets/shop/${enc(listingId)}/buy`, {}),
+  shop: (api) => api.request("GET", "/markets/shop"),
+  buyShop: (api, listingId) => api.request("POST", `/markets/shop/${enc(listingId)}/buy`, {}),
   listings: (api, filters = {}) => {
     const search = new URLSearchParams(Object.entries(filters).filter(([, v]) => v !== undefined && v !== null));
     const query = search.toString();
-    return request(api, "GET", `/markets/listings${query ? `?${query}` : ""}`);
+    return api.request("GET", `/markets/listings${query ? `?${query}` : ""}`);
   },
-  list: (api, body) => request(api, "POST", "/markets/listings", body),
-  cancel: (api, listingId) => request(api, "POST", `/markets/listings/${enc(listingId)}/cancel`, {}),
-  buy: (api, listingId) => request(api, "POST", `/markets/listings/${enc(listingId)}/buy`, {}),
-  avatar: (api, avatarId) => request(api, "GET", `/markets/avatars/${enc(avatarId)}`),
+  list: (api, body) => api.request("POST", "/markets/listings", body),
+  cancel: (api, listingId) => api.request("POST", `/markets/listings/${enc(listingId)}/cancel`, {}),
+  buy: (api, listingId) => api.request("POST", `/markets/listings/${enc(listingId)}/buy`, {}),
+  avatar: (api, avatarId) => api.request("GET", `/markets/avatars/${enc(avatarId)}`),
   equip: (api, avatarId, typeId, equip) =>
-    request(api, "POST", `/markets/avatars/${enc(avatarId)}/equip`, { type_id: Number(typeId), equip }),
-  items: (api, address) => request(api, "GET", `/markets/wallets/${enc(address)}/items`),
+    api.request("POST", `/markets/avatars/${enc(avatarId)}/equip`, { type_id: Number(typeId), equip }),
+  items: (api, address) => api.request("GET", `/markets/wallets/${enc(address)}/items`),
 };
 
 /** A time the server gives as unix seconds (a number or a digit string) or as ISO 8601. */

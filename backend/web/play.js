@@ -24,6 +24,13 @@ function arrowKeys(box, selector) {
   });
 }
 
+/** "L" or "R": the arm of the line with fewer tiles after the first one (L on a tie). */
+export function shorterArm(history) {
+  const sides = history.map((entry) => String(entry[1])).filter((move) => move.includes(":")).map((m) => m.slice(-1));
+  const count = (side) => sides.slice(1).filter((s) => s === side).length;
+  return count("L") <= count("R") ? "L" : "R";
+}
+
 /**
  * The hand, the end chooser and the draw/pass buttons. `play(move, fromRect)` sends a move
  * (fromRect: where the tile was, for the slide); `board` is board.js's board.
@@ -43,9 +50,15 @@ export function handPanel(h, { view, board, play }) {
   function choose(moves, button) {
     const from = () => button.getBoundingClientRect();
     if (moves.length === 1 || !view.line.length) return play(moves[0], from());
+    // Two ends with the same number give the same ends and score either way: no question;
+    // the tile goes to the shorter arm, so the line grows towards both edges.
+    const ends = view.ends || [];
+    if (ends.length === 2 && ends[0] === ends[1]) {
+      const side = shorterArm(view.history || []);
+      return play(moves.find((m) => m.endsWith(side)) ?? moves[0], from());
+    }
     clearChoice();
     board.el.classList.add("choosing");
-    const ends = view.ends || [];
     const label = (m) => `${m.endsWith("L") ? t("left") : t("right")} (${m.endsWith("L") ? ends[0] : ends[1]})`;
     for (const move of moves) {
       const [x, y] = board.endPoint(move.slice(-1));

@@ -436,6 +436,10 @@ export const ROUTES = {
     "POST",
     "/wallet/deposit"
   ],
+  "guest": [
+    "POST",
+    "/auth/guest"
+  ],
   "invite": [
     "POST",
     "/tables/{table_id}/invite"

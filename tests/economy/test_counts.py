@@ -13,6 +13,7 @@ import pytest
 from eth_account import Account
 from sqlalchemy import select
 
+from backend.accounts.guests import new_address as new_guest_address
 from backend.centers.models import GameCenter
 from backend.competitions import exceptions as competitions_exc
 from backend.competitions import jobs as competitions_jobs
@@ -37,6 +38,7 @@ from backend.economy.policy import (
 from backend.economy.reports import season_leaderboard
 from backend.economy.seasons import create_season
 from backend.economy.settlement import plan_settlement
+from backend.kit.guests import is_guest_address
 from backend.tables.hosting import center_of_table
 from backend.tables.models import Table
 from tests.creators.helpers import bind
@@ -105,6 +107,18 @@ def test_the_rule_for_every_kind_of_match():
     assert seat_counts(match([won(0, a), lapsed], earning=True), lapsed) == HISTORY_ONLY
     # Addresses are compared whatever their case: one wallet is one wallet.
     assert match_counts(match([won(0, a), lost(1, a.lower())], earning=True)) == Count.EMISSION
+
+
+def test_a_guest_seat_counts_for_nothing_and_is_no_one_to_beat():
+    """A guest (no wallet) reaches free play only; should one ever sit at a paying table,
+    its seat gets nothing, and a wallet beating a guest has beaten no one."""
+    a, guest = wallet(), new_guest_address()
+    assert is_guest_address(guest) and not is_guest_address(a)
+    against_guest = match([won(0, a), lost(1, guest)], earning=True, stake=STAKE)
+    assert match_counts(against_guest) == EVERYTHING & ~Count.LEADERBOARD
+    assert seat_counts(against_guest, against_guest.seats[1]) == HISTORY_ONLY
+    guest_won = match([won(0, guest), lost(1, a)], earning=True)
+    assert seat_counts(guest_won, guest_won.seats[0]) == HISTORY_ONLY
 
 
 def test_emission_is_paid_only_where_the_rule_counts_it():

@@ -7,6 +7,7 @@ Each test checks what the page shows and, over HTTP, what the server now holds."
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -38,6 +39,11 @@ def patient_server() -> Iterator[ServerProcess]:
     waiting when the page cancels it (the shared server seats bots after 1 s)."""
     with pg_server(turn_timeout_s=60, matchmaking_wait_s=60.0) as proc:
         yield proc
+
+
+def _dew(wei: int) -> str:
+    """A wei amount as the DEW the page's fields take ("12.5")."""
+    return format(Decimal(wei) / 10**18, "f")
 
 
 def signed_in(browser: Any, base_url: str) -> tuple[Any, str]:
@@ -154,8 +160,9 @@ def test_a_wallet_invited_by_address_joins_the_private_table(browser, server):
     goto_view(guest, f"{server.url}/#/table/{table_id}")
     # (The table's 404 and the socket's refusal both reach the status line, in either order.)
     guest.wait_for_selector("#status.error")
-    refusal = guest.inner_text("#status")
-    assert "table_not_found" in refusal or "not_invited" in refusal, refusal
+    refusal = guest.get_attribute("#status", "data-code")
+    assert refusal in ("table_not_found", "not_invited"), guest.inner_text("#status")
+    assert "_" not in guest.inner_text("#status")  # a sentence, not the code
     assert guest.query_selector("#table #take-seat") is None
 
     # The host invites the guest's address as a wallet shows it (lowercase, not checksummed).
@@ -231,7 +238,7 @@ def test_a_fixed_rent_offer_accepted_then_terminated_and_a_new_offer_cancelled_i
         avatar=avatar,
         scholar=scholar.address,
         terms="fixed_rent",
-        fields={"rent": str(FIXED_RENT)},
+        fields={"rent": _dew(FIXED_RENT)},
     )
 
     scholar_page = open_wallet_page(browser, season.base, InjectedWallet(scholar.key, season.w3))
@@ -286,7 +293,11 @@ def test_a_fixed_rent_offer_accepted_then_terminated_and_a_new_offer_cancelled_i
 
     # The owner lists the avatar again (to anyone) and withdraws the offer from the dashboard.
     offer_in_dashboard(
-        owner_page, season.base, avatar=avatar, terms="fixed_rent", fields={"rent": str(FIXED_RENT)}
+        owner_page,
+        season.base,
+        avatar=avatar,
+        terms="fixed_rent",
+        fields={"rent": _dew(FIXED_RENT)},
     )
     [listing] = wait_for(
         "the new offer in the mirror",

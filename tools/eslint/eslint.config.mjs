@@ -7,7 +7,7 @@ import globals from "globals";
 
 export default [
   {
-    files: ["backend/web/*.js"],
+    files: ["backend/web/**/*.js"],
     ignores: ["backend/web/protocol.js"],
     ...js.configs.recommended,
     languageOptions: {

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from typing import Any
 
 import orjson
 from fastapi import APIRouter, Request, Response, status
 from fastapi.concurrency import run_in_threadpool
+from sqlalchemy.orm import Session
 
 from backend.accounts import exceptions as accounts_exc
-from backend.accounts import schemas, siwe_message, terms
+from backend.accounts import guests, schemas, siwe_message, terms
 from backend.accounts import service as accounts
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
@@ -77,12 +79,25 @@ async def sign_in(body: schemas.SignInRequest, request: Request) -> Response:
 
     def verify_and_open() -> accounts.TokenPair:
         # One hop to a worker thread for the whole unit of work (verification and write).
-        return accounts.sign_in(
+        pair = accounts.sign_in(
             engine=request.app.state.engine,
             settings=request.app.state.settings,
             message=body.message,
             signature=body.signature,
         )
+        if body.guest_token:  # the guest this browser played as: its history is the wallet's
+            # An expired or foreign guest token moves nothing; the sign-in stands.
+            with (
+                Session(request.app.state.engine) as session,
+                contextlib.suppress(accounts_exc.GuestTokenRefused),
+            ):
+                guests.adopt(
+                    session=session,
+                    settings=request.app.state.settings,
+                    guest_token=body.guest_token,
+                    wallet=pair.address,
+                )
+        return pair
 
     try:
         pair = await run_in_threadpool(verify_and_open)
@@ -101,6 +116,18 @@ async def sign_in(body: schemas.SignInRequest, request: Request) -> Response:
             "terms_version": pair.terms_version,
         }
     )
+
+
+@router.post(
+    "/guest",
+    response_model=schemas.TokensOut,
+    status_code=201,
+    responses={429: {"model": ErrorResponse}},
+)
+def guest(session: SessionDep, settings: SettingsDep) -> schemas.TokensOut:
+    """A guest session without a wallet: free play only (practice, same-device, bots-only).
+    Rate-limited per client address with sign-in (``api.ratelimit``)."""
+    return _tokens(guests.open_session(session=session, settings=settings))
 
 
 @router.post("/refresh", response_model=schemas.TokensOut, responses=_ERRORS)

@@ -74,7 +74,12 @@ def register(
 ) -> dict[str, Any]:
     fee = service.get_tournament(session=session, tournament_id=tournament_id).entry_fee
     terms.require_for_play(  # a fee is a stake: terms & legal age (h25-terms)
-        session=session, settings=settings, address=player.address, stake=fee, earning=False
+        session=session,
+        settings=settings,
+        address=player.address,
+        stake=fee,
+        earning=False,
+        ranked=True,  # a tournament ranks its entrants: never a guest's door
     )
     entrant = service.register(
         session=session,

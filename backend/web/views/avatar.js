@@ -5,8 +5,9 @@
 // once per avatar and page), and `avatarView` is the avatar page where its owner equips and
 // unequips accessories (the server builds the transaction, the owner's wallet signs it).
 
-import { addStrings, t } from "./i18n.js";
-import { isMe, markets, toDate, when } from "./marketapi.js";
+import { DewApi } from "../api.js";
+import { addStrings, t } from "../i18n.js";
+import { isMe, markets, toDate, when } from "../marketapi.js";
 
 addStrings({
   es: {
@@ -148,7 +149,7 @@ export function seatAvatar(api, avatarId, { size = 32 } = {}) {
 }
 
 // The avatar GET is public: the board draws seats without the page's session.
-const PUBLIC_API = { baseUrl: location.origin, token: null, refresh: async () => false };
+const PUBLIC_API = Object.assign(new DewApi(), { address: null, token: null, refreshToken: null });
 
 /** The board's hook (board.js): a seat's avatar, redrawn with its accessories when known. */
 export function drawAvatar({ avatarId, size = 32 }) {

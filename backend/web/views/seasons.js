@@ -4,8 +4,7 @@
 // planned, the wallet or avatar paid, the amount booked and the transaction; a leaderboard row's
 // `reward` for its place), and the season's tournaments. Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { request } from "./competitions.js";
-import { addStrings, t } from "./i18n.js";
+import { addStrings, t } from "../i18n.js";
 
 addStrings({
   es: {
@@ -72,7 +71,7 @@ function rewardsSection(ui, season) {
 
 export async function seasonsView(api, ui, wanted) {
   const { h, show, table, dew, short } = ui;
-  const seasons = await request(api, "GET", "/economy/seasons");
+  const seasons = await api.request("GET", "/economy/seasons");
   const season = chooseSeason(seasons, wanted);
   const schedule = h("section", { id: "season-schedule", "aria-labelledby": "schedule-h" },
     h("h3", { id: "schedule-h" }, t("schedule")),
@@ -86,8 +85,8 @@ export async function seasonsView(api, ui, wanted) {
     )));
   if (!season) return show(h("h2", {}, t("seasons")), h("p", {}, t("noSeason")), schedule);
   const [rows, tournaments] = await Promise.all([
-    request(api, "GET", `/economy/seasons/${season.id}/leaderboard?limit=100`),
-    request(api, "GET", "/competitions").catch(() => []),
+    api.request("GET", `/economy/seasons/${season.id}/leaderboard?limit=100`),
+    api.request("GET", "/competitions").catch(() => []),
   ]);
   const withReward = Array.isArray(season.rewards) && season.rewards.length > 0;
   const headers = [t("rank"), t("player"), t("matches"), t("wins"), t("points"), t("earned"),

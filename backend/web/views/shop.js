@@ -3,9 +3,9 @@
 // shop may not yet spend enough, then Shop.buy) and the buyer's wallet signs; the item is
 // minted to the buyer in that same transaction. Loaded on demand by app.js.
 
-import { addStrings, t } from "./i18n.js";
+import { addStrings, t } from "../i18n.js";
 import { accessorySvg, avatarSvg } from "./avatar.js";
-import { markets } from "./marketapi.js";
+import { markets } from "../marketapi.js";
 
 addStrings({
   es: {

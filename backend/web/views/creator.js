@@ -4,8 +4,7 @@
 // the server issues a statement, the player's wallet signs it (EIP-191), POST /creators/bind.
 // Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { request } from "./competitions.js";
-import { addStrings, t } from "./i18n.js";
+import { addStrings, t } from "../i18n.js";
 
 addStrings({
   es: {
@@ -45,7 +44,7 @@ function registerForm(api, ui) {
   const submit = async (event) => {
     event.preventDefault();
     try {
-      await request(api, "POST", "/creators", { code: code.value });
+      await api.request("POST", "/creators", { code: code.value });
       ui.refresh();
     } catch (error) {
       fail(error);
@@ -60,9 +59,9 @@ function bindPanel(api, ui, code) {
   const bind = async () => {
     try {
       const wallet = await ui.ensureWallet();
-      const statement = await request(api, "POST", "/creators/bind/statement", { code });
+      const statement = await api.request("POST", "/creators/bind/statement", { code });
       const signature = await wallet.signMessage(statement.message);
-      const bound = await request(api, "POST", "/creators/bind", { nonce: statement.nonce, signature });
+      const bound = await api.request("POST", "/creators/bind", { nonce: statement.nonce, signature });
       const text = fill(t("boundTo"), { code: bound.code });
       panel.replaceChildren(h("p", { id: "bound-to", "data-code": bound.code }, text));
       say(fill(t("boundTo"), { code: bound.code }));
@@ -84,7 +83,7 @@ export async function creatorView(api, ui, query) {
   if (!api.token) return show(h("h2", {}, t("creatorTitle")), bind, h("p", {}, t("signInFirst")));
   let data = null;
   try {
-    data = await request(api, "GET", "/creators/me/dashboard");
+    data = await api.request("GET", "/creators/me/dashboard");
   } catch (error) {
     if (error.status !== 404) throw error;
   }

@@ -5,10 +5,10 @@
 // wallet signs. A listing whose item moved since is shown "stale" and cannot be bought.
 // Loaded on demand by app.js.
 
-import { addStrings, t } from "./i18n.js";
+import { addStrings, t } from "../i18n.js";
 import { accessorySvg, avatarSvg } from "./avatar.js";
-import { parseDew } from "./money.js";
-import { isMe, markets, toDate, when } from "./marketapi.js";
+import { parseDew } from "./wallet.js";
+import { isMe, markets, toDate, when } from "../marketapi.js";
 
 addStrings({
   es: {

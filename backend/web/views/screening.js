@@ -4,8 +4,8 @@
 // when the server reads the approval on chain. Loaded on demand by app.js, which passes
 // its helpers in `ui`.
 
-import { ApiError } from "./api.js";
-import { t } from "./i18n.js";
+import { ApiError } from "../api.js";
+import { t } from "../i18n.js";
 
 const STATEMENT_MAX = 2000;
 const REASON_MAX = 500;

@@ -4,8 +4,9 @@
 // Loaded on demand by app.js, which passes its helpers in `ui` (`join` is the lobby's join,
 // with its stake confirmation and terms gate).
 
-import { request } from "./competitions.js";
-import { addStrings, t } from "./i18n.js";
+import { addStrings, t } from "../i18n.js";
+import { presetName } from "../rulewords.js";
+import "./competitions.js";  // the tournaments' status words
 
 addStrings({
   es: {
@@ -53,7 +54,7 @@ function resultsTable(ui, rows) {
 export async function centersView(api, ui) {
   const { h, show, field, say, fail } = ui;
   // The places offered are the centers' own cities (their first center's coordinates).
-  const all = await request(api, "GET", "/centers?limit=100");
+  const all = await api.request("GET", "/centers?limit=100");
   const cities = new Map();
   for (const c of all) {
     const key = `${c.city} (${c.country})`;
@@ -76,7 +77,7 @@ export async function centersView(api, ui) {
     if (lat.value === "" || lon.value === "") return say(t("badPlace"), true);
     try {
       const query = new URLSearchParams({ lat: lat.value, lon: lon.value, limit: "20" });
-      const found = await request(api, "GET", `/centers?${query}`);
+      const found = await api.request("GET", `/centers?${query}`);
       results.replaceChildren(resultsTable(ui, found));
       results.dataset.searched = "true";
       say("");
@@ -99,7 +100,7 @@ export async function centersView(api, ui) {
 function hostForm(api, ui, center, presets) {
   const { h, field, fail } = ui;
   const preset = h("select", { name: "preset" },
-    presets.map((p) => h("option", { value: p.preset }, p.preset)));
+    presets.map((p) => h("option", { value: p.preset }, presetName(p.preset, p.title))));
   const seats = h("select", { name: "seats" }, ["2", "4"].map((n) => h("option", { value: n }, n)));
   const fitSeats = () => {
     const chosen = presets.find((p) => p.preset === preset.value);
@@ -113,7 +114,7 @@ function hostForm(api, ui, center, presets) {
     event.preventDefault();
     try {
       const body = { preset: preset.value, seats: Number(seats.value) };
-      await request(api, "POST", `/centers/${center.center_id}/tables`, body);
+      await api.request("POST", `/centers/${center.center_id}/tables`, body);
       ui.refresh();
     } catch (error) {
       fail(error);
@@ -126,13 +127,13 @@ function hostForm(api, ui, center, presets) {
 
 export async function centerView(api, ui, centerId) {
   const { h, show, table, short, dew } = ui;
-  const center = await request(api, "GET", `/centers/${centerId}`);
+  const center = await api.request("GET", `/centers/${centerId}`);
   const isHost = api.address && api.address.toLowerCase() === center.host.toLowerCase();
-  const presets = isHost ? await request(api, "GET", "/presets") : [];
+  const presets = isHost ? await api.request("GET", "/presets") : [];
   const tables = table(
     [t("table"), t("preset"), t("seats"), t("stake"), ""],
     center.tables.map((tbl) => [
-      h("a", { href: `#/table/${tbl.id}` }, tbl.id.slice(0, 8)), tbl.preset,
+      h("a", { href: `#/table/${tbl.id}` }, tbl.id.slice(0, 8)), presetName(tbl.preset),
       `${tbl.seats.length}/${tbl.seat_count}`,
       BigInt(tbl.stake || "0") > 0n ? dew(tbl.stake) : t("noStake"),
       h("button", { type: "button", class: "join", "data-table": tbl.id, disabled: !api.token,
@@ -142,7 +143,7 @@ export async function centerView(api, ui, centerId) {
   const cups = table(
     [t("competitions"), t("preset"), t("status")],
     center.tournaments.map((c) => [
-      h("a", { href: `#/competitions/${c.id}` }, c.name), c.preset, c.status,
+      h("a", { href: `#/competitions/${c.id}` }, c.name), presetName(c.preset), t(`t_${c.status}`),
     ]),
   );
   show(

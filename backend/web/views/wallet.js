@@ -3,7 +3,7 @@
 // server through its outbox), with the history of the balance. Loaded on demand by app.js,
 // which passes its helpers in `ui`.
 
-import { t } from "./i18n.js";
+import { t } from "../i18n.js";
 
 const DEW_AMOUNT = /^[0-9]{1,30}(\.[0-9]{1,18})?$/;
 const OPEN_STATES = new Set(["requested", "sent", "waiting"]);

@@ -5,8 +5,8 @@
 // `tournament`, `registration`, `bracket` and `standings` event replaces that part and redraws.
 // Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { ApiError } from "./api.js";
-import { addStrings, t } from "./i18n.js";
+import { addStrings, t } from "../i18n.js";
+import { presetName } from "../rulewords.js";
 
 addStrings({
   es: {
@@ -68,32 +68,6 @@ const tr = (prefix, value) => {
   return text === `${prefix}${value}` ? String(value) : text;
 };
 
-/** GET or POST a JSON route with the session's token (one refresh on 401), as api.call does
- * for the routes of protocol.js. */
-export async function request(api, method, path, body = undefined, retried = false) {
-  const headers = {};
-  if (api.token) headers.Authorization = `Bearer ${api.token}`;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(api.baseUrl + path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let data = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = null;
-  }
-  if (!response.ok) {
-    if (response.status === 401 && api.token && !retried && (await api.refresh())) {
-      return request(api, method, path, body, true);
-    }
-    const error = data?.error ?? { code: "http_error", message: text.slice(0, 200) };
-    throw new ApiError(error.code, error.message, response.status);
-  }
-  return data;
-}
-
 function when(iso) {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleString();
@@ -103,7 +77,7 @@ function when(iso) {
 
 export async function competitionsView(api, ui) {
   const { h, show, table, dew } = ui;
-  const rows = await request(api, "GET", "/competitions");
+  const rows = await api.request("GET", "/competitions");
   show(
     h("h2", {}, t("tournaments")),
     h("div", { class: "wide", id: "tournaments" }, table(
@@ -111,7 +85,7 @@ export async function competitionsView(api, ui) {
       rows.map((c) => [
         String(c.id),
         h("a", { href: `#/competitions/${c.id}`, class: "tournament", "data-tournament": c.id }, c.name),
-        tr("tier_", c.tier), tr("format_", c.format), c.preset,
+        tr("tier_", c.tier), tr("format_", c.format), presetName(c.preset),
         c.entry_fee ? dew(wei(c.entry_fee)) : t("free"), when(c.starts_at),
         h("span", { "data-status": c.status }, tr("t_", c.status)),
       ]),
@@ -137,7 +111,7 @@ function rulesSection(ui, c) {
     h("p", {}, `${t("eligibility")}:`),
     h("ul", { id: "eligibility" }, eligibility.map((x) => h("li", {}, x))),
     h("p", { id: "format" }, `${t("format")}: ${tr("format_", c.format)} · ${t("preset")}: `,
-      h("a", { href: `#/help/${c.preset}` }, c.preset),
+      h("a", { href: `#/help/${c.preset}` }, presetName(c.preset)),
       ` · ${fill(t("entrantsRange"), { min: c.min_entrants, max: c.max_entrants })}`,
       ` · ${fill(t("turnTimerS"), { s: c.turn_timeout_s })} · ${t("startsAt")}: ${when(c.starts_at)}`),
     h("p", {}, `${t("prizePool")}: ${t("addedPrize")} ${dew(wei(c.added_prize))}`,
@@ -197,7 +171,7 @@ export async function competitionView(api, ui, id) {
   const { h, show, say, fail, onLeave, field } = ui;
   let detail;
   try {
-    detail = await request(api, "GET", `/competitions/${id}`);
+    detail = await api.request("GET", `/competitions/${id}`);
   } catch (error) {
     // Nothing of the page before stays on screen; the status line says why (app.js's fail).
     show(h("p", {}, h("a", { href: "#/competitions" }, t("backToList"))));
@@ -206,8 +180,8 @@ export async function competitionView(api, ui, id) {
   const { entrants, ...summary } = detail;
   const state = { tournament: summary, registration: entrants, bracket: [], standings: [], link: "connecting" };
   [state.bracket, state.standings] = await Promise.all([
-    request(api, "GET", `/competitions/${id}/bracket`),
-    request(api, "GET", `/competitions/${id}/standings`),
+    api.request("GET", `/competitions/${id}/bracket`),
+    api.request("GET", `/competitions/${id}/standings`),
   ]);
   // The stake balance the entry fee comes from (the wallet page's route).
   const loadMoney = async () => {
@@ -223,7 +197,7 @@ export async function competitionView(api, ui, id) {
     const button = event.target.querySelector("button");
     button.disabled = true;
     try {
-      const entry = await request(api, "POST", `/competitions/${id}/register`,
+      const entry = await api.request("POST", `/competitions/${id}/register`,
         avatar ? { avatar_id: Number(avatar) } : {});
       if (!state.registration.some((e) => e.number === entry.number)) state.registration.push(entry);
       say(`${t("registered")}: #${entry.number}`);

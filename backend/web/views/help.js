@@ -3,21 +3,22 @@
 // and a rules page per preset (GET /presets: seats, options, premium choices) with seed 004's
 // "Tips for Winning". Spanish and English. Loaded on demand by app.js (`ui` holds its helpers).
 
-import { addStrings, currentLang, t } from "./i18n.js";
+import { addStrings, currentLang, t } from "../i18n.js";
+import { optionHelp, optionName, optionValue, presetName } from "../rulewords.js";
 
 addStrings({
   es: {
     glossary: "Glosario", rulesOf: "Reglas", tips: "Consejos para ganar", option: "Opción", choices: "Valores",
-    defaultValue: "Por defecto", premium: "premium (pase VIP)", seatCounts: "Jugadores", seedRef: "Semilla",
+    defaultValue: "Por defecto", premium: "premium (pase VIP)", seatCounts: "Jugadores",
     vipOnly: "Modalidad solo con pase VIP", presetsList: "Reglas de cada modalidad", glossaryIntro:
-      "Términos que usan las reglas y la economía de DEW.", tipsSource: "Consejos de la semilla 004.",
+      "Términos que usan las reglas y la economía de DEW.", tipsSource: "Consejos de los jugadores de robar a dos.",
     needs: "solo si", unknownPreset: "No existe esa modalidad.",
   },
   en: {
     glossary: "Glossary", rulesOf: "Rules", tips: "Tips for winning", option: "Option", choices: "Values",
-    defaultValue: "Default", premium: "premium (VIP pass)", seatCounts: "Players", seedRef: "Seed",
+    defaultValue: "Default", premium: "premium (VIP pass)", seatCounts: "Players",
     vipOnly: "This game needs a VIP pass", presetsList: "Rules of each game", glossaryIntro:
-      "Terms used by DEW's rules and economy.", tipsSource: "Tips from seed 004.",
+      "Terms used by DEW's rules and economy.", tipsSource: "Tips from players of the two-player draw game.",
     needs: "only with", unknownPreset: "There is no such game.",
   },
 });
@@ -38,7 +39,7 @@ const GLOSSARY = {
     ["Tranque (mano bloqueada)", "Nadie puede jugar y no queda pozo: se cuentan las pintas de cada mano."],
     ["Empate en tranque",
       "Si la menor cuenta de pintas está repetida nadie cobra, y la misma persona sale en la mano siguiente."],
-    ["Capicúa", "Dominar con una ficha que cabe en los dos extremos (punto colectivo en la semilla 003)."],
+    ["Capicúa", "Dominar con una ficha que cabe en los dos extremos (un punto colectivo)."],
     ["Parejas", "Con cuatro jugadores, los compañeros se sientan enfrente (asientos 0+2 contra 1+3)."],
     ["Avatar NFT", "El personaje con el que se juega en mesas con recompensas; se puede alquilar a un becario."],
     ["Becario", "Quien juega con el avatar de otro dueño según un acuerdo de beca."],
@@ -66,7 +67,7 @@ const GLOSSARY = {
     ["Domino", "Playing one's last tile: that player wins the hand."],
     ["Blocked hand", "Nobody can play and the boneyard is empty: each hand's pips are counted."],
     ["Tied block", "If the lowest pip count is shared nobody scores, and the same player leads the next hand."],
-    ["Capicua", "Dominoing with a tile that fits both ends (a collective point in seed 003)."],
+    ["Capicua", "Dominoing with a tile that fits both ends (a collective point)."],
     ["Partners", "With four players, partners sit across (seats 0+2 against 1+3)."],
     ["NFT avatar", "The character one plays with at earning tables; it can be rented to a scholar."],
     ["Scholar", "Someone who plays another owner's avatar under a scholarship agreement."],
@@ -103,46 +104,28 @@ const TIPS = {
 // Each preset in a few lines; a preset the client does not know shows its title and options only.
 const SUMMARIES = {
   es: {
-    dew200: "DEW Modo 1 (semillas 000 y 001): de 2 a 4 jugadores, cada uno por su cuenta. Se cobra cuando los "
+    dew200: "DEW Modo 1: de 2 a 4 jugadores, cada uno por su cuenta. Se cobra cuando los "
       + "extremos suman múltiplo de 5; quien domina cobra las pintas de los rivales redondeadas a 5. "
       + "Gana quien llega a 200.",
-    doscientos: "Doscientos (semilla 002): 4 jugadores en parejas, juego de tranque hasta 200 puntos; "
+    doscientos: "Doscientos: 4 jugadores en parejas, juego de tranque hasta 200 puntos; "
       + "variantes para el tranque y bonos por pase.",
-    partnership: "Parejas configurable (semilla 003): puntuación máxima, cobrar los puntos de los rivales o todos, "
+    partnership: "Parejas configurable: puntuación máxima, cobrar los puntos de los rivales o todos, "
       + "quién sale en la primera mano y en las siguientes, tranque por pareja o individual.",
-    draw: "Juego de robar a dos (semilla 004): 7 fichas cada uno; quien no puede jugar roba una ficha del pozo. "
+    draw: "Juego de robar a dos: 7 fichas cada uno; quien no puede jugar roba una ficha del pozo. "
       + "Gana quien domina o, en tranque, quien tiene menos pintas.",
   },
   en: {
-    dew200: "DEW Mode 1 (seeds 000 and 001): 2 to 4 players, each on their own. Open ends totalling a multiple of 5 "
+    dew200: "DEW Mode 1: 2 to 4 players, each on their own. Open ends totalling a multiple of 5 "
       + "score; the player who dominoes scores the opponents' pips rounded to 5. First to 200 wins.",
-    doscientos: "Doscientos (seed 002): 4 players in partnerships, a block game to 200 points; variants for "
+    doscientos: "Doscientos: 4 players in partnerships, a block game to 200 points; variants for "
       + "blocked games and pass bonuses.",
-    partnership: "Configurable partnership game (seed 003): maximum score, scoring opponents' points or all points, "
+    partnership: "Configurable partnership game: maximum score, scoring opponents' points or all points, "
       + "who leads the first and later hands, blocked game by team or by individual.",
-    draw: "Two-player draw game (seed 004): 7 tiles each; a player who cannot play draws one tile from the boneyard. "
+    draw: "Two-player draw game: 7 tiles each; a player who cannot play draws one tile from the boneyard. "
       + "Dominoing wins, or in a blocked game the fewest pips.",
   },
 };
 
-// Spanish explanations of the options; English comes from the API's own `help`.
-const OPTION_HELP_ES = {
-  target: "Puntos para ganar la partida.",
-  blocked_scoring: "Mano trancada: 'pairwise' (semilla 000: cada jugador cobra la diferencia con cada rival que tiene "
-    + "más pintas) o 'sum_minus_own' (semilla 001: pintas de los rivales menos las propias, nada si es negativo).",
-  next_hand: "Quién sale en las manos siguientes: 'counterclockwise' (el jugador de la derecha) o 'previous_winner' "
-    + "(quien ganó la mano anterior).",
-  blocked: "Cómo se decide un tranque: por pintas de la pareja o individuales, o a quién va el empate.",
-  pass_bonus: "Una jugada que hace pasar al siguiente cobra 20 la primera vez en la mano y luego 10.",
-  collective_bonus: "Puntos colectivos (comentarios de la semilla 003): pase de salida, pase redondo, capicúa, "
-    + "doble blanco muerto.",
-  dead_double_blank: "Con puntos colectivos: si cuenta el doble blanco muerto (15 puntos).",
-  scoring: "Se cobran solo los puntos de los rivales ('opponents') o todos los puntos de la mesa ('all').",
-  first_hand: "Quién sale en la primera mano: el doble seis o al azar.",
-  multiples_of_five: "Cobrar también cuando los extremos suman múltiplo de 5.",
-};
-
-const show1 = (value) => (typeof value === "boolean" ? t(value ? "yes" : "no") : String(value));
 
 function glossaryPage(ui, presets) {
   const { h } = ui;
@@ -151,7 +134,7 @@ function glossaryPage(ui, presets) {
     h("h2", {}, t("help")),
     h("nav", { "aria-label": t("presetsList"), id: "preset-rules" }, h("h3", {}, t("presetsList")),
       h("ul", {}, presets.map((p) => h("li", {},
-        h("a", { href: `#/help/${p.preset}`, "data-preset": p.preset }, p.title))))),
+        h("a", { href: `#/help/${p.preset}`, "data-preset": p.preset }, presetName(p.preset, p.title)))))),
     h("section", { id: "glossary", "aria-labelledby": "glossary-h" },
       h("h3", { id: "glossary-h" }, t("glossary")), h("p", {}, t("glossaryIntro")),
       h("dl", { class: "glossary" }, GLOSSARY[lang].flatMap(([term, text]) => [h("dt", {}, term), h("dd", {}, text)]))),
@@ -168,28 +151,26 @@ function tipsSection(ui, lang) {
 function rulesPage(ui, p) {
   const { h, table } = ui;
   const lang = currentLang() === "es" ? "es" : "en";
-  const requires = (spec) => (spec.requires || []).map((r) => ` (${r.choices.map(show1).join(", ")}: ${t("needs")} `
-    + `${r.option} = ${show1(r.value)})`).join("");
+  const requires = (spec) => (spec.requires || []).map((r) => ` (${r.choices.map((c) => optionValue(spec.name, c))
+    .join(", ")}: ${t("needs")} ${optionName(r.option)} = ${optionValue(r.option, r.value)})`).join("");
   const rows = p.option_specs.map((spec) => [
-    h("code", {}, spec.name),
+    h("span", { class: "option-name", "data-option": spec.name }, optionName(spec.name)),
     h("span", { class: "choices" }, spec.choices.map((c) => {
       const premium = (spec.premium || []).some((x) => String(x) === String(c));
       return h("span", { class: premium ? "premium" : "", "data-premium": String(premium) },
-        show1(c), premium ? ` ★ ${t("premium")}` : "", " ");
+        optionValue(spec.name, c), premium ? ` ★ ${t("premium")}` : "", "; ");
     }), requires(spec)),
-    show1(spec.default),
-    (lang === "es" && OPTION_HELP_ES[spec.name]) || spec.help,
-    spec.seed,
+    optionValue(spec.name, spec.default),
+    optionHelp(spec.name),
   ]);
   return [
     h("p", {}, h("a", { href: "#/help" }, `${t("help")} · ${t("glossary")}`)),
     h("section", { id: "rules", "data-preset": p.preset, "aria-labelledby": "rules-h" },
-      h("h2", { id: "rules-h" }, `${t("rulesOf")}: ${p.title}`),
+      h("h2", { id: "rules-h" }, `${t("rulesOf")}: ${presetName(p.preset, p.title)}`),
       p.requires_vip ? h("p", { class: "premium" }, `★ ${t("vipOnly")}`) : null,
-      h("p", { id: "summary" }, SUMMARIES[lang][p.preset] ?? p.title),
-      h("p", {}, `${t("seatCounts")}: ${p.seat_counts.join(", ")} · ${t("seedRef")}: ${p.seed_files.join(", ")}`),
-      h("div", { class: "wide" },
-        table([t("option"), t("choices"), t("defaultValue"), t("help"), t("seedRef")], rows))),
+      h("p", { id: "summary" }, SUMMARIES[lang][p.preset] ?? presetName(p.preset, p.title)),
+      h("p", {}, `${t("seatCounts")}: ${p.seat_counts.join(", ")}`),
+      table([t("option"), t("choices"), t("defaultValue"), t("help")], rows)),
     tipsSection(ui, lang),
   ];
 }

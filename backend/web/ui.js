@@ -1,0 +1,110 @@
+// The UI kit every view shares: DOM building (no innerHTML with data), the address and DEW
+// formats, form fields, tables, the transaction panel, and an error as a sentence of the
+// catalogue. Views receive these, with the frame's show/say/fail, in one `ui` object (app.js).
+
+import { ApiError } from "./api.js";
+import "./errors.js";
+import { t } from "./i18n.js";
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+export const short = (address) => (address ? `${address.slice(0, 6)}…${address.slice(-4)}` : "");
+
+/** A wei amount (decimal string, bigint or number) as DEW with at most two decimals. */
+export const dew = (wei) => {
+  const value = BigInt(wei || "0");
+  const sign = value < 0n ? "-" : "";
+  const abs = value < 0n ? -value : value;
+  const whole = abs / 10n ** 18n;
+  const cents = (abs % 10n ** 18n) / 10n ** 16n;
+  return `${sign}${whole}.${String(cents).padStart(2, "0")} DEW`;
+};
+
+export function field(label, input) {
+  const id = `f-${Math.random().toString(36).slice(2, 9)}`;
+  input.id = id;
+  return h("p", {}, h("label", { for: id }, label), " ", input);
+}
+
+export function select(name, options, value) {
+  const option = ([v, label]) => h("option", { value: v, selected: String(v) === String(value) }, label);
+  return h("select", { name }, options.map(option));
+}
+
+export function table(headers, rows, caption) {
+  if (!rows.length) return h("p", {}, t("none"));
+  return h(
+    "div",
+    { class: "wide" },
+    h(
+      "table",
+      {},
+      caption ? h("caption", {}, caption) : null,
+      h("thead", {}, h("tr", {}, headers.map((x) => h("th", { scope: "col" }, x)))),
+      h("tbody", {}, rows.map((row) => h("tr", {}, row.map((cell) => h("td", {}, cell))))),
+    ),
+  );
+}
+
+/**
+ * What the player reads for a failure: the catalogue's sentence for the server's error code
+ * (`err_<code>`), or a general sentence; never the server's English text or the raw code.
+ */
+export function errorText(error) {
+  if (error instanceof ApiError) {
+    const key = `err_${error.code}`;
+    const known = t(key);
+    if (known !== key) return known;
+    if (error.status === 401) return t("err_token_invalid");
+    if (error.status === 403) return t("err_forbidden");
+    if (error.status === 404) return t("err_not_found");
+    if (error.status === 429) return t("err_rate_limited");
+    if (error.status >= 500) return t("err_server");
+    return t("err_refused");
+  }
+  if (error instanceof TypeError) return t("err_network");  // fetch() could not reach the server
+  // A wallet's refusal (EIP-1193: 4001 the player said no; other numbers the wallet failed).
+  if (typeof error?.code === "number") return t(error.code === 4001 ? "err_wallet_rejected" : "err_wallet");
+  const key = `err_${error?.code ?? ""}`;
+  const known = t(key);
+  if (known !== key) return known;
+  // The client's own errors are thrown with a sentence of the catalogue (t("badStake")).
+  return error?.message || t("err_unknown");
+}
+
+/** The transactions a wallet signs, one after another (deposits, offers, purchases). */
+export function txPanel(ui, result, done) {
+  const txLine = (tx) => `${tx.description} → ${short(tx.to)} (${(tx.data.length - 2) / 2} bytes)`;
+  const list = h("ol", { class: "txs" }, result.transactions.map((tx) => h("li", {}, txLine(tx))));
+  const button = h("button", { type: "button", class: "sign-send", onclick: async () => {
+    button.disabled = true;
+    try {
+      const w = await ui.ensureWallet();
+      for (const [i, tx] of result.transactions.entries()) {
+        const hash = await w.sendTransaction(tx);
+        list.children[i].append(` · ${t("confirmed")} `, h("code", {}, hash));
+      }
+      box.dataset.done = "true";
+      ui.say(t("confirmed"));
+      done?.();
+    } catch (error) {
+      button.disabled = false;
+      ui.fail(error);
+    }
+  } }, t("signSend"));
+  const box = h("section", { class: "tx-panel", "data-done": "false" }, h("h3", {}, t("txToSign")), list, button);
+  return box;
+}

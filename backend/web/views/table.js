@@ -1,0 +1,157 @@
+// The table: the felt with its seats, the hand, the line of play, talk and the match's end.
+
+import { t } from "../i18n.js";
+import { errorText } from "../ui.js";
+import { tableModes } from "../tablemodes.js";
+import { talkBar } from "../talk.js";
+import { joinTable } from "./lobby.js";
+import { presetName } from "../rulewords.js";
+
+export async function tableView(api, ui, tableId, query) {
+  const { h, show, table, field, dew, short, say, fail } = ui;
+  // The board, the hand and the motion load with the first table, not with the lobby.
+  const [{ createBoard }, { handPanel }, { feltEl, tableEffects }] = await Promise.all([
+    import("../board.js"), import("../play.js"), import("../felt.js"),
+  ]);
+  const state = {
+    snapshot: null, view: null, ply: 0, final: null, you: null, seats: [], deadline: null, link: "connecting",
+    playedFrom: null, handCount: null, scrolled: false,
+  };
+  const board = createBoard(h);  // kept across redraws: motion needs the tiles where they are
+  const root = h("section", { id: "table", "data-table": tableId });
+  const modes = tableModes(h, () => draw());  // same-device hand-over, bots-only pacing
+  show(root);
+  let info = null;
+  if (api.token) {
+    try {
+      info = await api.call("table", { table_id: tableId }, undefined, { invite_code: query.get("invite") });
+    } catch (error) {
+      fail(error);
+    }
+  }
+  let talk = null;
+  const socket = api.openTable(tableId, {
+    onState: (link) => {
+      state.link = link;
+      draw();
+    },
+    onMessage: modes.pace((message) => {
+      talk?.receive(message);
+      if (message.type === "snapshot") {
+        Object.assign(state, {
+          snapshot: message, view: message.view, ply: message.ply, final: message.final, you: message.you,
+          seats: message.seats, deadline: message.deadline_ms,
+        });
+        if (message.match_status === "none" && api.token) {
+          api.call("table", { table_id: tableId }, undefined, { invite_code: query.get("invite") })
+            .then((x) => { info = x; draw(); }).catch(() => {});
+        }
+      } else if (message.type === "moved") {
+        const before = state.view;
+        Object.assign(state, { view: message.view, ply: message.ply, deadline: message.deadline_ms });
+        state.snapshot.moves.push([message.seat, message.move, message.actor]);
+        draw();
+        return tableEffects({ h, root, board, state, seatName }, message, before);
+      } else if (message.type === "match_over") {
+        state.final = message;
+      } else if (message.type === "error") {
+        say(errorText(message.error), true, message.error.code);
+        if (message.error.code === "stale_ply") socket.send("resync");
+      }
+      draw();
+    }),
+  });
+  talk = talkBar({ h, t, api, socket, tableId, say, fail });
+  const timer = setInterval(() => {
+    const el = root.querySelector("#timer");
+    if (el && state.deadline) el.textContent = `${Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000))} s`;
+  }, 250);
+  ui.onLeave(() => {
+    clearInterval(timer);
+    modes.stop();
+    socket.close();
+  });
+
+  function play(move, fromRect) {
+    state.playedFrom = fromRect ?? null;
+    root.querySelectorAll("#hand button, #actions button, #sides button, .end-target").forEach((b) => {
+      b.disabled = true;
+    });
+    socket.move(move, state.ply);
+  }
+
+  function seatName(seat) {
+    const s = state.seats.find((x) => x.seat === seat);
+    if (!s) return `${t("seat")} ${seat}`;
+    const who = s.address ? short(s.address) : `${t("bot")} (${s.bot})`;
+    return `${t("seat")} ${seat}: ${who}${seat === state.you ? ` (${t("you")})` : ""}`;
+  }
+
+  function draw() {
+    const view = state.view;
+    const status = state.snapshot?.match_status ?? "none";
+    const myTurn = !state.final && view && state.you !== null && view.turn === state.you
+      && (view.legal_moves || []).length > 0;
+    root.dataset.turn = myTurn ? "mine" : "other";
+    root.dataset.ply = String(state.ply);
+    root.dataset.status = state.final ? "finished" : status;
+    root.dataset.hand = view ? String(view.hand_number) : "";
+    root.dataset.link = state.link;
+    const linkText = state.link === "open" ? t("connected")
+      : state.link === "reconnecting" ? t("reconnecting") : state.link;
+    const parts = [h("h2", {}, `${t("table")} ${tableId.slice(0, 8)}`), h("p", { class: "link" }, linkText)];
+    const seated = info?.seats?.some((s) => s.address === api.address);
+    if (info && info.status === "open") {
+      const stakeText = BigInt(info.stake || "0") > 0n ? `${t("stake")} ${dew(info.stake)}` : t("noStake");
+      const mode = presetName(info.preset);
+      parts.push(h("p", {}, `${mode} · ${info.seats.length}/${info.seat_count} ${t("seats")} · ${stakeText}`
+        + ` · ${info.earning ? t("earning") : ""} · ${t("turnTimer")} ${info.turn_timeout_s} s`));
+      const takeSeat = () => joinTable(api, ui, tableId, query.get("invite"), info);
+      if (!seated) parts.push(h("button", { type: "button", id: "take-seat", onclick: takeSeat }, t("join")));
+      if (info.creator === api.address) {
+        const startBots = () => api.call("start", { table_id: tableId }).then((x) => { info = x; draw(); }).catch(fail);
+        parts.push(h("button", { type: "button", id: "start-bots", onclick: startBots }, t("startBots")));
+        if (info.invite_link) {
+          const href = `#/table/${tableId}?invite=${info.invite_code}`;
+          parts.push(h("p", {}, `${t("inviteLink")}: `, h("a", { href, id: "invite-link" }, info.invite_link)));
+        }
+        const sendInvites = (e) => {
+          e.preventDefault();
+          const addresses = e.target.elements.addresses.value.split(",").map((s) => s.trim()).filter(Boolean);
+          api.call("invite", { table_id: tableId }, { addresses }).then((x) => { info = x; say("OK"); }).catch(fail);
+        };
+        const invite = h("form", { id: "invite-form", onsubmit: sendInvites },
+          field(t("invite"), h("input", { name: "addresses", type: "text", size: 44 })),
+          h("button", { type: "submit" }, t("invite").split(" ")[0]));
+        parts.push(invite);
+      }
+      const leave = () => api.call("leave", { table_id: tableId })
+        .then(() => { location.hash = "#/lobby"; }).catch(fail);
+      if (seated) parts.push(h("button", { type: "button", id: "leave", onclick: leave }, t("leave")));
+    }
+    if (view) {
+      const handView = myTurn ? view : { ...view, legal_moves: [] };
+      const hand = state.you !== null && view.hand
+        ? modes.guard(state.you, () => handPanel(h, { view: handView, board, play }))
+        : h("p", { id: "spectator" }, t("spectator"));
+      const redraw = () => draw();
+      parts.push(feltEl({ h, state, view, board, seatName, myTurn, hand, redraw }), modes.controls());
+    }
+    if (state.final) {
+      const ranked = [...state.final.result.seats].sort((a, b) => a.placement - b.placement);
+      parts.push(h("section", { id: "final", "aria-labelledby": "final-h" }, h("h3", { id: "final-h" }, t("matchOver")),
+        table([t("placement"), t("seat"), t("points")],
+          ranked.map((r) => [String(r.placement), seatName(r.seat), String(r.points)])),
+        h("a", { href: `#/replay/${state.final.match_id}`, id: "replay-link" }, t("replay"))));
+    }
+    if (state.snapshot) parts.push(talk.element(state));
+    root.replaceChildren(...parts.filter(Boolean));
+    if (view) board.update(view.line, view.history);
+    // On a phone the header is taller than the table's margin: the felt starts at the top.
+    if (view && !state.scrolled) {
+      state.scrolled = true;
+      root.querySelector("#felt")?.scrollIntoView({ block: "start" });
+    }
+  }
+  draw();
+}

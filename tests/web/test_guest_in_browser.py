@@ -1,0 +1,84 @@
+"""A visitor without a wallet, in Chromium at a phone's 390x844 and a desktop's 1280x800:
+from the landing page to the first move in at most 2 clicks (one tap on "play a bot now",
+one on a tile), then a whole hand as a guest, and the page shows the guest, not an address."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from backend.kit.guests import is_guest_address
+from tests.web.conftest import open_wallet_page
+from tests.web.phone import NO_SIDEWAYS_SCROLL
+
+pytestmark = pytest.mark.timeout(240)
+
+
+class Clicks:
+    """Every click the test makes, counted (a click the page needs is a click the player makes)."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.count = 0
+
+    def __call__(self, selector: str) -> None:
+        self.count += 1
+        self.page.locator(selector).first.click()
+
+
+def wait_turn_or_end(page: Any) -> str:
+    page.wait_for_selector(
+        "#table[data-turn=mine][data-link=open], #table[data-status=finished]", timeout=30_000
+    )
+    return str(page.get_attribute("#table", "data-status"))
+
+
+def play_one_move(page: Any, click: Clicks) -> None:
+    ply = page.get_attribute("#table", "data-ply")
+    click("#hand button.legal, #actions button.legal")
+    if page.locator("#sides button").count():
+        click("#sides button")
+    page.wait_for_function(
+        "ply => document.querySelector('#table').dataset.ply !== ply", arg=ply, timeout=15_000
+    )
+
+
+@pytest.mark.parametrize(
+    "viewport",
+    [{"width": 390, "height": 844}, {"width": 1280, "height": 800}],
+    ids=["390x844", "1280x800"],
+)
+def test_a_guest_reaches_the_first_move_in_two_clicks_and_plays_a_hand(
+    browser, server, artifacts, viewport
+):
+    page = open_wallet_page(browser, server.url, None, viewport)
+    sessions: list[int] = []
+    page.on(
+        "response", lambda r: sessions.append(r.status) if r.url.endswith("/auth/guest") else None
+    )
+    click = Clicks(page)
+    click("#play-now")
+    page.wait_for_selector("#table[data-status=live]")
+    assert sessions == [201], "the first tap did not open one guest session"
+    assert page.get_attribute("#me", "data-guest") == "true"
+    assert wait_turn_or_end(page) == "live"
+    # Every hand tile is a touch target of at least 44x44 CSS px.
+    sizes = page.eval_on_selector_all(
+        "#hand button",
+        "els => els.map((e) => e.getBoundingClientRect()).map((r) => [r.width, r.height])",
+    )
+    assert sizes and min(min(w, h) for w, h in sizes) >= 44, sizes
+    play_one_move(page, click)
+    assert click.count <= 2, f"{click.count} clicks from the landing page to the first move"
+    assert page.evaluate(NO_SIDEWAYS_SCROLL), "the table scrolls sideways"
+    page.screenshot(path=str(artifacts / f"guest-first-move-{viewport['width']}.png"))
+
+    while wait_turn_or_end(page) != "finished":
+        play_one_move(page, click)
+    page.wait_for_selector("#final")
+    # The guest's seat is a guest's address, and it is the page's own session.
+    token = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session'))")
+    assert token["guest"] is True and is_guest_address(token["address"])
+    assert not page.js_errors
+    page.context.close()
