@@ -20,10 +20,10 @@ from backend.kit.guests import is_guest_address
 from backend.tables.models import MatchmakingTicket as Ticket
 from backend.tables.models import MatchResult, Table
 from tests.accounts.signing import sign
+from tests.fixtures.harness import api
 from tests.hostile.conftest import StartServer
 from tests.hostile.test_http import assert_rate_limited, client_from, flood_within_one_minute
 from tests.hostile.test_tables import DEW_WEI, _count, _error
-from tests.tables.harness import api
 
 EARNING = {"preset": "draw", "seats": 2, "kind": "practice", "earning": True}
 STAKED = {"preset": "draw", "seats": 2, "kind": "human", "earning": True, "stake": DEW_WEI}
