@@ -238,7 +238,7 @@ class EconomySettings(BaseSettings):
 class FeeSettings(BaseSettings):
     """The one fee schedule (docs/economy.md, "Fees"): every fee the platform takes (the
     staked pot's rake, tournament entry fees, market sales) is read from here and split by
-    ``backend.economy.fee_schedule.split_fee`` into treasury, center and creator legs."""
+    ``backend.economy.fees.schedule.split_fee`` into treasury, center and creator legs."""
 
     model_config = SettingsConfigDict(env_prefix="DEW_FEES_")
 

@@ -12,8 +12,8 @@ import backend.creators.models
 import backend.economy.models
 import backend.markets.models
 import backend.ops.models
-import backend.tables.complaints
 import backend.tables.models
+import backend.tables.moderation.complaints
 from backend.db.base import Base
 
 metadata = Base.metadata

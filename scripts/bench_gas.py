@@ -11,7 +11,7 @@ Batch shape: a batch of N payouts is N/4 matches of four payouts (a four-seat ta
 of 1 is one match with one payout), with sequential match ids, which share idempotency
 storage words. Extra figures show the other shapes: one payout per match, random ids, and
 ``_production``: the ids the server really issues for earning matches, taken from
-``backend.tables.store.next_chain_match_id`` on a migrated SQLite database (tag, deployment
+``backend.tables.live.store.next_chain_match_id`` on a migrated SQLite database (tag, deployment
 prefix and sequence, ``backend/chain/match_ids.py``). Like every figure, they are measured
 after a warm-up settlement: the fresh bitmap word that the first of every 256 sequential
 ids writes (about 22,100 gas) is not in them; per payout of four-seat matches it adds about
@@ -48,7 +48,7 @@ from backend.chain.contracts import (
 from backend.chain.deploy import DeployConfig, deploy_all
 from backend.chain.match_ids import deployment_prefix
 from backend.db import create_db_engine, migrate
-from backend.tables import store
+from backend.tables.live import store
 from scripts import bench_gas_markets
 from scripts.figures import bench_main
 

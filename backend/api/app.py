@@ -30,7 +30,7 @@ from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.ops.redaction import install_log_redaction
 from backend.tables.gating import ClosedGate, Gate
-from backend.tables.hub import MatchHub
+from backend.tables.live.hub import MatchHub
 
 log = logging.getLogger(__name__)
 

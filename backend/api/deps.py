@@ -20,12 +20,12 @@ from backend.chain.outbox import inserted_here
 from backend.config import Settings
 from backend.db.session import make_session_factory
 from backend.economy import exceptions as economy_exc
-from backend.economy.screening import ScreenerRoles
-from backend.economy.transactions import ScholarshipTxBuilder
+from backend.economy.scholarships.screening import ScreenerRoles
+from backend.economy.scholarships.transactions import ScholarshipTxBuilder
 from backend.markets import exceptions as markets_exc
 from backend.markets.jobs import MarketsChain
 from backend.tables.gating import Gate
-from backend.tables.hub import MatchHub
+from backend.tables.live.hub import MatchHub
 
 __all__ = [
     "BuilderDep",

@@ -3,8 +3,8 @@
 One socket per table: ``/ws/tables/{table_id}?token=<access token>``. A signed-in wallet
 with a seat plays it; anyone else (a token is optional) watches as a spectator. Spectators'
 sockets are capped per client address and per table, a seat's per seat
-(``backend.tables.connections.SocketCaps``); talk is limited per seat
-(``backend.tables.talk.TalkBudget``).
+(``backend.tables.live.connections.SocketCaps``); talk is limited per seat
+(``backend.tables.live.talk.TalkBudget``).
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from backend.protocol.messages import (
     PROTOCOL_VERSION,
 )
 from backend.tables import exceptions as tables_exc
-from backend.tables import talk
-from backend.tables.connections import Conn, SocketCaps, TokenBucket, encode
-from backend.tables.hub import MatchHub
+from backend.tables.live import talk
+from backend.tables.live.connections import Conn, SocketCaps, TokenBucket, encode
+from backend.tables.live.hub import MatchHub
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ write one per match. Earning matches therefore get sequential ids:
                   deployment name and chain id); 0x00 ids are the 16-byte match id
                   left-padded, 0x02 and 0x03 ids 31 bytes of the payment's own digest,
                   0x04 ids 31 random bytes
-    bytes 9-31    earning: the sequence number, from ``backend.tables.store``'s
+    bytes 9-31    earning: the sequence number, from ``backend.tables.live.store``'s
                   ``chain_match_sequences`` row for the prefix (1, 2, 3, ...)
 
 The prefix keeps two deployments (or databases) that settle through one contract from

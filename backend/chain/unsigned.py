@@ -1,6 +1,6 @@
 """An unsigned transaction for a user's own wallet to sign, and the builder that makes and
 pre-checks them: what the scholarship and the markets builders are
-(``backend.economy.transactions``, ``backend.markets.transactions``)."""
+(``backend.economy.scholarships.transactions``, ``backend.markets.transactions``)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from backend.cli.app import app
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
-    from backend.tables.complaints import ComplaintRow
+    from backend.tables.moderation.complaints import ComplaintRow
 
 complaints_app = typer.Typer(
     help="Reports of players by their table mates: list, show and close them.",
@@ -49,8 +49,8 @@ def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON array")] = False,
 ) -> None:
     """Complaints, newest first."""
-    from backend.tables.complaints import list_complaints
     from backend.tables.exceptions import TablesError
+    from backend.tables.moderation.complaints import list_complaints
 
     with _sessions()() as session:
         try:
@@ -73,8 +73,8 @@ def list_command(
 @complaints_app.command("show")
 def show_command(complaint_id: int) -> None:
     """One complaint as JSON; exit 1 if there is none."""
-    from backend.tables.complaints import get_complaint
     from backend.tables.exceptions import ComplaintNotFound
+    from backend.tables.moderation.complaints import get_complaint
 
     with _sessions()() as session:
         try:
@@ -90,8 +90,8 @@ def close_command(
     resolution: Annotated[str, typer.Option(help="What was done (kept with the complaint)")],
 ) -> None:
     """Close an open complaint with a resolution."""
-    from backend.tables.complaints import close_complaint
     from backend.tables.exceptions import ComplaintNotFound, TablesError
+    from backend.tables.moderation.complaints import close_complaint
 
     with _sessions()() as session:
         try:

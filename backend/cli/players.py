@@ -283,7 +283,7 @@ class EconomyLoop:
     def cycle(self) -> None:
         from backend.creators.routing import FeeRouting
         from backend.economy import jobs
-        from backend.economy.indexer import index_registry
+        from backend.economy.scholarships.indexer import index_registry
         from backend.economy.stakes import index_deposits
         from backend.tables.hosting import center_of_table
 

@@ -16,7 +16,7 @@ from backend.config import Settings, get_settings
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import jobs as economy_jobs
 from backend.economy.chain_reader import ChainReader
-from backend.economy.fee_schedule import FeeRecipients
+from backend.economy.fees.schedule import FeeRecipients
 
 log = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ from backend.config import Settings
 from backend.db.base import aware, utcnow
 from backend.economy import jobs as economy_jobs
 from backend.economy import reports, settlement
-from backend.economy.fee_schedule import FeeRecipients
+from backend.economy.fees.schedule import FeeRecipients
 from backend.economy.models import Season
 from backend.tables import service as tables
 from backend.tables.models import Match

@@ -34,7 +34,7 @@ from backend.config import Settings, get_settings
 from backend.db.base import aware, utcnow
 from backend.economy import reports, stakes
 from backend.economy.exceptions import EconomyError
-from backend.economy.fee_schedule import FeeSchedule
+from backend.economy.fees.schedule import FeeSchedule
 from backend.economy.models import Season, StakeEntry
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
 from backend.kit.text import clean_text

@@ -8,7 +8,7 @@ cannot bind itself, nor a wallet it is *linked* to: one that was ever a party (o
 manager or scholar) of a scholarship agreement with it, or one the creator is bound to
 through its chain of creators (a binding cycle of any length; binds are serialized, so
 racing binds cannot close a ring together). Earnings are capped per creator per season by
-the fee schedule (``backend.economy.fee_legs``).
+the fee schedule (``backend.economy.fees.legs``).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from backend.creators.models import BindStatement, Creator, CreatorBinding
 from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.economy.counts import Count
-from backend.economy.fee_legs import CREATOR_PARTY
-from backend.economy.fee_schedule import FeeSchedule
+from backend.economy.fees.legs import CREATOR_PARTY
+from backend.economy.fees.schedule import FeeSchedule
 from backend.economy.models import (
     AgreementMirror,
     LedgerLeg,

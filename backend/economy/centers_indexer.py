@@ -1,7 +1,7 @@
 """Follows the ``GameCenter`` events, after confirmations, into the centers mirror.
 
-Like the registry indexer (``backend.economy.indexer``): each run reads the blocks from its
-cursor up to the confirmed head and applies them (``backend.centers.mirror``) in one
+Like the registry indexer (``backend.economy.scholarships.indexer``): each run reads the
+blocks from its cursor up to the confirmed head and applies them (``backend.centers.mirror``) in one
 transaction that also advances the cursor. The mirror also remembers each event by
 ``(tx_hash, log_index)``, so a range read twice changes nothing. A deployment from before
 the Game Centers has no GameCenter: there is nothing to follow and the run is empty.
@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from backend.centers import mirror
 from backend.economy.chain_reader import ChainReader
 from backend.economy.cursor import claim_block_range
-from backend.economy.indexer import IndexReport
+from backend.economy.scholarships.indexer import IndexReport
 
 logger = logging.getLogger(__name__)
 LOG_CHUNK = 2_000

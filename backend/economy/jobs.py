@@ -26,11 +26,11 @@ from backend.economy import ledger, reports, settlement
 from backend.economy.centers_indexer import index_centers
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyError
-from backend.economy.fee_schedule import FeeRecipients, FeeSchedule
-from backend.economy.indexer import index_registry
+from backend.economy.fees.schedule import FeeRecipients, FeeSchedule
 from backend.economy.models import BurnedMatchId, SettlementRequest
 from backend.economy.policy import FinishedMatch, PolicyError, RewardPolicy, TableEconomy
 from backend.economy.policy import default_policies as _defaults
+from backend.economy.scholarships.indexer import index_registry
 from backend.economy.stakes import index_deposits
 from backend.markets import jobs as markets_jobs
 from backend.markets.chain_reader import MarketReader

@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 
 from backend.chain import outbox
 from backend.db.base import aware
-from backend.economy.fee_legs import CENTER_PARTY, CREATOR_PARTY, TREASURY_PARTY, Payer, plan_fee
-from backend.economy.fee_schedule import FeeRecipients, FeeSchedule
+from backend.economy.fees.legs import CENTER_PARTY, CREATOR_PARTY, TREASURY_PARTY, Payer, plan_fee
+from backend.economy.fees.schedule import FeeRecipients, FeeSchedule
 from backend.economy.models import (
     AgreementMirror,
     AgreementStatus,

@@ -24,8 +24,8 @@ from backend.db import dialect
 from backend.db.base import aware
 from backend.economy.counts import Count, match_counts, seat_counts
 from backend.economy.exceptions import EconomyValueError
-from backend.economy.fee_legs import Payer
-from backend.economy.fee_schedule import FeeRecipients, FeeSchedule
+from backend.economy.fees.legs import Payer
+from backend.economy.fees.schedule import FeeRecipients, FeeSchedule
 from backend.economy.models import (
     PlannedSettlement,
     SeatRecord,

@@ -1,6 +1,6 @@
 """Unsigned shop, market and accessory transactions for the player's own wallet to sign.
 
-As the scholarship builder does (``backend.economy.transactions``): the server holds no
+As the scholarship builder does (``backend.economy.scholarships.transactions``): the server holds no
 user key; each builder checks what the contract will check (ownership, balance, approval,
 price) and simulates the call from the user's address, so a call the chain would refuse is
 refused here with the contract's own decoded error. When an approval has to come first the

@@ -89,7 +89,7 @@ def bounded(value: str, allowed: frozenset[str], other: str = "other") -> str:
     return value if value in allowed else other
 
 
-# Live tables (backend/tables/loops.py): a table's background work that failed, and the
+# Live tables (backend/tables/live/loops.py): a table's background work that failed, and the
 # matches given up on after it kept failing (abandoned, stakes returned).
 TABLE_TASK_FAILURES = Counter(
     "dew_table_task_failures_total",

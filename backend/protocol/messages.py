@@ -4,7 +4,7 @@ The web client's ``backend/web/protocol.js`` is generated from this module
 (``uv run python scripts/gen_protocol_js.py``; a test checks it is fresh), and the Python
 client (``backend.protocol.client.DewClient``) builds and checks its messages with it. The server
 builds every message it sends with the builders at the end (``snapshot``, ``moved``, ...), and
-encodes them itself (``backend.tables.connections.encode``); tests check that what it sends
+encodes them itself (``backend.tables.live.connections.encode``); tests check that what it sends
 satisfies these definitions. Stdlib only, so any client can import it.
 """
 

@@ -142,7 +142,7 @@ class MatchNotLive(PlayError):
     code = "match_not_live"
 
 
-# --- table talk and reports (backend.tables.talk, backend.tables.complaints) ---------------
+# --- table talk and reports (tables.live.talk, tables.moderation.complaints) ---------------
 class InvalidTalk(InvalidRequest):
     code = "invalid_talk"
 

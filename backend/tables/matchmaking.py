@@ -1,5 +1,5 @@
 """Matchmaking: the waiting tickets, and the pass that seats them at new tables (full tables
-at once, bots after the wait). The hub runs the pass every second (``backend.tables.loops``).
+at once, bots after the wait). The hub runs the pass every second (``backend.tables.live.loops``).
 """
 
 from __future__ import annotations

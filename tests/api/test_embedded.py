@@ -75,7 +75,7 @@ def test_practice_match_on_sqlite_over_websocket(sqlite_url: str) -> None:
 def test_a_stopped_app_leaves_no_gc_hooks_or_frozen_heap(sqlite_url: str) -> None:
     import gc
 
-    from backend.tables import loops as live
+    from backend.tables.live import loops as live
 
     settings = Settings(
         db=DatabaseSettings(url=sqlite_url),

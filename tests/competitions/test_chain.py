@@ -20,12 +20,12 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.economy.chain_reader import ChainReader
-from backend.economy.indexer import index_registry
 from backend.economy.ledger import reconcile_ledger
 from backend.economy.models import LedgerLeg, PlannedSettlement
 from backend.economy.policy import Party, Terms, split_payout
+from backend.economy.scholarships.indexer import index_registry
+from backend.economy.scholarships.transactions import OfferTerms, ScholarshipTxBuilder
 from backend.economy.seasons import create_season
-from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder
 from backend.tables.chain_gate import ChainGate
 from backend.tables.models import Match, MatchMove
 from tests.chain.conftest import settled_events

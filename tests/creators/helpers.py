@@ -10,7 +10,7 @@ from eth_account.messages import encode_defunct
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.creators import service
-from backend.economy.fee_schedule import FeeSchedule
+from backend.economy.fees.schedule import FeeSchedule
 
 
 def sign(account: Any, message: str) -> str:

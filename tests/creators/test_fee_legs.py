@@ -17,7 +17,7 @@ from backend.creators import service as creators
 from backend.creators.routing import FeeRouting
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import stakes
-from backend.economy.fee_schedule import FeeSchedule
+from backend.economy.fees.schedule import FeeSchedule
 from backend.economy.models import LedgerLeg, PlannedSettlement
 from backend.economy.policy import DEW, FinishedMatch, SeatResult, default_policies
 from backend.economy.seasons import create_season

@@ -8,7 +8,7 @@ from typing import Any
 from eth_account import Account
 from web3 import Web3
 
-from backend.economy.transactions import UnsignedTx
+from backend.economy.scholarships.transactions import UnsignedTx
 
 
 def send(w3: Web3, key: str, tx: UnsignedTx | Any, *, timeout_s: float = 30) -> dict[str, Any]:

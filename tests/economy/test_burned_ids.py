@@ -39,7 +39,7 @@ from backend.economy.models import BurnedMatchId, LedgerLeg, PlannedSettlement
 from backend.economy.policy import DEW, FinishedMatch, RewardPolicy, SeatResult, TableEconomy
 from backend.economy.seasons import create_season
 from backend.economy.settlement import plan_settlement
-from backend.tables.store import next_chain_match_id
+from backend.tables.live.store import next_chain_match_id
 from tests.chain.conftest import settled_events
 from tests.economy.chain_helpers import address, mint_avatars, send
 

@@ -23,7 +23,7 @@ from backend.creators.routing import FeeRouting
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import season_rewards, stakes
 from backend.economy.counts import HISTORY_ONLY, Count, match_counts, seat_counts
-from backend.economy.fee_schedule import FeeSchedule
+from backend.economy.fees.schedule import FeeSchedule
 from backend.economy.models import LedgerLeg, SeatRecord
 from backend.economy.policy import (
     DEW,

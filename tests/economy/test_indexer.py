@@ -15,10 +15,10 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import jobs
 from backend.economy.chain_reader import ChainReader
-from backend.economy.indexer import index_registry
 from backend.economy.models import PlannedSettlement, ScreenedOwner, Season, SettlementRequest
+from backend.economy.scholarships.indexer import index_registry
+from backend.economy.scholarships.transactions import ScholarshipTxBuilder
 from backend.economy.seasons import create_season
-from backend.economy.transactions import ScholarshipTxBuilder
 from backend.tables.models import Match, Table
 from tests.economy.chain_helpers import address, send
 

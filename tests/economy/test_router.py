@@ -15,9 +15,9 @@ from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy.chain_reader import ChainReader
-from backend.economy.indexer import index_registry
+from backend.economy.scholarships.indexer import index_registry
+from backend.economy.scholarships.transactions import ScholarshipTxBuilder, UnsignedTx
 from backend.economy.seasons import create_season
-from backend.economy.transactions import ScholarshipTxBuilder, UnsignedTx
 from tests.economy.chain_helpers import address, advance_time, mint_avatars, send
 
 

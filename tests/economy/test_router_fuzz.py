@@ -13,7 +13,7 @@ from backend.api.errors import install_error_handlers
 from backend.api.routers.economy import router
 from backend.config import Settings
 from backend.db import create_db_engine, make_session_factory
-from backend.economy.transactions import ScholarshipTxBuilder
+from backend.economy.scholarships.transactions import ScholarshipTxBuilder
 
 pytestmark = pytest.mark.timeout(300)
 

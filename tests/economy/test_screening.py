@@ -12,11 +12,11 @@ from eth_account import Account
 from sqlalchemy import func, select
 
 from backend.economy import exceptions as exc
-from backend.economy import screening
 from backend.economy.chain_reader import ChainReader
-from backend.economy.indexer import index_registry
 from backend.economy.models import ScreenedOwner, ScreeningApplication
-from backend.economy.transactions import ScholarshipTxBuilder
+from backend.economy.scholarships import screening
+from backend.economy.scholarships.indexer import index_registry
+from backend.economy.scholarships.transactions import ScholarshipTxBuilder
 from tests.economy.chain_helpers import address, send
 
 

@@ -24,7 +24,6 @@ from backend.db.base import aware, utcnow
 from backend.economy import operator, season_rewards
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import Conflict, EconomyValueError, InsufficientBudget
-from backend.economy.indexer import index_registry
 from backend.economy.ledger import reconcile_ledger, sync_settlements
 from backend.economy.models import PlannedSettlement, Season
 from backend.economy.policy import (
@@ -38,9 +37,10 @@ from backend.economy.policy import (
     split_payout,
 )
 from backend.economy.reports import wallet_summary
+from backend.economy.scholarships.indexer import index_registry
+from backend.economy.scholarships.transactions import OfferTerms, ScholarshipTxBuilder
 from backend.economy.seasons import create_season
 from backend.economy.settlement import plan_settlement
-from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder
 from tests.economy.chain_helpers import address, mint_avatars, send
 
 POLICIES = {

@@ -63,7 +63,7 @@ def test_a_season_with_matches_still_in_the_settlement_queue_is_not_due(db_url):
     from backend.db.base import utcnow
     from backend.economy import operator, season_rewards
     from backend.economy.models import SettlementRequest
-    from backend.tables import store
+    from backend.tables.live import store
     from tests.fixtures.finished_match import bot_played_match
 
     engine = create_db_engine(db_url)

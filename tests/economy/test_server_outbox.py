@@ -1,5 +1,5 @@
 """A match played to its end by the engine and finished through the server's own commit path
-(``backend.tables.store.commit_final``) is planned by the economy from the outbox row that
+(``backend.tables.live.store.commit_final``) is planned by the economy from the outbox row that
 path wrote: the contract between the two packages, checked on the real code."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from backend.db.base import utcnow
 from backend.economy import jobs, stakes
 from backend.economy.models import PlannedSettlement, SeatRecord, SettlementRequest
 from backend.economy.seasons import create_season
-from backend.tables import store
+from backend.tables.live import store
 from tests.fixtures.finished_match import bot_played_match
 
 ALICE = to_checksum_address("0x" + "a1" * 20)

@@ -22,7 +22,6 @@ from backend.db.base import utcnow
 from backend.economy import jobs, stakes
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import Refused
-from backend.economy.indexer import index_registry
 from backend.economy.ledger import SyncReport, reconcile_ledger, sync_settlements
 from backend.economy.models import AgreementMirror, LedgerLeg, PlannedSettlement, ScreenedOwner
 from backend.economy.policy import (
@@ -46,9 +45,10 @@ from backend.economy.reports import (
     wallet_statement,
     wallet_summary,
 )
+from backend.economy.scholarships.indexer import index_registry
+from backend.economy.scholarships.transactions import OfferTerms, ScholarshipTxBuilder
 from backend.economy.seasons import create_season, get_season
 from backend.economy.settlement import plan_settlement
-from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder
 from tests.economy.chain_helpers import address, advance_time, mint_avatars, send
 
 POLICIES = {

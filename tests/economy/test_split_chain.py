@@ -14,7 +14,7 @@ from backend.chain.contracts import SettlementMatch, SettlementPayout, encode_se
 from backend.economy.chain_reader import ChainReader
 from backend.economy.exceptions import EconomyValueError, Refused
 from backend.economy.policy import BPS, Party, Terms, split_payout
-from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder
+from backend.economy.scholarships.transactions import OfferTerms, ScholarshipTxBuilder
 from tests.economy.chain_helpers import address, advance_time, mint_avatars, send
 
 DEW = 10**18

@@ -29,7 +29,7 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.economy.chain_reader import ChainReader
-from backend.economy.fee_schedule import FeeSchedule, split_fee
+from backend.economy.fees.schedule import FeeSchedule, split_fee
 from backend.economy.ledger import reconcile_ledger, sync_settlements
 from backend.economy.models import LedgerLeg, PlannedSettlement
 from backend.economy.policy import DEW, FinishedMatch, SeatResult, default_policies

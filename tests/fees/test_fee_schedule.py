@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from backend.chain.deploy import DeployConfig
 from backend.config import FeeSettings
-from backend.economy.fee_schedule import (
+from backend.economy.fees.schedule import (
     BPS,
     FeeSchedule,
     FeeScheduleError,

@@ -317,7 +317,7 @@ def test_a_farming_creator_earns_at_most_its_season_cap(books):
     from datetime import UTC, datetime
 
     from backend.creators.routing import FeeRouting
-    from backend.economy.fee_schedule import FeeSchedule
+    from backend.economy.fees.schedule import FeeSchedule
     from backend.economy.models import LedgerLeg
     from backend.economy.policy import default_policies
     from backend.economy.settlement import plan_settlement

@@ -32,7 +32,7 @@ from backend.economy.models import ScreeningApplication
 from backend.kit.text import clean_text
 from backend.markets import operator as markets_operator
 from backend.markets.models import CatalogEntry
-from backend.tables.complaints import Complaint
+from backend.tables.moderation.complaints import Complaint
 from tests.tables.harness import Player, ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(300)

@@ -13,9 +13,9 @@ from eth_account import Account
 from sqlalchemy import select
 
 from backend.db import create_db_engine, make_session_factory
-from backend.economy import screening
 from backend.economy.models import ScreeningApplication
-from backend.economy.transactions import ScholarshipTxBuilder
+from backend.economy.scholarships import screening
+from backend.economy.scholarships.transactions import ScholarshipTxBuilder
 from tests.economy.chain_helpers import send
 from tests.tables.harness import api, sign_in
 

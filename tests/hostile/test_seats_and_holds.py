@@ -20,9 +20,9 @@ from sqlalchemy import event, func, select
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import stakes
 from backend.economy.models import StakeEntry
-from backend.tables import complaints
 from backend.tables import exceptions as tables_exc
 from backend.tables.models import Match, Table, TableSeat
+from backend.tables.moderation import complaints
 from tests.hostile.test_centers import _mint
 from tests.hostile.test_tables import SLOW_BOTS, Chain, _count, _error
 from tests.tables.harness import api, sign_in

@@ -5,7 +5,7 @@
    the registry empty (``UnknownBotError("no bot 'easy'; bots: []")``).
 2. The failed bot turn was a fire-and-forget task: nothing logged it against the match,
    tried it again or handed the turn on, and the table waited forever. Every turn a table's
-   timer starts is now supervised (``backend.tables.loops``). The failures are injected by
+   timer starts is now supervised (``backend.tables.live.loops``). The failures are injected by
    ``tests.tables.faulty_app`` into a real server process, on SQLite and PostgreSQL.
 """
 
@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from backend.db import create_db_engine
-from backend.tables import store
+from backend.tables.live import store
 from backend.tables.models import Match, MatchMove, Table
 from tests.tables.harness import REPO, Player, ServerProcess, api, sign_in, wait_for
 

@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.db import create_db_engine, make_session_factory
-from backend.tables.complaints import Complaint
+from backend.tables.moderation.complaints import Complaint
 from tests.fixtures.redis import REDIS_URL
 from tests.tables.harness import Player, ServerProcess, api, sign_in
 

@@ -11,7 +11,7 @@ from web3.exceptions import ContractCustomError
 from backend.chain.calls import _error_table, decode_revert
 from backend.db import create_db_engine, make_session_factory
 from backend.economy.policy import Party, Terms
-from backend.economy.transactions import OfferTerms, ScholarshipTxBuilder
+from backend.economy.scholarships.transactions import OfferTerms, ScholarshipTxBuilder
 from backend.markets import service
 from backend.markets.exceptions import Refused
 from tests.economy.chain_helpers import address, mint_avatars, send

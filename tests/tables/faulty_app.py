@@ -22,7 +22,8 @@ from fastapi import FastAPI
 
 from backend.api.app import create_app as create_product_app
 from backend.game import UnknownBotError
-from backend.tables import loops, play, store
+from backend.tables import play
+from backend.tables.live import loops, store
 
 
 class Budget:

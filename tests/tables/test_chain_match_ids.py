@@ -16,7 +16,7 @@ from backend.chain import match_ids
 from backend.chain.contracts import REPO_ROOT
 from backend.db import create_db_engine
 from backend.economy.models import SettlementRequest
-from backend.tables import store
+from backend.tables.live import store
 from backend.tables.models import ChainMatchSequence
 from tests.fixtures.finished_match import bot_played_match
 
@@ -161,7 +161,7 @@ def test_a_restarted_process_continues_the_sequence(pg_url: str) -> None:
     finally:
         engine.dispose()
     code = (
-        "import sys; from backend.db import create_db_engine; from backend.tables import store\n"
+        "import sys; from backend.db import create_db_engine; from backend.tables.live import store\n"
         "engine = create_db_engine(sys.argv[1])\n"
         "with engine.begin() as conn:\n"
         "    print(store.next_chain_match_id(conn, prefix=int(sys.argv[2])))\n"

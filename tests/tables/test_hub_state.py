@@ -8,8 +8,8 @@ import pytest
 
 from backend.config import Settings
 from backend.tables import exceptions as exc
-from backend.tables.connections import Conn
-from backend.tables.hub import MatchHub
+from backend.tables.live.connections import Conn
+from backend.tables.live.hub import MatchHub
 
 
 def test_a_connect_to_an_unknown_table_leaves_no_hub_state(db_engine, session_factory) -> None:  # type: ignore[no-untyped-def]

@@ -21,12 +21,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.config import TalkSettings
-from backend.tables import complaints, talk
 from backend.tables import exceptions as exc
-from backend.tables.cache import LiveTable
-from backend.tables.complaints import Complaint
-from backend.tables.connections import Conn
+from backend.tables.live import talk
+from backend.tables.live.connections import Conn
+from backend.tables.live.state import LiveTable
 from backend.tables.models import Match, Table, TableSeat
+from backend.tables.moderation import complaints
+from backend.tables.moderation.complaints import Complaint
 from tests.fixtures.redis import REDIS_URL
 from tests.tables.harness import Player, ServerProcess, api, sign_in
 

@@ -9,7 +9,7 @@ import pytest
 from eth_account import Account
 from sqlalchemy import create_engine, select
 
-from backend.tables.complaints import Complaint
+from backend.tables.moderation.complaints import Complaint
 from tests.tables.harness import api, sign_in
 from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
 from backend.creators import service
-from backend.economy.fee_schedule import FeeSchedule
+from backend.economy.fees.schedule import FeeSchedule
 
 router = APIRouter(tags=["creators"])
 

@@ -15,10 +15,11 @@ from sqlalchemy import select
 
 from backend.api.deps import BuilderDep, CurrentPlayer, ScreenersDep, SessionDep, SettingsDep
 from backend.economy import exceptions as exc
-from backend.economy import reports, schemas, screening, stakes
+from backend.economy import reports, schemas, stakes
 from backend.economy.models import AgreementMirror, PlannedSettlement
 from backend.economy.policy import Party, Terms
-from backend.economy.transactions import OfferTerms, UnsignedTx
+from backend.economy.scholarships import screening
+from backend.economy.scholarships.transactions import OfferTerms, UnsignedTx
 
 router = APIRouter(prefix="/economy", tags=["economy"])
 
@@ -131,7 +132,7 @@ def close(
     return _txs(builder.close(sender=body.sender, agreement_id=agreement_id))
 
 
-# --- screening of owners (backend/economy/screening.py) -----------------------------------
+# --- screening of owners (backend/economy/scholarships/screening.py) ----------------------
 
 ApplicationId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 _SCREENING_ERRORS: dict[int | str, dict[str, Any]] = {

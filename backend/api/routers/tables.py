@@ -12,7 +12,7 @@ from web3 import Web3
 from backend.accounts import terms
 from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
-from backend.economy.fee_schedule import BPS, FeeSchedule
+from backend.economy.fees.schedule import BPS, FeeSchedule
 from backend.tables import exceptions as exc
 from backend.tables import matchmaking, schemas
 from backend.tables import service as tables

@@ -1,6 +1,6 @@
 """Reports of players ("Complaints"): a signed-in wallet reports a table mate.
 
-Table talk itself goes over the play socket (``backend.api.ws``, ``backend.tables.talk``);
+Table talk itself goes over the play socket (``backend.api.ws``, ``backend.tables.live.talk``);
 the operator reads reports with ``dew complaints``.
 """
 
@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
 from backend.protocol.messages import REPORT_REASONS
-from backend.tables import complaints
+from backend.tables.moderation import complaints
 
 router = APIRouter(tags=["talk"])
 _ERRORS: dict[int | str, dict[str, Any]] = {

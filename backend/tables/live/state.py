@@ -1,6 +1,6 @@
 """One hosted table's cached state (``LiveTable``) and what each of its sockets may see of it.
 
-The cache is rebuilt from the move log by ``backend.tables.hub``; this module only reads it
+The cache is rebuilt from the move log by ``backend.tables.live.hub``; this module only reads it
 to build the server's messages (with the builders of ``backend.protocol.messages``) and
 fans them out to the table's watchers: a seat sees its own hand, a spectator the public view
 after the table's spectator delay.
@@ -20,7 +20,7 @@ from backend.game import Match as EngineMatch
 from backend.protocol import messages as protocol
 from backend.tables import exceptions as exc
 from backend.tables import play
-from backend.tables.connections import Conn, Watchers, encode
+from backend.tables.live.connections import Conn, Watchers, encode
 
 
 @dataclass

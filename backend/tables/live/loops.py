@@ -27,8 +27,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from backend.config import Settings
 from backend.ops.metrics import TABLE_TASK_FAILURES, TABLE_TASKS, bounded
-from backend.tables import matchmaking, store, talk
-from backend.tables.cache import LiveTable
+from backend.tables import matchmaking
+from backend.tables.live import store, talk
+from backend.tables.live.state import LiveTable
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ def _unwatch_gc() -> None:
 
 
 class Host(Protocol):
-    """What the loops need of the hub (``backend.tables.hub.MatchHub``)."""
+    """What the loops need of the hub (``backend.tables.live.hub.MatchHub``)."""
 
     settings: Settings
     session_factory: sessionmaker[Session]
@@ -244,7 +245,7 @@ class Loops:
 
     # -- other processes -------------------------------------------------------------------
     async def on_bus(self, table_id: str, kind: str) -> None:
-        """An event of another process (``backend.tables.bus``) about a table we host."""
+        """An event of another process (``backend.tables.live.bus``) about a table we host."""
         lt = self.host.tables.get(table_id)
         if lt is None:
             return

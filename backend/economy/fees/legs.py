@@ -18,7 +18,7 @@ from eth_utils.address import to_checksum_address
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.economy.fee_schedule import (
+from backend.economy.fees.schedule import (
     FeeRecipients,
     FeeSchedule,
     NoRecipients,

@@ -1,6 +1,6 @@
 """Live play in one server process: the tables it hosts, and the path of a move.
 
-The database is the only source of truth. A ``LiveTable`` (``backend.tables.cache``) is a
+The database is the only source of truth. A ``LiveTable`` (``backend.tables.live.state``) is a
 cache of one table's match, rebuilt by replaying the move log; every accepted move is
 committed before it is acknowledged or broadcast, and any process may host any table at
 any time (a restarted process, or a second process with a player of the same match,
@@ -27,13 +27,14 @@ from backend.db.base import aware
 from backend.db.session import make_session_factory
 from backend.ops.metrics import MATCHES_ABANDONED, MOVE_ACTORS, MOVES, bounded
 from backend.protocol import messages as protocol
-from backend.tables import cache, play, service, store
 from backend.tables import exceptions as exc
-from backend.tables.bus import RedisBus
-from backend.tables.cache import LiveTable
-from backend.tables.connections import Conn, encode
+from backend.tables import play, service
 from backend.tables.gating import Gate
-from backend.tables.loops import Loops
+from backend.tables.live import state, store
+from backend.tables.live.bus import RedisBus
+from backend.tables.live.connections import Conn, encode
+from backend.tables.live.loops import Loops
+from backend.tables.live.state import LiveTable
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +170,7 @@ class MatchHub:
         lt.match_id = m.id
         lt.seats = list(m.seats)
         lt.seed_commitment = m.seed_commitment
-        lt.match = play.start(m.preset, m.options, cache.player_names(lt.seats), m.seed)
+        lt.match = play.start(m.preset, m.options, state.player_names(lt.seats), m.seed)
         lt.ply = 0
         lt.moves = []
         lt.move_times = []
@@ -181,7 +182,7 @@ class MatchHub:
             self._replay(lt, row)
         lt.match_status = m.status
         if m.status == "finished":
-            lt.final = cache.final_message(lt, m.result or {}, m.seed, m.result_hash)
+            lt.final = state.final_message(lt, m.result or {}, m.seed, m.result_hash)
 
     def _replay(self, lt: LiveTable, row: Any) -> str:
         """Apply one logged move to the cached match; returns its public text."""
@@ -206,7 +207,7 @@ class MatchHub:
         match = play.start(
             lt.match.rules.preset,
             lt.match.rules.options,
-            cache.player_names(lt.seats),
+            state.player_names(lt.seats),
             lt.match.server_seed,
         )
         for _, text, _ in lt.moves:
@@ -233,7 +234,7 @@ class MatchHub:
             if row.ply != lt.ply:
                 continue
             text = self._replay(lt, row)
-            cache.broadcast_move(lt, row.seat, text, row.actor)
+            state.broadcast_move(lt, row.seat, text, row.actor)
         if status != "live" and lt.match_status == "live":
             await self._reload(lt)  # finished elsewhere, or abandoned by an operator
         self.loops.schedule(lt)
@@ -248,10 +249,10 @@ class MatchHub:
             lt.match_id = None  # force a replay of the whole log
         self._refresh_table(lt, loaded)
         if lt.final is not None and (was_live or old_match != lt.match_id):
-            cache.push_final(lt)
+            state.push_final(lt)
         elif was_live and lt.match_status == "abandoned":
             for conn in lt.watchers.all():
-                conn.push(cache.snapshot_for(lt, conn))
+                conn.push(state.snapshot_for(lt, conn))
 
     # -- connections -----------------------------------------------------------------------
     async def attach(self, table_id: str, conn: Conn) -> LiveTable:
@@ -265,24 +266,24 @@ class MatchHub:
                 await self.catch_up(lt)
             conn.table_id = table_id
             conn.seat = lt.seat_for(conn.address)
-            refusal = cache.watch_refusal(lt, conn)
+            refusal = state.watch_refusal(lt, conn)
             if refusal is not None and lt.private and not fresh and conn.address is not None:
                 # An invitation may be newer than this cache; an anonymous caller can never
                 # be invited, so it costs no reload (a script could repeat it at will).
                 await self._reload(lt)
                 conn.seat = lt.seat_for(conn.address)
-                refusal = cache.watch_refusal(lt, conn)
+                refusal = state.watch_refusal(lt, conn)
             if refusal is not None:
                 self._forget_if_idle(lt)
                 raise refusal
             lt.watchers.add(conn)
             if conn.seat is None:
-                first, later = cache.spectator_snapshot(lt)
+                first, later = state.spectator_snapshot(lt)
                 conn.push(first)
                 for delay, text in later:
                     conn.push_later(delay, text)
             else:
-                conn.push(cache.snapshot(lt, conn.seat))
+                conn.push(state.snapshot(lt, conn.seat))
         return lt
 
     def _forget_if_idle(self, lt: LiveTable) -> None:
@@ -304,7 +305,7 @@ class MatchHub:
         async with lt.lock:
             await self.catch_up(lt)
             # A spectator's later moves are already on their way (delayed): only the snapshot.
-            conn.push(cache.snapshot_for(lt, conn))
+            conn.push(state.snapshot_for(lt, conn))
 
     # -- other processes and the HTTP side -------------------------------------------------
     async def table_changed(self, table_id: str, *, publish: bool = True) -> None:
@@ -316,13 +317,13 @@ class MatchHub:
                 for conn in lt.watchers.all():
                     # A spectator whose wallet has just been seated becomes that seat (and back).
                     lt.watchers.reseat(conn, lt.seat_for(conn.address))
-                    refusal = cache.watch_refusal(lt, conn)
+                    refusal = state.watch_refusal(lt, conn)
                     if refusal is not None:  # e.g. left a private table it was not invited to
                         lt.watchers.spectators.discard(conn)
                         conn.push(encode(protocol.error(refusal.code, refusal.message)))
                         conn.close(protocol.CLOSE_FORBIDDEN)
                         continue
-                    conn.push(cache.snapshot_for(lt, conn))
+                    conn.push(state.snapshot_for(lt, conn))
                 self.loops.schedule(lt)
         elif await self._needs_host(table_id):
             await self.get(table_id)
@@ -441,7 +442,7 @@ class MatchHub:
                 if ok:
                     lt.match_status = "finished"
                     lt.forfeited_seat = seat if forfeit else None
-                    lt.final = cache.final_message(
+                    lt.final = state.final_message(
                         lt, finish.result, lt.match.server_seed, finish.result_hash, ply + 1
                     )
             else:
@@ -495,7 +496,7 @@ class MatchHub:
         record = play.record(
             lt.match,
             match_id=lt.match_id,
-            seats=cache.seat_list(lt),
+            seats=state.seat_list(lt),
             moves=moves,
             forfeited_seat=forfeited_seat,
         )
@@ -539,9 +540,9 @@ class MatchHub:
 
     def _after_move(self, lt: LiveTable, seat: int, text: str, actor: str) -> None:
         if text != "forfeit":
-            cache.broadcast_move(lt, seat, text, actor)
+            state.broadcast_move(lt, seat, text, actor)
         if lt.final is not None and lt.match_status == "finished":
-            cache.push_final(lt)
+            state.push_final(lt)
         if self.bus:
             self.bus.publish_soon(lt.table_id, "move")
         self.loops.schedule(lt)

@@ -13,7 +13,7 @@ sockets it is sent to.
 
 With several server processes (``DEW_SERVER_REDIS_URL``) the speaker's process delivers the
 talk to its own sockets of the table and relays it over the Redis bus
-(``backend.tables.bus``); every other process hosting the table delivers it to its sockets
+(``backend.tables.live.bus``); every other process hosting the table delivers it to its sockets
 (``heard``), with the same mutes and spectator delay. A bus message is checked like a
 client's talk (known table and seat, catalogue ids, the free-text rules of the receiving
 process) before anything is delivered.
@@ -36,8 +36,8 @@ from backend.config import TalkSettings
 from backend.kit.text import clean_text
 from backend.protocol import messages as protocol
 from backend.tables import exceptions as exc
-from backend.tables.cache import LiveTable
-from backend.tables.connections import Conn, encode
+from backend.tables.live.connections import Conn, encode
+from backend.tables.live.state import LiveTable
 
 _PHRASES = frozenset(protocol.TALK_PHRASES)
 _EMOTES = frozenset(protocol.TALK_EMOTES)

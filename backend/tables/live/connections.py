@@ -56,7 +56,7 @@ class Conn:
         self.address = address
         self.seat: int | None = None
         self.table_id: str | None = None
-        self.talk: Any = None  # backend.tables.talk.Listener, made at its first talk or mute
+        self.talk: Any = None  # backend.tables.live.talk.Listener, made at its first talk or mute
         self.max_queue = max_queue
         self.overflowed = False
         self.closed = False

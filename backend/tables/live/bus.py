@@ -8,7 +8,7 @@ batches: every table with a new move since the last publish goes out in one mess
 Talk is not stored anywhere, so a talk message carries the talk itself (table, seat, the
 phrase/emote id or the cleaned text, the time): one message per talk, on the same channel,
 read by the other processes only (each process skips its own). A receiver treats it as
-input from a stranger: oversized messages are dropped here, and ``backend.tables.talk``
+input from a stranger: oversized messages are dropped here, and ``backend.tables.live.talk``
 checks the rest as it would a client's talk before delivering it.
 """
 

@@ -17,7 +17,6 @@ from eth_utils.address import to_checksum_address
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from backend.economy import screening
 from backend.economy.chain_reader import ZERO_ADDRESS, ChainReader
 from backend.economy.cursor import claim_block_range
 from backend.economy.models import (
@@ -26,6 +25,7 @@ from backend.economy.models import (
     ScreenedOwner,
 )
 from backend.economy.policy import PARTY_NAMES, TERMS_NAMES, Party, Terms
+from backend.economy.scholarships import screening
 
 logger = logging.getLogger(__name__)
 

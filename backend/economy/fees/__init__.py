@@ -1,0 +1,1 @@
+"""The one fee schedule and a settlement's fee legs (treasury, hosting center, creators)."""
