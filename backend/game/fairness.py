@@ -29,7 +29,7 @@ def _number(server_seed: str, label: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{server_seed}/{label}".encode()).digest(), "big")
 
 
-def shuffled_tiles(server_seed: str, label: str) -> list[int]:
+def shuffled_tiles(server_seed: str, label: str) -> tuple[int, ...]:
     """The 28 tiles in an order fixed by (seed, label): Fisher-Yates driven by a 256-bit number.
 
     Step ``i`` (27 down to 1) swaps positions ``i`` and ``x mod (i + 1)``, then divides ``x`` by
@@ -50,7 +50,7 @@ def shuffled_tiles(server_seed: str, label: str) -> list[int]:
         j = second[r]
         order[i - 1], order[j] = order[j], order[i - 1]
     order[1], order[x] = order[x], order[1]  # step 1: x is now below 2
-    return order
+    return tuple(order)
 
 
 _UNSHUFFLED = list(range(TILE_COUNT))

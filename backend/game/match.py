@@ -14,15 +14,24 @@ from typing import Any, NamedTuple
 
 from backend.game import fairness
 from backend.game.moves import (
+    _PLAYS_AT,
     DRAW,
-    FITTING,
+    EMPTY_LINE,
+    ENDS,
+    FITS,
+    JOINS,
     LEFT,
+    LEFT_END,
+    MOST_SEATS,
     PASS,
     PLAYS,
-    RIGHT,
+    RIGHT_END,
+    SEATED_DRAW,
+    SEATED_PASS,
     IllegalMoveError,
     Move,
     leads,
+    plays_at,
 )
 from backend.game.rules import (
     DRAW_ONE_THEN_PASS,
@@ -36,13 +45,11 @@ from backend.game.rules import (
 )
 from backend.game.tiles import (
     BIT,
-    EITHER_SUIT,
     HIGH,
     IS_DOUBLE,
     LOW,
     NAMES,
     OTHER_HALF,
-    SUIT,
     TILE_COUNT,
     hand_masks,
     mask_of,
@@ -51,14 +58,9 @@ from backend.game.tiles import (
 
 _ONLY_DRAW = (DRAW,)
 _ONLY_PASS = (PASS,)
-_FITTING_LEFT = tuple(tables[LEFT] for tables in FITTING)
-_FITTING_RIGHT = tuple(tables[RIGHT] for tables in FITTING)
 _MOST_SEATS = max(max(preset.seat_counts) for preset in PRESETS.values())
-_SEATED_LEFT, _SEATED_RIGHT = (
-    tuple(tuple((seat, PLAYS[t][side]) for t in range(TILE_COUNT)) for seat in range(_MOST_SEATS))
-    for side in (LEFT, RIGHT)
-)
-"""``_SEATED_LEFT[seat][tile]``: the history entry of that play, built once."""
+if _MOST_SEATS > MOST_SEATS:  # pragma: no cover - guards the per-seat tables of moves.py
+    raise RuntimeError(f"a preset seats {_MOST_SEATS}; moves.MOST_SEATS is {MOST_SEATS}")
 _new_tuple = tuple.__new__
 """Builds a NamedTuple from all its fields in C; its own ``__new__`` is a Python function, which
 costs twice as much on paths that run once per hand."""
@@ -112,7 +114,7 @@ class Deal(NamedTuple):
 
 
 _CUTS: dict[tuple[int, int], itemgetter[Any]] = {}
-"""Per (seats, hand size): cuts a shuffled set into each seat's hand and the boneyard."""
+"""Per (seats, hand size): cuts a shuffled set into each seat's hand."""
 
 
 def seeded_deal(
@@ -124,15 +126,13 @@ def seeded_deal(
     dealt = seats * size
     cut = _CUTS.get((seats, size))
     if cut is None:
-        hand_slices = [slice(i, i + size) for i in range(0, dealt, size)]
-        cut = _CUTS[seats, size] = itemgetter(*hand_slices, slice(dealt, None))
+        cut = _CUTS[seats, size] = itemgetter(*[slice(i, i + size) for i in range(0, dealt, size)])
     for attempt in range(REDEAL_LIMIT):
         order = fairness.shuffled_tiles(server_seed, f"hand/{hand_index}/deal/{attempt}")
-        parts = cut(order)  # Deal.from_order with the slicing done in C: this runs every hand
-        hands = tuple(map(tuple, parts[:-1]))
+        hands = cut(order)  # Deal.from_order with the slicing done in C: this runs every hand
         masks = hand_masks(hands)
-        if not rules.needs_redeal(masks):
-            return _new_tuple(Deal, (hands, tuple(parts[-1]))), attempt, masks
+        if not (rules.may_redeal and rules.needs_redeal(masks)):
+            return _new_tuple(Deal, (hands, order[dealt:])), attempt, masks
     raise RulesError(f"no acceptable deal in {REDEAL_LIMIT} attempts")  # pragma: no cover
 
 
@@ -219,10 +219,15 @@ class Match:
     internal, and only ``apply`` changes the match.
     """
 
+    # The open ends are kept as one number, ``ends`` (see moves.ENDS); ``_free_turn`` says that
+    # the seat to play may play any tile it holds that fits (the match is not over and no tile was
+    # just drawn), which is what lets ``apply`` check the usual play with two lookups.
+
     __slots__ = (
         "_blocks_on_passes",
         "_bonus",
         "_draw_mode",
+        "_free_turn",
         "_hooks",
         "_legal",
         "_next",
@@ -230,20 +235,19 @@ class Match:
         "boneyard",
         "drawn",
         "drawn_tile",
+        "ends",
         "explicit_deals",
         "forced_tile",
         "hand",
         "hand_index",
         "hands",
         "history",
-        "left",
         "left_value",
         "log",
         "names",
         "over",
         "passes",
         "result",
-        "right",
         "right_value",
         "rules",
         "scores",
@@ -309,12 +313,14 @@ class Match:
         self.boneyard = deal.boneyard
         self.drawn = 0
         self.drawn_tile = -1
-        self.left = self.right = -1
+        self.ends = EMPTY_LINE
+        self._free_turn = True
         self.left_value = self.right_value = 0
         self.turn = leader
         self.passes = 0
+        # Every field given in order: keywords and default factories cost more, once a hand.
         self.hand = hand = HandLog(
-            index, deal, seeded, redeals, leader, tile, points=[0] * len(self.scores)
+            index, deal, seeded, redeals, leader, tile, [], "", None, [0] * len(self.scores), [], ""
         )
         self.history = hand.moves
         self.log.append(hand)
@@ -333,21 +339,31 @@ class Match:
         """The moves the seat to play may make now (empty once the match is over)."""
         return self._legal
 
+    @property
+    def left(self) -> int:
+        """The pip open on the left end (-1 before the opening tile)."""
+        return LEFT_END[self.ends]
+
+    @property
+    def right(self) -> int:
+        """The pip open on the right end (-1 before the opening tile)."""
+        return RIGHT_END[self.ends]
+
     def _offer(self) -> tuple[Move, ...]:
         """Work out the legal moves of the seat to play (kept in ``_legal`` after every change)."""
         if self.over:
             return ()
         hand = self.hands[self.turn]
-        left = self.left
-        if left < 0:
+        ends = self.ends
+        if ends == EMPTY_LINE:
             if self.forced_tile >= 0:
                 return (PLAYS[self.forced_tile][LEFT],)
             return leads(hand)
-        right = self.right
         if self.drawn_tile >= 0:
             hand &= BIT[self.drawn_tile]  # after a single draw only the drawn tile may be played
-        if hand & EITHER_SUIT[left][right]:
-            return FITTING[left][0][hand & SUIT[left]] + FITTING[right][1][hand & SUIT[right]]
+        playable = hand & FITS[ends]
+        if playable:
+            return plays_at(ends, playable)
         if self._draw_mode and self.drawn < len(self.boneyard) and self.drawn_tile < 0:
             return _ONLY_DRAW
         return _ONLY_PASS
@@ -355,132 +371,122 @@ class Match:
     def apply(self, move: Move) -> None:
         """Make ``move`` for the seat to play. Raises ``IllegalMoveError`` and changes nothing
         if the rules do not allow it."""
-        if self.over:
-            raise IllegalMoveError(move, "the match is over")
         seat = self.turn
-        if move.kind == "play":
+        before = self.ends
+        ends = move.joins[before]
+        hands = self.hands
+        hand = hands[seat]
+        bit = move.bit
+        # The usual play (a canonical play of a held tile that fits the live line, no tile just
+        # drawn, the match not over) is checked by these lookups; any other move goes through
+        # _check, which raises or allows it. Nothing is written before this.
+        if ends >= 0 and hand & bit and self._free_turn:
+            self.ends = ends
+            self.history.append(move.seated[seat])  # shared: no allocation per play
+        elif move.kind == "play":
+            self._check(move)  # the opening, a drawn tile, or a play made by hand
             t = move.tile
             bit = BIT[t]
-            left = self.left
-            right = self.right
-            hands = self.hands
-            hand = hands[seat]
-            # The usual play (a held tile on a live line, no tile just drawn) is checked inline;
-            # the opening and a drawn tile go through _check. Nothing is written before this.
-            if left >= 0 and hand & bit and self.drawn_tile < 0:
-                # A shared (seat, move) pair spares an allocation per play (and GC work).
-                if move.side:
-                    new_right = OTHER_HALF[t][right]
-                    if new_right < 0:
-                        self._check(move)
-                    self.right = new_right
-                    new_left = left
-                    self.history.append(_SEATED_RIGHT[seat][t])
-                else:
-                    new_left = OTHER_HALF[t][left]
-                    if new_left < 0:
-                        self._check(move)
-                    self.left = new_left
-                    new_right = right
-                    self.history.append(_SEATED_LEFT[seat][t])
-            else:
-                self._check(move)
-                if left < 0:
-                    new_left, new_right = HIGH[t], LOW[t]
-                elif move.side:
-                    new_left, new_right = left, OTHER_HALF[t][right]
-                else:
-                    new_left, new_right = OTHER_HALF[t][left], right
-                self.left = new_left
-                self.right = new_right
-                self.drawn_tile = -1
-                self.history.append((seat, move))
-            hands[seat] = hand = hand ^ bit
-            if self._hooks:  # DEW open ends, bonuses, the draw game's pass count: off the hot path
-                self.passes = 0
-                if self._score_ends:
-                    self._score_open_ends(seat, t, move.side)
-                    if self.over:
-                        return
-                if self._bonus:
-                    award = _Award(self)
-                    for tracker in self._bonus:
-                        tracker.on_play(award, seat, t, left, right, not hand)
-            if not hand:
-                self._end_hand("domino", seat)
-                return
-            # What the next seat may do, worked out here while the ends are in locals (this is
-            # _offer's middle case: nobody has drawn a tile this turn). Only when that seat has
-            # no fitting tile can the hand be blocked, so the other hands are looked at then.
-            fitting = EITHER_SUIT[new_left][new_right]
-            following = self._next[seat]
-            hand = hands[following]
-            if hand & fitting:
-                self.turn = following
-                self._legal = (
-                    _FITTING_LEFT[new_left][hand & SUIT[new_left]]
-                    + _FITTING_RIGHT[new_right][hand & SUIT[new_right]]
-                )
-            elif self._draw_mode and self.drawn < len(self.boneyard):
-                self.turn = following
-                self._legal = _ONLY_DRAW
-            elif sum(hands) & fitting:  # hands are disjoint, so the sum is their union
-                self.turn = following
-                self._legal = _ONLY_PASS
-            else:
-                self._end_hand("blocked", seat)
-        elif move.kind == "draw":
-            # A draw or a pass is legal exactly when it is the seat's only move (see _offer).
-            if self._legal is not _ONLY_DRAW:
-                self._check(move)
-            left = self.left
-            right = self.right
-            boneyard = self.boneyard
-            t = boneyard[self.drawn]
-            self.drawn = drawn = self.drawn + 1
-            hands = self.hands
-            hands[seat] = hand = hands[seat] | BIT[t]
-            self.history.append((seat, move))
-            fitting = EITHER_SUIT[left][right]
-            if drawn >= len(boneyard) and not sum(hands) & fitting:
-                self._end_hand("blocked")
-            elif self._draw_mode == DRAW_ONE_THEN_PASS:
-                self.drawn_tile = t
-                self._legal = self._offer()
-            elif hand & fitting:  # _offer, inlined for drawing until a tile fits (DEW)
-                self._legal = (
-                    _FITTING_LEFT[left][hand & SUIT[left]]
-                    + _FITTING_RIGHT[right][hand & SUIT[right]]
-                )
-            else:
-                self._legal = _ONLY_DRAW if drawn < len(boneyard) else _ONLY_PASS
-        else:
-            if self._legal is not _ONLY_PASS:
-                self._check(move)  # also refuses an unknown kind of move
-            self.history.append((seat, move))
+            ends = ENDS[HIGH[t]][LOW[t]] if before == EMPTY_LINE else JOINS[move.side][t][before]
+            self.ends = ends
             self.drawn_tile = -1
-            self.passes += 1
+            self._free_turn = True
+            self.history.append((seat, move))
+        elif move.kind == "draw":
+            self._draw(seat, move)
+            return
+        else:
+            self._pass(seat, move)
+            return
+        hands[seat] = hand = hand ^ bit
+        if self._hooks:  # DEW open ends, bonuses, the draw game's pass count: off the hot path
+            self.passes = 0
+            t = move.tile
+            if self._score_ends:
+                self._score_open_ends(seat, t, move.side)
+                if self.over:
+                    return
             if self._bonus:
                 award = _Award(self)
+                left, right = LEFT_END[before], RIGHT_END[before]
                 for tracker in self._bonus:
-                    tracker.on_pass(award, seat)
-            if self._blocks_on_passes and self.passes >= self.seats:
-                self._end_hand("blocked")
-                return
-            self.turn = seat = self._next[seat]
-            # _offer, inlined: the line is open and nobody has a drawn tile to play.
-            left = self.left
-            right = self.right
-            hand = self.hands[seat]
-            if hand & EITHER_SUIT[left][right]:
-                self._legal = (
-                    _FITTING_LEFT[left][hand & SUIT[left]]
-                    + _FITTING_RIGHT[right][hand & SUIT[right]]
-                )
-            elif self._draw_mode and self.drawn < len(self.boneyard):
-                self._legal = _ONLY_DRAW
-            else:
-                self._legal = _ONLY_PASS
+                    tracker.on_play(award, seat, t, left, right, not hand)
+        if not hand:
+            self._end_hand("domino", seat)
+            return
+        # What the next seat may do (this is _offer's usual case: nobody has drawn a tile this
+        # turn). Only when that seat has no fitting tile can the hand be blocked, so the other
+        # hands are looked at then.
+        fitting = FITS[ends]
+        following = self._next[seat]
+        playable = hands[following] & fitting
+        if playable:
+            self.turn = following
+            try:
+                self._legal = _PLAYS_AT[ends][playable]
+            except KeyError:
+                self._legal = plays_at(ends, playable)
+        elif self._draw_mode and self.drawn < len(self.boneyard):
+            self.turn = following
+            self._legal = _ONLY_DRAW
+        elif sum(hands) & fitting:  # hands are disjoint, so the sum is their union
+            self.turn = following
+            self._legal = _ONLY_PASS
+        else:
+            self._end_hand("blocked", seat)
+
+    def _draw(self, seat: int, move: Move) -> None:
+        """``apply`` for a draw: legal exactly when it is the seat's only move (see _offer)."""
+        if self._legal is not _ONLY_DRAW:
+            self._check(move)
+        ends = self.ends
+        boneyard = self.boneyard
+        t = boneyard[self.drawn]
+        self.drawn = drawn = self.drawn + 1
+        hands = self.hands
+        hands[seat] = hand = hands[seat] | BIT[t]
+        self.history.append(SEATED_DRAW[seat])
+        fitting = FITS[ends]
+        if drawn >= len(boneyard) and not sum(hands) & fitting:
+            self._end_hand("blocked")
+        elif self._draw_mode == DRAW_ONE_THEN_PASS:
+            self.drawn_tile = t
+            self._free_turn = False
+            self._legal = self._offer()
+        elif hand & fitting:  # _offer, inlined for drawing until a tile fits (DEW)
+            self._legal = plays_at(ends, hand & fitting)
+        else:
+            self._legal = _ONLY_DRAW if drawn < len(boneyard) else _ONLY_PASS
+
+    def _pass(self, seat: int, move: Move) -> None:
+        """``apply`` for a pass: legal exactly when it is the seat's only move (see _offer)."""
+        if self._legal is not _ONLY_PASS:
+            self._check(move)  # also refuses an unknown kind of move
+        self.history.append(SEATED_PASS[seat])
+        if self.drawn_tile >= 0:
+            self.drawn_tile = -1
+            self._free_turn = True
+        self.passes += 1
+        if self._bonus:
+            award = _Award(self)
+            for tracker in self._bonus:
+                tracker.on_pass(award, seat)
+        if self._blocks_on_passes and self.passes >= self.seats:
+            self._end_hand("blocked")
+            return
+        self.turn = seat = self._next[seat]
+        # _offer, inlined: the line is open and nobody has a drawn tile to play.
+        ends = self.ends
+        playable = self.hands[seat] & FITS[ends]
+        if playable:
+            try:
+                self._legal = _PLAYS_AT[ends][playable]
+            except KeyError:
+                self._legal = plays_at(ends, playable)
+        elif self._draw_mode and self.drawn < len(self.boneyard):
+            self._legal = _ONLY_DRAW
+        else:
+            self._legal = _ONLY_PASS
 
     def _check(self, move: Move) -> None:
         """Raise ``IllegalMoveError`` saying why ``move`` is not allowed now; return if it is
@@ -490,7 +496,7 @@ class Match:
             raise IllegalMoveError(move, "the match is over")
         seat = self.turn
         hand = self.hands[seat]
-        left = self.left
+        left, right = self.left, self.right
         if move.kind == "play":
             t = move.tile
             if not hand & BIT[t]:
@@ -500,7 +506,6 @@ class Match:
                 raise IllegalMoveError(
                     move, f"after drawing, only the drawn tile {NAMES[drawn_tile]} may be played"
                 )
-            right = self.right
             if left < 0:
                 if move.side != LEFT:
                     raise IllegalMoveError(move, "the opening tile is laid with side 'L'")
@@ -518,7 +523,7 @@ class Match:
                 raise IllegalMoveError(move, "there is no drawing in this game")
             if left < 0:
                 raise IllegalMoveError(move, "the line is empty: the leader must play a tile")
-            if hand & EITHER_SUIT[left][self.right]:
+            if hand & FITS[self.ends]:
                 raise IllegalMoveError(move, f"seat {seat} holds a tile that fits")
             if self.drawn >= len(self.boneyard):
                 raise IllegalMoveError(move, "the boneyard is empty")
@@ -527,7 +532,7 @@ class Match:
         elif move.kind == "pass":
             if left < 0:
                 raise IllegalMoveError(move, "the line is empty: the leader must play a tile")
-            playable = hand & EITHER_SUIT[left][self.right]
+            playable = hand & FITS[self.ends]
             if self.drawn_tile >= 0:
                 playable &= BIT[self.drawn_tile]
             if playable:
@@ -576,10 +581,11 @@ class Match:
     def _end_hand(self, reason: HandEndReason, last_player: int = -1) -> None:
         if last_player < 0:  # ended by a draw or a pass: the blocker is whoever played last
             last_player = next(seat for seat, move in reversed(self.history) if move.kind == "play")
-        end = _new_tuple(HandEnd, (reason, last_player, self.hand.starter, tuple(self.hands)))
-        score = self.rules.score_hand(end, self.seats)
-        winner, points, _, _, note = score
         hand = self.hand
+        rules = self.rules
+        end = _new_tuple(HandEnd, (reason, last_player, hand.starter, tuple(self.hands)))
+        score = rules.score_hand(end, self.seats)
+        winner, points, _, _, note = score
         hand.end = reason
         hand.winner = winner
         hand.note = note
@@ -588,10 +594,12 @@ class Match:
             for tracker in self._bonus:
                 tracker.on_hand_end(award, end, score, self.left, self.right)
         scores = self.scores
+        hand_points = hand.points
         for side, won in enumerate(points):
-            scores[side] += won
-            hand.points[side] += won
-        verdict = self.rules.match_winner(self.scores, score)
+            if won:
+                scores[side] += won
+                hand_points[side] += won
+        verdict = rules.match_winner(scores, score)
         if verdict == "play_on":
             self._deal_hand(score)
         elif verdict == "tie":
@@ -604,6 +612,7 @@ class Match:
 
     def _finish(self, winner: int | None, tie_break: tuple[tuple[int, int], ...]) -> None:
         self.over = True
+        self._free_turn = False
         self._legal = ()
         seats = (
             () if winner is None else tuple(s for s in range(self.seats) if self.sides[s] == winner)

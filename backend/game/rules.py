@@ -156,6 +156,13 @@ class Rules:
     """Reaching the target mid-hand ends the match at that moment (DEW)."""
     blocks_when_all_pass: ClassVar[bool] = False
     """Seed 004: a hand is also blocked when every seat has passed in a row."""
+    may_redeal: ClassVar[bool] = False
+    """Whether the preset throws some deals in: set for a preset that overrides
+    ``needs_redeal``, so that the others' deals are not looked at."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.may_redeal = cls.needs_redeal is not Rules.needs_redeal
 
     def __init__(self, options: Mapping[str, OptionValue] | None = None) -> None:
         chosen = dict(options or {})
@@ -685,11 +692,13 @@ class Doscientos(TeamRules):
     )
 
     def score_hand(self, end: HandEnd, seats: int) -> HandScore:
-        if end.reason == "domino":  # the usual end: no per-seat pips needed
-            team = end.last_seat % 2
-            total = pips_of(sum(end.hands))  # end.total_pips, inlined
-            points = (total, 0) if team == 0 else (0, total)
-            return _new_tuple(HandScore, (team, points, "rotate", end.last_seat, ""))
+        reason, last_seat, _, hands = end  # unpacked once: a field read costs more, per hand
+        if reason == "domino":  # the usual end: no per-seat pips needed
+            a, b, c, d = PIPS_BY_SLICE  # end.total_pips, inlined
+            left = sum(hands)  # the hands are disjoint, so their sum is their union
+            total = a[left & 127] + b[left >> 7 & 127] + c[left >> 14 & 127] + d[left >> 21]
+            points = (0, total) if last_seat & 1 else (total, 0)
+            return _new_tuple(HandScore, (last_seat & 1, points, "rotate", last_seat, ""))
         pips = end.pips
         total = sum(pips)
         rule = self.option("blocked")
