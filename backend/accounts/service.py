@@ -335,16 +335,13 @@ def _sign_in_rows(session: Session, row: dict[str, Any]) -> bool:
     ).first()
     if consumed is None:
         return False
-    _ensure_account(session, row["address"], row["now"])
-    session.add(AuthSession(id=row["session_id"], address=row["address"], created_at=row["now"]))
-    session.flush()
-    session.add(
-        RefreshToken(
-            token_hash=row["token_hash"],
-            session_id=row["session_id"],
-            created_at=row["now"],
-            expires_at=row["refresh_expires"],
-        )
+    _add_session_rows(
+        session,
+        address=row["address"],
+        session_id=row["session_id"],
+        token_hash=row["token_hash"],
+        refresh_expires=row["refresh_expires"],
+        now=row["now"],
     )
     if row["terms_version"] is not None:
         session.add(
@@ -358,6 +355,45 @@ def _sign_in_rows(session: Session, row: dict[str, Any]) -> bool:
             )
         )
     return True
+
+
+def _add_session_rows(
+    session: Session,
+    *,
+    address: str,
+    session_id: str,
+    token_hash: str,
+    refresh_expires: datetime,
+    now: datetime,
+) -> None:
+    """The rows of a new signed-in session: its account (if new), the session and its
+    refresh token. Not committed: the caller's unit of work does."""
+    _ensure_account(session, address, now)
+    session.add(AuthSession(id=session_id, address=address, created_at=now))
+    session.flush()
+    session.add(
+        RefreshToken(
+            token_hash=token_hash, session_id=session_id, created_at=now, expires_at=refresh_expires
+        )
+    )
+
+
+def open_session(*, session: Session, settings: Settings, address: str) -> TokenPair:
+    """A new session for ``address`` without a signed message (the guests' door, whose
+    addresses no key signs for): its rows and token pair, committed."""
+    now = utcnow()
+    session_id = secrets.token_hex(16)
+    pair = _issue_tokens(settings, address, session_id, now)
+    _add_session_rows(
+        session,
+        address=address,
+        session_id=session_id,
+        token_hash=_hash_token(pair.refresh_token),
+        refresh_expires=pair.refresh_expires_at,
+        now=now,
+    )
+    session.commit()
+    return pair
 
 
 def _ensure_account(session: Session, address: str, now: datetime) -> None:

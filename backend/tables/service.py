@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -497,6 +497,18 @@ def results_for(
         conditions.append(MatchResult.avatar_id == avatar_id)
     query = query.where(or_(*conditions)).order_by(MatchResult.finished_at.desc()).limit(limit)
     return list(session.scalars(query))
+
+
+def move_results(*, session: Session, from_address: str, to_address: str) -> int:
+    """Give ``to_address`` the results kept under ``from_address`` (a guest's history, taken
+    over by the wallet that signs in from its browser). Not committed; returns the rows moved."""
+    moved = session.execute(
+        update(MatchResult)
+        .where(MatchResult.address == from_address)
+        .values(address=to_address)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(moved, "rowcount", 0) or 0)
 
 
 def abandon_match(*, session: Session, match_id: str, reason: str) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import logging
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,9 @@ from backend.accounts import service as accounts
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
 from backend.ops.metrics import SIGNIN_REFUSALS, SIGNINS
+from backend.tables import service as tables
 
+log = logging.getLogger(__name__)
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -87,16 +89,8 @@ async def sign_in(body: schemas.SignInRequest, request: Request) -> Response:
         )
         if body.guest_token:  # the guest this browser played as: its history is the wallet's
             # An expired or foreign guest token moves nothing; the sign-in stands.
-            with (
-                Session(request.app.state.engine) as session,
-                contextlib.suppress(accounts_exc.GuestTokenRefused),
-            ):
-                guests.adopt(
-                    session=session,
-                    settings=request.app.state.settings,
-                    guest_token=body.guest_token,
-                    wallet=pair.address,
-                )
+            with Session(request.app.state.engine) as session:
+                _take_over_guest(session, request, body.guest_token, pair.address)
         return pair
 
     try:
@@ -116,6 +110,23 @@ async def sign_in(body: schemas.SignInRequest, request: Request) -> Response:
             "terms_version": pair.terms_version,
         }
     )
+
+
+def _take_over_guest(session: Session, request: Request, guest_token: str, wallet: str) -> None:
+    """The guest's results become the wallet's and the guest's session ends, in one
+    transaction. An expired or foreign guest token moves nothing; the sign-in stands."""
+    try:
+        guest = guests.claim(
+            session=session,
+            settings=request.app.state.settings,
+            guest_token=guest_token,
+            wallet=wallet,
+        )
+    except accounts_exc.GuestTokenRefused:
+        return
+    moved = tables.move_results(session=session, from_address=guest.address, to_address=wallet)
+    accounts.logout(session=session, session_id=guest.session_id)  # commits both
+    log.info("a wallet took over a guest session: %d results", moved)
 
 
 @router.post(
