@@ -84,3 +84,17 @@ def test_a_service_forks_through_the_launcher_in_use_and_stops_like_a_subprocess
     assert service.exited() == -signal.SIGTERM
     assert isinstance(plain.process, subprocess.Popen)
     assert plain.process.wait(timeout=30) == 0
+
+
+def test_run_answers_as_subprocess_run_does(launcher, tmp_path):
+    out = tmp_path / "seen.json"
+    done = launcher.run([*PROBE, str(out), "5"], {"PROBE_SETTING": "x"}, stack.REPO_ROOT, 30)
+    assert done is not None
+    assert (done.returncode, done.stdout, done.stderr) == (5, f"probe wrote {out}\n", "")
+    assert json.loads(out.read_text())["env"] == "x"
+    failed = launcher.run(
+        [*PROBE, str(tmp_path / "no" / "such.json"), "0"], {}, stack.REPO_ROOT, 30
+    )
+    assert failed is not None and failed.returncode == 1
+    assert "FileNotFoundError" in failed.stderr and failed.stdout == ""
+    assert launcher.run(["/bin/true"], {}, stack.REPO_ROOT, 30) is None

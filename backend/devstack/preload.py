@@ -134,15 +134,44 @@ class Launcher:
             answer: dict[str, Any] = json.loads(conn.makefile("rb").readline())
         return answer
 
-    def spawn(self, args: list[str], env: dict[str, str], cwd: Path, log: Path) -> Forked | None:
-        """Fork ``args`` if the launcher can run it, else None (start it with subprocess)."""
+    def spawn(
+        self, args: list[str], env: dict[str, str], cwd: Path, log: Path, err: Path | None = None
+    ) -> Forked | None:
+        """Fork ``args`` if the launcher can run it, else None (start it with subprocess).
+        Its output goes to ``log``, and its errors too unless ``err`` names another file."""
         if entry_point(args) is None:
             return None
         if self.process is None:
             self._start()
-        request = {"args": args, "env": env, "cwd": str(cwd), "log": str(log)}
+        request = {
+            "args": args,
+            "env": env,
+            "cwd": str(cwd),
+            "log": str(log),
+            "err": str(err or log),
+        }
         answer = self._ask({"op": "spawn", **request})
         return Forked(self, int(answer["pid"]), args)
+
+    def run(
+        self, args: list[str], env: dict[str, str], cwd: Path, timeout: float
+    ) -> subprocess.CompletedProcess[str] | None:
+        """``subprocess.run(args, capture_output=True, text=True)`` through a fork: a command
+        such as ``dew ...`` that ends by itself (None for a form the launcher does not run)."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="dew-run-") as tmp:
+            out, err = Path(tmp) / "out", Path(tmp) / "err"
+            process = self.spawn(args, env, cwd, out, err)
+            if process is None:
+                return None
+            try:
+                code = process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                raise
+            return subprocess.CompletedProcess(args, code, out.read_text(), err.read_text())
 
     def status(self, pid: int) -> int | None:
         code = self._ask({"op": "status", "pid": pid})["returncode"]
@@ -193,13 +222,13 @@ def _run_child(request: dict[str, Any]) -> int:
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
     sys.path.insert(0, request["cwd"])  # as ``python -m`` puts the working directory first
-    log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
     os.close(devnull)
+    for fd, path in ((1, request["log"]), (2, request["err"])):
+        opened = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.dup2(opened, fd)
+        os.close(opened)
     kind, module = entry_point(args) or ("", "")
     try:
         if kind == "module":
