@@ -6,6 +6,10 @@ const STRINGS = { es: {}, en: {} };
 /** Add a screen's words: `{key: [es, en], ...}`. */
 export function addWords(words) {
   for (const [key, [es, en]] of Object.entries(words)) {
+    // One key, one sentence: a second module giving other words would decide by load order.
+    if (key in STRINGS.es && (STRINGS.es[key] !== es || STRINGS.en[key] !== en)) {
+      throw new Error(`the words "${key}" are already defined differently`);
+    }
     STRINGS.es[key] = es;
     STRINGS.en[key] = en;
   }

@@ -17,12 +17,12 @@ addWords({
   creatorEarnings: ["Tus ganancias por temporada", "Your earnings per season"],
   season: ["Temporada", "Season"],
   paid: ["Pagado", "Paid"],
-  noSeason: ["sin temporada", "no season"],
+  creatorNoSeason: ["sin temporada", "no season"],
   registerCode: ["Registrar un código", "Register a code"],
   code: ["Código", "Code"],
   registerBtn: ["Registrar", "Register"],
   notCreator: ["Aún no tienes un código de creador.", "You have no creator code yet."],
-  signInFirst: ["Inicia sesión para ver tu panel.", "Sign in to see your dashboard."],
+  creatorSignIn: ["Inicia sesión para ver tu panel.", "Sign in to see your dashboard."],
   bindTitle: ["Unirte a un creador", "Join a creator"],
   bindExplain: ["El creador {code} te invitó. Tu billetera firma la unión; solo se hace una vez.",
     "Creator {code} invited you. Your wallet signs the binding; it is done once."],
@@ -81,7 +81,7 @@ export async function creatorView(api, ui, query) {
   const { h, show, table, short, dew } = ui;
   const ref = query?.get("ref") ?? "";
   const bind = CODE.test(ref) ? bindPanel(api, ui, ref) : null;
-  if (!api.token) return show(h("h2", {}, t("creatorTitle")), bind, h("p", {}, t("signInFirst")));
+  if (!api.token) return show(h("h2", {}, t("creatorTitle")), bind, h("p", {}, t("creatorSignIn")));
   let data = null;
   try {
     data = await api.request("GET", "/creators/me/dashboard");
@@ -105,7 +105,7 @@ export async function creatorView(api, ui, query) {
     h("section", { id: "creator-earnings", "aria-labelledby": "ce-h" },
       h("h3", { id: "ce-h" }, t("creatorEarnings")),
       table([t("season"), t("paid"), t("pending")], data.earnings.map((e) => [
-        e.season ?? t("noSeason"),
+        e.season ?? t("creatorNoSeason"),
         h("span", { class: "earned-paid", "data-wei": wei(e.paid) }, dew(wei(e.paid))),
         h("span", { class: "earned-pending", "data-wei": wei(e.pending) }, dew(wei(e.pending))),
       ]))),
