@@ -63,6 +63,8 @@ addWords({
   scores: ["Puntos", "Scores"],
   turn: ["Turno", "Turn"],
   yourTurn: ["¡Es tu turno!", "Your turn!"],
+  yourTurnTitle: ["▶ Te toca", "▶ Your move"],
+  yourTurnBody: ["Tu mesa de dominó te espera.", "Your domino table is waiting for you."],
   waitingTurn: ["Esperando a", "Waiting for"],
   timer: ["Tiempo", "Time"],
   draw: ["Robar", "Draw"],

@@ -1,7 +1,8 @@
 """A visitor without a wallet, in Chromium at a phone's 390x844 and a desktop's 1280x800:
 from the landing page to the first move in at most 2 clicks (one tap on "play a bot now",
 one on a tile), then a whole hand as a guest, the hand's end (every seat's tiles counted), "Play
-again", and the page shows the guest, not an address."""
+again", the turn shown in the title while the tab is hidden, and the page shows the guest, not
+an address."""
 
 from __future__ import annotations
 
@@ -14,6 +15,13 @@ from tests.web.conftest import open_wallet_page
 from tests.web.phone import NO_SIDEWAYS_SCROLL
 
 pytestmark = pytest.mark.timeout(240)
+
+
+# Playwright's page is always visible: this makes the page believe its tab is hidden (or seen).
+HIDE = """(hidden) => {
+  Object.defineProperty(document, 'hidden', { value: hidden, configurable: true });
+  document.dispatchEvent(new Event('visibilitychange'));
+}"""
 
 
 class Clicks:
@@ -74,6 +82,13 @@ def test_a_guest_reaches_the_first_move_in_two_clicks_and_plays_a_hand(
     assert click.count <= 2, f"{click.count} clicks from the landing page to the first move"
     assert page.evaluate(NO_SIDEWAYS_SCROLL), "the table scrolls sideways"
     page.screenshot(path=str(artifacts / f"guest-first-move-{viewport['width']}.png"))
+
+    # The tab hidden: the player's next turn shows in the title, which comes back when seen.
+    page.evaluate(HIDE, True)
+    if wait_turn_or_end(page) == "live":
+        page.wait_for_function("() => document.title.startsWith('▶')", timeout=10_000)
+        page.evaluate(HIDE, False)
+        page.wait_for_function("() => document.title.startsWith('DEW')", timeout=10_000)
 
     while wait_turn_or_end(page) != "finished":
         play_one_move(page, click)

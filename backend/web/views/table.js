@@ -6,6 +6,7 @@ import { tableModes } from "../tablemodes.js";
 import { talkBar } from "../talk.js";
 import { joinTable } from "./lobby.js";
 import { presetName } from "../rulewords.js";
+import { turnNotice } from "../notice.js";
 
 export async function tableView(api, ui, tableId, query) {
   const { h, show, table, field, dew, short, say, fail } = ui;
@@ -67,6 +68,7 @@ export async function tableView(api, ui, tableId, query) {
     if (el && state.deadline) el.textContent = `${Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000))} s`;
   }, 250);
   ui.onLeave(() => {
+    turnNotice(false);
     clearInterval(timer);
     modes.stop();
     socket.close();
@@ -113,6 +115,7 @@ export async function tableView(api, ui, tableId, query) {
     const myTurn = !state.final && view && state.you !== null && view.turn === state.you
       && (view.legal_moves || []).length > 0;
     root.dataset.turn = myTurn ? "mine" : "other";
+    turnNotice(myTurn);
     root.dataset.ply = String(state.ply);
     root.dataset.status = state.final ? "finished" : status;
     root.dataset.hand = view ? String(view.hand_number) : "";
