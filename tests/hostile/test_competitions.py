@@ -14,7 +14,6 @@ server process on SQLite and PostgreSQL:
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -32,9 +31,10 @@ from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.economy.models import StakeEntry
 from backend.tables.models import Table
-from tests.fixtures.harness import REPO, api, sign_in, wait_for
+from tests.fixtures.dew_cli import only_database, run_dew
+from tests.fixtures.harness import api, sign_in, wait_for
 from tests.hostile.test_centers import LIMITS, _mint
-from tests.hostile.test_tables import DEW, DEW_WEI, SLOW_BOTS, Chain, _count, _error
+from tests.hostile.test_tables import DEW_WEI, SLOW_BOTS, Chain, _count, _error
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -99,19 +99,11 @@ def test_a_hosts_tournament_holds_the_turn_timer_floor(start_server, db_url) -> 
 def test_the_operators_command_holds_the_same_floor(db_url) -> None:  # type: ignore[no-untyped-def]
     """``dew create-tournament --turn-timeout-s 1`` is refused like the host's route, and the
     floor is the one setting: raised to 20 s, 19 s is refused and 20 s taken."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
-    env["DEW_DB_URL"] = db_url
 
     def create(name: str, timer: float, floor: str | None = None) -> Any:
         extra = {"DEW_TABLES_MIN_EARNING_TURN_TIMEOUT_S": floor} if floor else {}
-        return subprocess.run(
-            [DEW, "create-tournament", name, "--turn-timeout-s", str(timer)],
-            cwd=REPO,
-            env={**env, **extra},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        env = {**only_database(db_url), **extra}
+        return run_dew(env, "create-tournament", name, "--turn-timeout-s", str(timer), timeout=60)
 
     tag = db_url[:6]
     refused = create(f"cli fast {tag}", 1)
