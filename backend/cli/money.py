@@ -12,7 +12,8 @@ import typer
 
 from backend.cli.app import app
 from backend.config import get_settings
-from backend.economy.exceptions import EconomyError, NotFound
+from backend.economy.exceptions import EconomyError
+from backend.kit import errors as kind
 
 # The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
@@ -100,7 +101,7 @@ def show_command(withdrawal_id: str) -> None:
     with sessions() as session:
         try:
             row = get_withdrawal(session=session, withdrawal_id=withdrawal_id)
-        except NotFound as error:
+        except kind.NotFound as error:
             typer.echo(str(error), err=True)
             raise typer.Exit(1) from None
         except EconomyError as error:
