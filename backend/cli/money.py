@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
+from backend.cli.kit import refused
 from backend.config import get_settings
 from backend.economy.exceptions import EconomyError
 from backend.kit import errors as kind
@@ -61,11 +62,6 @@ def _line(w: dict[str, object]) -> str:
     return text + (f"  ({w['reason']})" if w["reason"] else "")
 
 
-def _fail(error: Exception) -> None:
-    typer.echo(f"refused: {error}", err=True)
-    raise typer.Exit(2)
-
-
 @withdraw_app.command("list")
 def list_command(
     address: Annotated[str | None, typer.Option(help="Only this wallet's")] = None,
@@ -83,7 +79,7 @@ def list_command(
         try:
             rows = list_withdrawals(session=session, address=address, state=state, limit=limit)
         except EconomyError as error:
-            _fail(error)
+            refused(error)
     if as_json:
         typer.echo(json.dumps(rows, default=str))
         return
@@ -105,7 +101,7 @@ def show_command(withdrawal_id: str) -> None:
             typer.echo(str(error), err=True)
             raise typer.Exit(1) from None
         except EconomyError as error:
-            _fail(error)
+            refused(error)
     typer.echo(json.dumps(row, default=str))
 
 
@@ -136,6 +132,6 @@ def request_command(
             session.commit()
         except EconomyError as error:
             session.rollback()
-            _fail(error)
+            refused(error)
         row = get_withdrawal(session=session, withdrawal_id=settlement.match_id)
     typer.echo(_line(row))
