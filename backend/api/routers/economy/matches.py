@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from backend.api.deps import SessionDep
-from backend.api.params import described_errors
+from backend.api.params import described_errors, out_of
 from backend.economy import schemas
 from backend.economy.models import PlannedSettlement
 from backend.kit import errors as kind
@@ -20,16 +20,4 @@ def settlement(match_id: str, session: SessionDep) -> schemas.SettlementOut:
     s = session.get(PlannedSettlement, match_id)
     if s is None:
         raise kind.NotFound(f"match {match_id!r} has not been planned")
-    return schemas.SettlementOut(
-        match_id=s.match_id,
-        chain_match_id=s.chain_match_id,
-        economy=s.economy,
-        status=s.status,
-        stake_pot=s.stake_pot,
-        emission=s.emission,
-        fee=s.fee,
-        returned=s.returned,
-        paid=s.paid,
-        tx_hash=s.tx_hash,
-        season_id=s.season_id,
-    )
+    return out_of(schemas.SettlementOut, s)
