@@ -94,7 +94,7 @@ class CenterFull(TablesError, kind.Conflict):
 
 
 class TableNotOpen(TablesError, kind.Conflict):
-    """The table is no longer open for seats (playing, finished or closed)."""
+    """The table is no longer open (playing, finished or closed): no seat, no start."""
 
 
 class InsufficientStake(TablesError, kind.Conflict):
@@ -114,7 +114,8 @@ class InvalidOptions(TablesError, kind.Invalid):
 
 
 class InvalidTalk(TablesError, kind.Invalid):
-    """A talk message that is not exactly one phrase, emote or text within bounds."""
+    """A talk message (or one relayed by another process) that is not one known phrase,
+    emote or clean text within its bounds."""
 
 
 class TalkRateLimited(TablesError, kind.TooMany, code="rate_limited"):
