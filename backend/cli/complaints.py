@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
-from backend.cli.kit import refused
+from backend.cli.kit import echo_rows, refused
 from backend.config import get_settings
 from backend.tables.exceptions import ComplaintNotFound, TablesError
 
@@ -60,12 +60,7 @@ def list_command(
             )
         except TablesError as error:
             refused(error)
-    if as_json:
-        typer.echo(json.dumps([r.as_dict() for r in rows], default=str))
-        return
-    for row in rows:
-        typer.echo(_line(row))
-    typer.echo(f"{len(rows)} complaint(s)")
+    echo_rows(rows, _line, "complaint", as_json=as_json, as_dict=lambda r: r.as_dict())
 
 
 @complaints_app.command("show")

@@ -1,10 +1,11 @@
 """What the operator's commands share: the configured database for one command, the exit of a
-refused command, and the wait for a request queued in the chain outbox."""
+refused command, a listing's answer, and the wait for a request queued in the chain outbox."""
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar
 
@@ -26,6 +27,27 @@ def refused(error: Exception, code: int = 2) -> NoReturn:
     """Say a service's refusal on stderr and end the command (exit 2, or ``code``)."""
     typer.echo(f"refused: {error}", err=True)
     raise typer.Exit(code)
+
+
+T = TypeVar("T")
+
+
+def echo_rows(
+    rows: Sequence[T],
+    line: Callable[[T], str],
+    noun: str,
+    *,
+    as_json: bool,
+    as_dict: Callable[[T], object] | None = None,
+) -> None:
+    """A listing command's answer: one JSON array (each row through ``as_dict`` if given),
+    or a line per row and then how many ``noun`` there are."""
+    if as_json:
+        typer.echo(json.dumps([as_dict(r) if as_dict else r for r in rows], default=str))
+        return
+    for row in rows:
+        typer.echo(line(row))
+    typer.echo(f"{len(rows)} {noun}(s)")
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
-from backend.cli.kit import refused
+from backend.cli.kit import echo_rows, refused
 from backend.config import get_settings
 from backend.economy.exceptions import EconomyError
 from backend.kit import errors as kind
@@ -80,12 +80,7 @@ def list_command(
             rows = list_withdrawals(session=session, address=address, state=state, limit=limit)
         except EconomyError as error:
             refused(error)
-    if as_json:
-        typer.echo(json.dumps(rows, default=str))
-        return
-    for row in rows:
-        typer.echo(_line(row))
-    typer.echo(f"{len(rows)} withdrawal(s)")
+    echo_rows(rows, _line, "withdrawal", as_json=as_json)
 
 
 @withdraw_app.command("show")
