@@ -9,19 +9,6 @@ class EconomyError(kind.DewError):
     """Root of every error raised by ``backend.economy``."""
 
 
-# An economy refusal that has no class of its own is one of these.
-class EconomyValueError(EconomyError, kind.Invalid, code="invalid_request"): ...
-
-
-class Conflict(EconomyError, kind.Conflict): ...
-
-
-class Refused(EconomyError, kind.Refused): ...
-
-
-class Unavailable(EconomyError, kind.ChainUnavailable, code="chain_unavailable"): ...
-
-
 class SeasonNotFound(EconomyError, kind.NotFound):
     """No season has the id asked for."""
 
@@ -60,3 +47,16 @@ class NotOnChain(EconomyError, kind.Conflict, code="approval_not_on_chain"):
 
 class TooManyApplications(EconomyError, kind.TooMany):
     """A wallet applied to be screened more times in a day than allowed."""
+
+
+# An economy refusal that has no class of its own is one of these.
+class EconomyValueError(EconomyError, kind.Invalid, code="invalid_request"): ...
+
+
+class Conflict(EconomyError, kind.Conflict): ...
+
+
+class Refused(EconomyError, kind.Refused): ...
+
+
+class Unavailable(EconomyError, kind.ChainUnavailable, code="chain_unavailable"): ...

@@ -9,19 +9,6 @@ class MarketsError(kind.DewError):
     """Root of every error raised by ``backend.markets``."""
 
 
-# A markets refusal that has no class of its own is one of these.
-class MarketsValueError(MarketsError, kind.Invalid, code="invalid_request"): ...
-
-
-class Conflict(MarketsError, kind.Conflict): ...
-
-
-class Refused(MarketsError, kind.Refused): ...
-
-
-class Unavailable(MarketsError, kind.ChainUnavailable, code="chain_unavailable"): ...
-
-
 class ListingNotFound(MarketsError, kind.NotFound):
     """No shop or market listing has the id asked for."""
 
@@ -36,3 +23,16 @@ class NotOwner(MarketsError, kind.Forbidden):
 
 class StaleListing(MarketsError, kind.Refused, code="listing_stale"):
     """The listing is sold, cancelled, expired, or its seller no longer owns or approved it."""
+
+
+# A markets refusal that has no class of its own is one of these.
+class MarketsValueError(MarketsError, kind.Invalid, code="invalid_request"): ...
+
+
+class Conflict(MarketsError, kind.Conflict): ...
+
+
+class Refused(MarketsError, kind.Refused): ...
+
+
+class Unavailable(MarketsError, kind.ChainUnavailable, code="chain_unavailable"): ...

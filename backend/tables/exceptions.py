@@ -9,22 +9,6 @@ class TablesError(kind.DewError):
     """Root of every tables error."""
 
 
-# A tables refusal that has no class of its own is one of these.
-class NotFound(TablesError, kind.NotFound): ...
-
-
-class Forbidden(TablesError, kind.Forbidden): ...
-
-
-class Conflict(TablesError, kind.Conflict): ...
-
-
-class InvalidRequest(TablesError, kind.Invalid): ...
-
-
-class Unavailable(TablesError, kind.Unavailable): ...
-
-
 class ChainUnavailable(TablesError, kind.ChainUnavailable):
     """The chain node could not be read to gate a seat; the caller may try again."""
 
@@ -124,6 +108,22 @@ class TalkRateLimited(TablesError, kind.TooMany, code="rate_limited"):
 
 class TooManyReports(TablesError, kind.TooMany):
     """The wallet filed as many reports in 24 hours as it may."""
+
+
+# A tables refusal that has no class of its own is one of these.
+class NotFound(TablesError, kind.NotFound): ...
+
+
+class Forbidden(TablesError, kind.Forbidden): ...
+
+
+class Conflict(TablesError, kind.Conflict): ...
+
+
+class InvalidRequest(TablesError, kind.Invalid): ...
+
+
+class Unavailable(TablesError, kind.Unavailable): ...
 
 
 # Live-play errors, sent over the WebSocket (the same shape as HTTP errors).
