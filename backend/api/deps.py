@@ -5,7 +5,7 @@ and the match hub. They live at the API layer: the services never import FastAPI
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Protocol, TypeVar, cast
+from typing import Annotated, Any, Protocol, cast
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
@@ -17,6 +17,7 @@ from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.accounts import terms as accounts_terms
 from backend.accounts.service import Principal
+from backend.api.params import out_of
 from backend.chain.outbox import inserted_here
 from backend.config import Settings
 from backend.db.session import make_session_factory
@@ -28,8 +29,6 @@ from backend.markets import exceptions as markets_exc
 from backend.markets.jobs import MarketsChain
 from backend.tables.gating import Gate
 from backend.tables.live.hub import MatchHub
-
-Out = TypeVar("Out", bound=BaseModel)
 
 __all__ = [
     "BuilderDep",
@@ -238,11 +237,6 @@ def get_markets(request: Request) -> MarketsChain:
 MarketsDep = Annotated[MarketsChain, Depends(get_markets)]
 
 
-def request_out(model: type[Out], status: object) -> Out:
-    """An operator service's request status (a dataclass) as the route's response model."""
-    return model(**vars(status))
-
-
 def queued_once(
     session: Session, key: str, model: type[BaseModel], queue: Callable[[], object]
 ) -> Any:
@@ -250,7 +244,7 @@ def queued_once(
     request (as ``model``) with the route's 202, or, for a repeat of the same key and body,
     the first one with 200 (another body under the key is the service's 409). One place for
     the five operator routes that queue a mint, a VIP pass, a shop listing or update, a center."""
-    out = request_out(model, queue())
+    out = out_of(model, queue())
     first = inserted_here(session, key)
     session.commit()
     if not first:

@@ -19,8 +19,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from sqlalchemy.orm import Session
 
-from backend.api.deps import CurrentOperator, MarketsDep, SessionDep, queued_once, request_out
-from backend.api.params import Id31, Id63, RequestId, error_responses
+from backend.api.deps import CurrentOperator, MarketsDep, SessionDep, queued_once
+from backend.api.params import Id31, Id63, RequestId, error_responses, out_of
 from backend.centers import operator as center_minting
 from backend.centers.schemas import CenterMintIn, CenterMintOut
 from backend.db.base import aware
@@ -85,7 +85,7 @@ def get_mint(
     _operator: CurrentOperator,
 ) -> MintOut:
     """Where a mint stands: ``token_ids`` once the worker's transaction is confirmed."""
-    return request_out(MintOut, operator.mint_status(session=session, request_id=request_id))
+    return out_of(MintOut, operator.mint_status(session=session, request_id=request_id))
 
 
 @router.post("/seasons", response_model=OperatorSeasonOut, status_code=201, responses=_ERRORS)
@@ -164,7 +164,7 @@ def get_vip(
     _operator: CurrentOperator,
 ) -> VipOut:
     """Where a VIP request stands: ``confirmed`` once the worker's transaction is final."""
-    return request_out(VipOut, operator.vip_status(session=session, request_id=request_id))
+    return out_of(VipOut, operator.vip_status(session=session, request_id=request_id))
 
 
 # --- the shop (docs/economy.md, "Markets") -----------------------------------------------
@@ -253,7 +253,7 @@ def get_shop_request(
 ) -> ShopRequestOut:
     """Where a shop request stands: ``listing_id`` once the listing is confirmed."""
     status = markets_operator.request_status(session=session, request_id=request_id)
-    return request_out(ShopRequestOut, status)
+    return out_of(ShopRequestOut, status)
 
 
 # --- Game Centers: minted through the chain outbox, mirrored by the indexer -----------------
@@ -288,4 +288,4 @@ def get_center_mint(
 ) -> CenterMintOut:
     """Where a center mint stands: ``center_id`` once the worker's transaction is final."""
     status = center_minting.center_mint_status(session=session, request_id=request_id)
-    return request_out(CenterMintOut, status)
+    return out_of(CenterMintOut, status)
