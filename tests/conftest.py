@@ -4,7 +4,8 @@
 out whole modules, so that a module's fixtures (its anvil, its databases, its servers, the
 state its tests pass on) are set up by one worker only, as in a serial run; and every module
 with a Chromium test (``tests/web/test_*_in_browser.py``) as one unit, so that one worker runs
-them all one after another on one browser and one web server. Modules are put in an order that
+them all one after another on one browser and one web server; and ``tests/contracts/`` as
+one unit, since its modules run forge on one build directory. Modules are put in an order that
 starts the longest first, so that no worker is left alone with a long module at the end.
 
 (xdist's own ``--dist loadgroup`` would do the grouping, but pytest-xdist 3.8 marks the groups
@@ -24,10 +25,13 @@ pytest_plugins = [
     "tests.fixtures.anvil",
     "tests.fixtures.database",
     "tests.fixtures.workers",
+    "tests.fixtures.launcher",
 ]
 
 BROWSER_UNIT = "browser"
 BROWSER_MODULE_SUFFIX = "_in_browser.py"
+# forge builds into contracts/out and its cache: the modules that run it share one worker.
+FORGE_UNIT = "tests/contracts/"
 
 # Started first in a parallel run (docs/testing.md): the browser modules, then the demo's
 # end-to-end seasons, the `dew` commands' flows and the worker's (a minute or more a test).
@@ -39,9 +43,12 @@ def _module(nodeid: str) -> str:
 
 
 def _unit(nodeid: str) -> str:
-    """The unit of work a test belongs to: its module, or all the browser modules together."""
+    """The unit of work a test belongs to: its module, all the browser modules together, or
+    all the contracts' modules together."""
     module = _module(nodeid)
-    return BROWSER_UNIT if module.endswith(BROWSER_MODULE_SUFFIX) else module
+    if module.endswith(BROWSER_MODULE_SUFFIX):
+        return BROWSER_UNIT
+    return FORGE_UNIT if module.startswith(FORGE_UNIT) else module
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

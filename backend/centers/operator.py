@@ -17,7 +17,7 @@ from backend.centers import exceptions as exc
 from backend.centers import service
 from backend.chain import outbox
 from backend.chain.models import ChainRequest, RequestKind
-from backend.chain.operator_requests import RequestFamily
+from backend.chain.operator_requests import RequestFamily, RequestState
 from backend.kit import errors as kind
 from backend.kit.text import clean_text
 
@@ -49,26 +49,19 @@ CENTER_MINTS = RequestFamily(
 
 
 @dataclass(frozen=True)
-class CenterMintStatus:
-    id: int
-    idempotency_key: str
-    status: str
+class CenterMintStatus(RequestState):
+    """Where an operator's center mint stands: ``center_id`` once confirmed."""
+
     center: dict[str, Any]
     center_id: int | None
-    tx_hash: str | None
-    failure_reason: str | None
 
     @classmethod
     def of(cls, request: ChainRequest) -> CenterMintStatus:
         result: dict[str, Any] = request.result or {}
         return cls(
-            id=request.id,
-            idempotency_key=CENTER_MINTS.caller_key(request),
-            status=request.status,
+            **CENTER_MINTS.state(request),
             center=dict(request.payload),
             center_id=int(result["center_id"]) if "center_id" in result else None,
-            tx_hash=request.tx_hash,
-            failure_reason=request.failure_reason,
         )
 
 

@@ -60,14 +60,14 @@ class Engine:
         self.calls = calls
         self.settings = settings
         self.wallet = Wallet(
-            session_factory=session_factory,
+            sessions=session_factory,
             chain_id=chain_id,
             address=self.address,
             lease_s=settings.pump_lease_s,
             owner=Wallet.owner_name(self),
         )
         self.sender = Sender(
-            session_factory=session_factory,
+            sessions=session_factory,
             rpc=rpc,
             wallet=self.wallet,
             account=account,
@@ -76,7 +76,7 @@ class Engine:
             settings=settings,
         )
         self.tracker = Tracker(
-            session_factory=session_factory,
+            sessions=session_factory,
             rpc=rpc,
             wallet=self.wallet,
             sender=self.sender,

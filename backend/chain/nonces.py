@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -102,23 +102,18 @@ def requeue(request: ChainRequest, now: datetime, *, alone: bool) -> None:
     request.updated_at = now
 
 
+@dataclass(eq=False, kw_only=True)
 class Wallet:
     """The ``chain_wallets`` row of one (chain, address): nonce lock, lease and open slots."""
 
-    def __init__(
-        self,
-        *,
-        session_factory: sessionmaker[Session],
-        chain_id: int,
-        address: str,
-        lease_s: float,
-        owner: str,
-    ):
-        self.sessions = session_factory
-        self.chain_id = chain_id
-        self.address = address
-        self.lease_s = lease_s
-        self.owner = owner
+    sessions: sessionmaker[Session]
+    chain_id: int
+    address: str
+    lease_s: float
+    owner: str
+    id: int = field(init=False)
+
+    def __post_init__(self) -> None:
         self.id = self._ensure()
 
     @staticmethod

@@ -1,5 +1,6 @@
 """The kit for an operator's chain requests: queued in the outbox under the caller's
-idempotency key, looked up by id, a repeat answered with the first request.
+idempotency key, looked up by id, a repeat answered with the first request, and shown as a
+:class:`RequestState`.
 
 Each family (avatar mints, VIP passes, shop calls, center mints) names its key prefix, the
 request kinds it owns and the errors its package raises; the rest is here once:
@@ -10,6 +11,7 @@ request kinds it owns and the errors its package raises; the rest is here once:
     with MINTS.queueing(idempotency_key):      # outbox errors become the package's own
         request = outbox.request_mint(...)
     request = MINTS.find(session, request_id)  # another family's request is not found
+    MintStatus(**MINTS.state(request), ...)    # its RequestState, and the family's own fields
 
 The prefix keeps an operator's keys apart from the server's own (``settle:...``, withdrawals)
 and from each other family's.
@@ -21,6 +23,7 @@ import re
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -28,6 +31,18 @@ from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import ChainRequest, RequestKind
 
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class RequestState:
+    """Where an operator's request stands, as every family's status shows it (each adds what
+    its own request holds)."""
+
+    id: int
+    idempotency_key: str
+    status: str
+    tx_hash: str | None
+    failure_reason: str | None
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,16 @@ class RequestFamily:
     def caller_key(self, request: ChainRequest) -> str:
         """The key the caller gave, without the family's prefix."""
         return request.idempotency_key.removeprefix(self.prefix)
+
+    def state(self, request: ChainRequest) -> dict[str, Any]:
+        """The :class:`RequestState` fields of one of this family's requests."""
+        return {
+            "id": request.id,
+            "idempotency_key": self.caller_key(request),
+            "status": request.status,
+            "tx_hash": request.tx_hash,
+            "failure_reason": request.failure_reason,
+        }
 
     @contextmanager
     def queueing(self, idempotency_key: str) -> Iterator[None]:

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from eth_account.datastructures import SignedTransaction
@@ -133,27 +133,23 @@ def classify_broadcast_error(message: str) -> str:
     return "rejected"
 
 
-class Sender:
+@dataclass(eq=False, kw_only=True)
+class WalletPart:
+    """What the sender and the tracker of one wallet share (``Engine`` makes both)."""
+
+    sessions: sessionmaker[Session]
+    rpc: Rpc
+    wallet: Wallet
+    calls: CallBuilder
+    settings: ChainSettings
+
+
+@dataclass(eq=False, kw_only=True)
+class Sender(WalletPart):
     """Signs and broadcasts the calls of one wallet; every write is guarded by current state."""
 
-    def __init__(
-        self,
-        *,
-        session_factory: sessionmaker[Session],
-        rpc: Rpc,
-        wallet: Wallet,
-        account: LocalAccount,
-        chain_id: int,
-        calls: CallBuilder,
-        settings: ChainSettings,
-    ):
-        self.sessions = session_factory
-        self.rpc = rpc
-        self.wallet = wallet
-        self.account = account
-        self.chain_id = chain_id
-        self.calls = calls
-        self.settings = settings
+    account: LocalAccount
+    chain_id: int
 
     # ------------------------------------------------------------------ a send round
     def _pick(self, queued: Sequence[ChainRequest], budget: int) -> list[ChainRequest]:
@@ -321,6 +317,38 @@ class Sender:
         logger.warning("request %s failed before sending (%s)", request_id, reason)
 
     # ------------------------------------------------------------------ signing
+    def _signed_row(
+        self,
+        signed: SignedTransaction,
+        nonce: int,
+        kind: TxKind | RequestKind,
+        to: str,
+        gas: int,
+        fees: Fees,
+        now: datetime,
+        *,
+        request_count: int,
+        replaces_id: int | None = None,
+    ) -> ChainTx:
+        """The ``chain_txs`` row of a transaction just signed, with its raw bytes."""
+        return ChainTx(
+            wallet_id=self.wallet.id,
+            nonce=nonce,
+            kind=str(kind),
+            status=TxStatus.SIGNED,
+            tx_hash=hex_data(signed.hash),
+            raw=bytes(signed.raw_transaction),
+            to_address=to,
+            gas_limit=gas,
+            max_fee_per_gas=fees.max_fee,
+            max_priority_fee_per_gas=fees.tip,
+            replaces_id=replaces_id,
+            request_count=request_count,
+            signed_at=now,
+            created_at=now,
+            updated_at=now,
+        )
+
     def sign(self, *, nonce: int, to: str, data: bytes, gas: int, fees: Fees) -> SignedTransaction:
         return self.account.sign_transaction(
             {
@@ -363,22 +391,7 @@ class Sender:
                 return None
             signed = self.sign(nonce=nonce, to=to, data=data, gas=gas, fees=fees)
             now = utcnow()
-            tx = ChainTx(
-                wallet_id=self.wallet.id,
-                nonce=nonce,
-                kind=str(kind),
-                status=TxStatus.SIGNED,
-                tx_hash=hex_data(signed.hash),
-                raw=bytes(signed.raw_transaction),
-                to_address=to,
-                gas_limit=gas,
-                max_fee_per_gas=fees.max_fee,
-                max_priority_fee_per_gas=fees.tip,
-                request_count=len(ids),
-                signed_at=now,
-                created_at=now,
-                updated_at=now,
-            )
+            tx = self._signed_row(signed, nonce, kind, to, gas, fees, now, request_count=len(ids))
             session.add(tx)
             session.flush()
             session.add(ChainTxEvent(tx_id=tx.id, status=TxStatus.SIGNED, detail=f"nonce {nonce}"))
@@ -477,22 +490,16 @@ class Sender:
             )
             if newer or row.status in (TxStatus.MINED, TxStatus.CONFIRMED):
                 return None
-            new = ChainTx(
-                wallet_id=self.wallet.id,
-                nonce=current.nonce,
-                kind=str(kind),
-                status=TxStatus.SIGNED,
-                tx_hash=hex_data(signed.hash),
-                raw=bytes(signed.raw_transaction),
-                to_address=to,
-                gas_limit=gas,
-                max_fee_per_gas=fees.max_fee,
-                max_priority_fee_per_gas=fees.tip,
-                replaces_id=current.id,
+            new = self._signed_row(
+                signed,
+                current.nonce,
+                kind,
+                to,
+                gas,
+                fees,
+                now,
                 request_count=0 if filler else row.request_count,
-                signed_at=now,
-                created_at=now,
-                updated_at=now,
+                replaces_id=current.id,
             )
             session.add(new)
             session.flush()

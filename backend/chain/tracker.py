@@ -18,11 +18,11 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, sessionmaker
 
 from backend.chain.crash import crash_point
 from backend.chain.exceptions import RpcError
@@ -35,17 +35,15 @@ from backend.chain.models import (
     TxKind,
     TxStatus,
 )
-from backend.chain.nonces import ChainView, Wallet, requeue, set_status
-from backend.chain.rpc import Rpc
+from backend.chain.nonces import ChainView, requeue, set_status
 from backend.chain.sender import (
-    CallBuilder,
     PumpReport,
     Sender,
+    WalletPart,
     call_data,
     hex_data,
     is_wait_reason,
 )
-from backend.config import ChainSettings
 from backend.db.base import aware, utcnow
 from backend.ops.metrics import (
     CHAIN_CONFIRM_SECONDS,
@@ -64,27 +62,13 @@ def _age_s(value: datetime | None) -> float:
     return float("inf") if value is None else (utcnow() - value).total_seconds()
 
 
-class Tracker:
+@dataclass(eq=False, kw_only=True)
+class Tracker(WalletPart):
     """Follows the open slots of one wallet to their final state; see the module docstring."""
 
-    def __init__(
-        self,
-        *,
-        session_factory: sessionmaker[Session],
-        rpc: Rpc,
-        wallet: Wallet,
-        sender: Sender,
-        calls: CallBuilder,
-        settings: ChainSettings,
-    ):
-        self.sessions = session_factory
-        self.rpc = rpc
-        self.wallet = wallet
-        self.sender = sender
-        self.calls = calls
-        self.settings = settings
-        # Receipts of mined, not yet confirmed txs: read once, applied at the depth.
-        self._receipt_cache: dict[int, Receipt] = {}
+    sender: Sender
+    # Receipts of mined, not yet confirmed txs: read once, applied at the depth.
+    _receipt_cache: dict[int, Receipt] = field(default_factory=dict, init=False, repr=False)
 
     def _deep_enough(self, view: ChainView, block_number: int) -> bool:
         return view.head - block_number + 1 >= self.settings.confirmations

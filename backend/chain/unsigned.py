@@ -64,6 +64,13 @@ class TxBuilder:
         except (Web3Exception, OSError) as exc:
             raise self.unavailable(f"the chain node did not answer: {exc}") from exc
 
+    def _block_time(self) -> int:
+        """The latest block's timestamp (chain time); an unreachable node is ``unavailable``."""
+        try:
+            return int(self.w3.eth.get_block("latest")["timestamp"])
+        except (Web3Exception, OSError) as exc:
+            raise self.unavailable(f"the chain node did not answer: {exc}") from exc
+
     def _unsigned(
         self, sender: str, contract: Any, fn: str, args: list[Any], description: str
     ) -> UnsignedTx:

@@ -7,7 +7,7 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import typer
 
@@ -15,6 +15,8 @@ from backend.config import get_settings
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
+
+    from backend.chain.operator_requests import RequestState
 
 
 def fail(error: object) -> typer.Exit:
@@ -65,18 +67,7 @@ def database(*refusals: type[Exception]) -> Iterator[sessionmaker[Session]]:
         engine.dispose()
 
 
-class QueuedRequest(Protocol):
-    """A chain request's status as the operator services return it."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def failure_reason(self) -> str | None: ...
-
-
-R = TypeVar("R", bound=QueuedRequest)
+R = TypeVar("R", bound="RequestState")
 
 
 def reader(

@@ -62,19 +62,10 @@ def _start_round(
     entrants = {e.number: e for e in entrants_of(session=session, tournament_id=t.id)}
     seats = match_seats(t.preset, t.options)
     for board, p in enumerate(pairings):
+        game = Game(tournament_id=t.id, round=number, board=board, a=p.a, b=p.b)
         if p.b is None:
-            session.add(
-                Game(
-                    tournament_id=t.id,
-                    round=number,
-                    board=board,
-                    a=p.a,
-                    b=None,
-                    status=GameStatus.BYE,
-                    winner=p.a,
-                    outcome="bye",
-                )
-            )
+            game.status, game.winner, game.outcome = GameStatus.BYE, p.a, "bye"
+            session.add(game)
             continue
         specs = [_seat_spec(entrants[p.a]), _seat_spec(entrants[p.b])]
         if seats == 4:  # team game: seats 0 and 2 are one side, 1 and 3 the other
@@ -87,18 +78,8 @@ def _start_round(
             turn_timeout_s=t.turn_timeout_s,
             bot_level=t.bot_level,
         )
-        session.add(
-            Game(
-                tournament_id=t.id,
-                round=number,
-                board=board,
-                a=p.a,
-                b=p.b,
-                table_id=table.id,
-                match_id=table.match_id,
-                status=GameStatus.LIVE,
-            )
-        )
+        game.table_id, game.match_id, game.status = table.id, table.match_id, GameStatus.LIVE
+        session.add(game)
     t.current_round = number
     t.version += 1
 

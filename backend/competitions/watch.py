@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections import Counter, deque
+from collections import Counter
 from typing import Any
 
 from sqlalchemy import select
@@ -25,6 +25,7 @@ from backend.competitions import exceptions as exc
 from backend.competitions import service, views
 from backend.competitions.models import Entrant, TournamentStatus
 from backend.config import SocketSettings
+from backend.kit.mailbox import Mailbox
 
 log = logging.getLogger(__name__)
 
@@ -90,12 +91,10 @@ def poll_events(
     return changed, over
 
 
-class Watcher:
+class Watcher(Mailbox[str | int]):
     """One socket's outbox: event texts, then an ``int`` close code as the last item."""
 
     __slots__ = (
-        "_pending",
-        "_waiter",
         "address",
         "closed",
         "entrant",
@@ -106,18 +105,13 @@ class Watcher:
     def __init__(
         self, tournament_id: int, address: str, max_queue: int, entrant: str | None = None
     ) -> None:
+        super().__init__()
         self.tournament_id = tournament_id
         self.address = address
         # The entrant's wallet for a signed-in entrant's socket (its reserved slots).
         self.entrant = entrant
         self.max_queue = max_queue
         self.closed = False
-        self._pending: deque[str | int] = deque()
-        self._waiter: asyncio.Future[None] | None = None
-
-    def _wake(self) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
 
     def push(self, text: str) -> None:
         if self.closed:
@@ -138,12 +132,7 @@ class Watcher:
         self._wake()
 
     async def next(self) -> str | int:
-        while not self._pending:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+        await self._wait()
         return self._pending.popleft()
 
 

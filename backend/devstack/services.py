@@ -23,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
+from backend.devstack import preload
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 T = TypeVar("T")
@@ -53,12 +55,15 @@ def free_port() -> int:
 
 
 class Service:
-    """One subprocess (server, worker, beat) in its own process group, output in a log file."""
+    """One subprocess (server, worker, beat) in its own process group, output in a log file;
+    forked by the preloaded launcher when one is in use (``backend.devstack.preload``)."""
 
     def __init__(self, name: str, args: list[str], env: dict[str, str], log: Path) -> None:
         self.name, self.args, self.env, self.log = name, args, env, log
         self._log_file = log.open("ab")
-        self.process = subprocess.Popen(
+        launcher = preload.current()
+        forked = launcher.spawn(args, env, REPO_ROOT, log) if launcher else None
+        self.process: subprocess.Popen[bytes] | preload.Forked = forked or subprocess.Popen(
             args,
             cwd=REPO_ROOT,
             env=env,

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from eth_utils.address import is_address, to_checksum_address
 from sqlalchemy import select
@@ -21,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from backend.chain import outbox
 from backend.chain.models import ChainRequest, RequestKind
-from backend.chain.operator_requests import RequestFamily
+from backend.chain.operator_requests import RequestFamily, RequestState
 from backend.db.base import aware, utcnow
 from backend.economy import season_rewards, seasons
 from backend.economy.exceptions import Conflict, EconomyError, EconomyValueError
@@ -77,29 +76,19 @@ VIPS = RequestFamily(
 
 
 @dataclass(frozen=True)
-class MintStatus:
+class MintStatus(RequestState):
     """Where an operator's mint request stands: ``token_ids`` once confirmed."""
 
-    id: int
-    idempotency_key: str
-    status: str
     recipients: list[str]
     token_ids: list[int] | None
-    tx_hash: str | None
-    failure_reason: str | None
 
     @classmethod
     def of(cls, request: ChainRequest) -> MintStatus:
-        result: dict[str, Any] = request.result or {}
-        ids = result.get("token_ids")
+        ids = (request.result or {}).get("token_ids")
         return cls(
-            id=request.id,
-            idempotency_key=MINTS.caller_key(request),
-            status=request.status,
+            **MINTS.state(request),
             recipients=list(request.payload.get("recipients", [])),
             token_ids=[int(i) for i in ids] if ids is not None else None,
-            tx_hash=request.tx_hash,
-            failure_reason=request.failure_reason,
         )
 
 
@@ -135,30 +124,21 @@ def mint_status(*, session: Session, request_id: int) -> MintStatus:
 
 
 @dataclass(frozen=True)
-class VipStatus:
+class VipStatus(RequestState):
     """Where an operator's VIP pass request stands; ``expires_at`` is unix seconds."""
 
-    id: int
-    idempotency_key: str
     action: str
     address: str
     expires_at: int | None
-    status: str
-    tx_hash: str | None
-    failure_reason: str | None
 
     @classmethod
     def of(cls, request: ChainRequest) -> VipStatus:
         expires = request.payload.get("expires_at")
         return cls(
-            id=request.id,
-            idempotency_key=VIPS.caller_key(request),
+            **VIPS.state(request),
             action="issue" if request.kind == RequestKind.VIP_ISSUE else "revoke",
             address=request.payload["holder"],
             expires_at=int(expires) if expires is not None else None,
-            status=request.status,
-            tx_hash=request.tx_hash,
-            failure_reason=request.failure_reason,
         )
 
 

@@ -140,17 +140,8 @@ class Payouts:
             # avatar payout would pay whoever owns the avatar when the batch lands (the
             # contract's no-agreement case), so a buyer could collect the seller's reward.
             # A plain wallet payout to the server's own record of the seat cannot move.
-            self._pay_account(player, amount)
-            self.legs.append(
-                LedgerLeg(
-                    match_id=self.match_id,
-                    seat=seat,
-                    avatar_id=avatar_id,
-                    party="owner",
-                    address=to_checksum_address(player),
-                    amount=str(amount),
-                    status=LegStatus.PENDING,
-                )
+            self.to_account(
+                party="owner", address=player, amount=amount, seat=seat, avatar_id=avatar_id
             )
             return
         self.chain.append(
@@ -185,12 +176,22 @@ class Payouts:
         payees = {p.account.lower() for p in self.chain if p.account is not None}
         return address.lower() in payees or len(self.chain) < outbox.MAX_PAYOUTS_PER_MATCH - 1
 
-    def to_account(self, *, party: str, address: str, amount: int, seat: int | None = None) -> None:
+    def to_account(
+        self,
+        *,
+        party: str,
+        address: str,
+        amount: int,
+        seat: int | None = None,
+        avatar_id: int | None = None,
+    ) -> None:
+        """A payout to a wallet, with its ledger leg (``avatar_id``: the avatar it is for)."""
         self._pay_account(address, amount)
         self.legs.append(
             LedgerLeg(
                 match_id=self.match_id,
                 seat=seat,
+                avatar_id=avatar_id,
                 party=party,
                 address=to_checksum_address(address),
                 amount=str(amount),

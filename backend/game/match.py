@@ -154,6 +154,9 @@ class HandLog:
     """Everything each side scored in this hand: open ends, bonuses, and the hand's points."""
     bonuses: list[tuple[int, int, str]] = field(default_factory=list)
     note: str = ""
+    left: tuple[int, ...] = ()
+    """Each seat's tiles (masks) when the hand ended: shown to every seat once it is over;
+    empty while it is live, and when the target was reached mid-hand."""
 
 
 @dataclass(frozen=True)
@@ -589,6 +592,7 @@ class Match:
         hand.end = reason
         hand.winner = winner
         hand.note = note
+        hand.left = tuple(self.hands)
         if self._bonus:
             award = _Award(self)
             for tracker in self._bonus:

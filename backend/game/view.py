@@ -15,6 +15,8 @@ class HandSummary(TypedDict):
     end: str
     winner: int | None
     points: list[int]
+    tiles_left: list[list[str]]
+    """Each seat's tiles when the hand ended (counted for the winner): public once it is over."""
 
 
 class SeatView(TypedDict):
@@ -84,9 +86,15 @@ def view(match: Match, seat: int) -> SeatView:
         "draws": _count(match, "draw"),
         "passes": _count(match, "pass"),
         "previous_hands": [
-            {"index": h.index, "end": h.end, "winner": h.winner, "points": list(h.points)}
+            {
+                "index": h.index,
+                "end": h.end,
+                "winner": h.winner,
+                "points": list(h.points),
+                "tiles_left": [[NAMES[t] for t in tiles_of(mask)] for mask in h.left],
+            }
             for h in match.log
-            if h is not match.hand
+            if h is not match.hand or match.over  # the last hand, once the match is over
         ],
         "match_over": match.over,
     }

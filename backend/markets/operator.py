@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from backend.chain import outbox
 from backend.chain.models import SHOP_KINDS, ChainRequest, RequestKind
-from backend.chain.operator_requests import RequestFamily
+from backend.chain.operator_requests import RequestFamily, RequestState
 from backend.kit import errors as kind
 from backend.kit.text import clean_text
 from backend.markets.exceptions import Conflict, MarketsError, MarketsValueError
@@ -50,34 +50,24 @@ SHOP = RequestFamily(
 
 
 @dataclass(frozen=True)
-class ShopRequest:
+class ShopRequest(RequestState):
     """Where an operator's shop request stands; ``listing_id`` once a listing is confirmed."""
 
-    id: int
-    idempotency_key: str
     action: str
-    status: str
     listing_id: int | None
-    tx_hash: str | None
-    failure_reason: str | None
 
     @classmethod
     def of(cls, request: ChainRequest) -> ShopRequest:
-        result: dict[str, Any] = request.result or {}
         payload = request.payload
-        listing = result.get("listing_id", payload.get("listing_id"))
+        listing = (request.result or {}).get("listing_id", payload.get("listing_id"))
         return cls(
-            id=request.id,
-            idempotency_key=SHOP.caller_key(request),
+            **SHOP.state(request),
             action={
                 RequestKind.SHOP_LIST: "list",
                 RequestKind.SHOP_SET: "update" if payload.get("open") else "close",
                 RequestKind.ACCESSORY_TYPE: "define_type",
             }[RequestKind(request.kind)],
-            status=request.status,
             listing_id=int(listing) if listing is not None else None,
-            tx_hash=request.tx_hash,
-            failure_reason=request.failure_reason,
         )
 
 

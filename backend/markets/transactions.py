@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from web3.exceptions import Web3Exception
-
 from backend.chain.unsigned import TxBuilder
 from backend.chain.unsigned import UnsignedTx as UnsignedTx
 from backend.markets.exceptions import MarketsValueError, NotOwner, Refused, Unavailable
@@ -124,12 +122,6 @@ class MarketTxBuilder(TxBuilder):
             ),
             self._unsigned(seller, market, "list", args, what),
         ]
-
-    def _block_time(self) -> int:
-        try:
-            return int(self.w3.eth.get_block("latest")["timestamp"])
-        except (Web3Exception, OSError) as exc:
-            raise Unavailable(f"the chain node did not answer: {exc}") from exc
 
     def market_cancel(self, *, seller: str, listing_id: int) -> UnsignedTx:
         return self._build(

@@ -353,6 +353,12 @@ def parse_server_message(text: str | bytes) -> dict[str, Any]:
 # tests/web/test_protocol.py checks that each satisfies SERVER_MESSAGES.
 
 
+def _sent(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """A server message: the version, its type, then ``fields``. Each builder passes its keyword
+    arguments as ``locals()`` (its first statement), so its signature is the order of the keys."""
+    return {"v": PROTOCOL_VERSION, "type": kind, **fields}
+
+
 def snapshot(
     *,
     table: dict[str, Any],
@@ -368,21 +374,7 @@ def snapshot(
     final: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """The full state a socket may see: on connect and on resync."""
-    return {
-        "v": PROTOCOL_VERSION,
-        "type": "snapshot",
-        "table": table,
-        "seats": seats,
-        "you": you,
-        "match_id": match_id,
-        "match_status": match_status,
-        "seed_commitment": seed_commitment,
-        "ply": ply,
-        "moves": moves,
-        "view": view,
-        "deadline_ms": deadline_ms,
-        "final": final,
-    }
+    return _sent("snapshot", locals())
 
 
 def moved(
@@ -396,17 +388,7 @@ def moved(
     view: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A committed move; ``view`` last, so one message can be re-sent with each seat's view."""
-    return {
-        "v": PROTOCOL_VERSION,
-        "type": "moved",
-        "match_id": match_id,
-        "ply": ply,
-        "seat": seat,
-        "move": move,
-        "actor": actor,
-        "deadline_ms": deadline_ms,
-        "view": view,
-    }
+    return _sent("moved", locals())
 
 
 def match_over(
@@ -417,41 +399,25 @@ def match_over(
     server_seed: str,
     result_hash: str | None,
 ) -> dict[str, Any]:
-    return {
-        "v": PROTOCOL_VERSION,
-        "type": "match_over",
-        "match_id": match_id,
-        "ply": ply,
-        "result": result,
-        "server_seed": server_seed,
-        "result_hash": result_hash,
-    }
+    return _sent("match_over", locals())
 
 
 def ack(*, ref: Any, ply: int) -> dict[str, Any]:
-    return {"v": PROTOCOL_VERSION, "type": "ack", "ref": ref, "ply": ply}
+    return _sent("ack", locals())
 
 
 def pong(*, ref: Any) -> dict[str, Any]:
-    return {"v": PROTOCOL_VERSION, "type": "pong", "ref": ref}
+    return _sent("pong", locals())
 
 
 def talk(
     *, seat: int, phrase: str | None, emote: str | None, text: str | None, at_ms: int
 ) -> dict[str, Any]:
-    return {
-        "v": PROTOCOL_VERSION,
-        "type": "talk",
-        "seat": seat,
-        "phrase": phrase,
-        "emote": emote,
-        "text": text,
-        "at_ms": at_ms,
-    }
+    return _sent("talk", locals())
 
 
 def muted(*, seats: list[int]) -> dict[str, Any]:
-    return {"v": PROTOCOL_VERSION, "type": "muted", "seats": seats}
+    return _sent("muted", locals())
 
 
 def error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
@@ -468,113 +434,66 @@ def error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
 
 
 def _spec_json(messages: tuple[Message, ...]) -> dict[str, Any]:
-    return {
-        m.type: {
-            "doc": m.doc,
-            "fields": [
-                {
-                    "name": f.name,
-                    "type": f.type,
-                    "required": f.required,
-                    "nullable": f.nullable,
-                    "doc": f.doc,
-                }
-                for f in m.fields
-            ],
-        }
-        for m in messages
-    }
+    """The messages as protocol.js holds them: a field lists only what differs from ``Field``'s
+    defaults (``required`` true, ``nullable`` false, no ``doc``), as ``_f`` is written above."""
+    spec: dict[str, Any] = {}
+    for m in messages:
+        fields = []
+        for f in m.fields:
+            field: dict[str, Any] = {"name": f.name, "type": f.type}
+            if not f.required:
+                field["required"] = False
+            if f.nullable:
+                field["nullable"] = True
+            if f.doc:
+                field["doc"] = f.doc
+            fields.append(field)
+        spec[m.type] = {"doc": m.doc, "fields": fields}
+    return spec
 
 
-def _js(value: Any) -> str:
-    return json.dumps(value, indent=2, sort_keys=True)
+_JS_WIDTH = 120
+
+
+def _js(value: Any, indent: int = 0, lead: int = 0) -> str:
+    """``value`` as JSON for protocol.js: what fits in ``_JS_WIDTH`` (after ``indent`` spaces and
+    ``lead`` characters on its first line) stays on one line; else an object or array holds an
+    item a line, or, when its items are plain values, as many as fit on each line."""
+    flat = json.dumps(value)
+    if indent + lead + len(flat) <= _JS_WIDTH or not isinstance(value, dict | list):
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(value, dict):
+        keys = [json.dumps(str(key)) + ": " for key in value]
+        items = [k + _js(v, indent + 2, len(k)) for k, v in zip(keys, value.values(), strict=True)]
+        brackets, plain = "{}", not any(isinstance(v, dict | list) for v in value.values())
+    else:
+        items = [_js(v, indent + 2) for v in value]
+        brackets, plain = "[]", not any(isinstance(v, dict | list) for v in value)
+    lines: list[str] = []
+    for item in items:
+        if plain and lines and len(pad) + len(lines[-1]) + len(item) + 2 <= _JS_WIDTH:
+            lines[-1] += f" {item},"
+        else:
+            lines.append(f"{item},")
+    lines[-1] = lines[-1].removesuffix(",")
+    body = "\n".join(pad + line for line in lines)
+    return f"{brackets[0]}\n{body}\n{' ' * indent}{brackets[1]}"
 
 
 def render_js() -> str:
-    """The text of ``backend/web/protocol.js``: the same definitions and checks as here."""
+    """The text of ``backend/web/protocol.js``: these definitions; ``api.js`` checks with them."""
     return f"""// GENERATED from backend/protocol/messages.py by gen_protocol_js.py: do not edit.
-// The DEW play protocol (version {PROTOCOL_VERSION}): messages, routes, codes, and checks.
+// The DEW play protocol (version {PROTOCOL_VERSION}): messages, routes, codes (api.js checks).
 
 export const PROTOCOL_VERSION = {PROTOCOL_VERSION};
 export const MOVE_PATTERN = new RegExp({json.dumps(MOVE_PATTERN)});
 export const CLIENT_MESSAGES = {_js(_spec_json(CLIENT_MESSAGES))};
 export const SERVER_MESSAGES = {_js(_spec_json(SERVER_MESSAGES))};
 export const WS_ERROR_CODES = {_js(list(WS_ERROR_CODES))};
-export const CLOSE_CODES = {_js({str(k): v for k, v in CLOSE_CODES.items()})};
+export const CLOSE_CODES = {_js(CLOSE_CODES)};
 export const ROUTES = {_js({k: list(v) for k, v in ROUTES.items()})};
 export const TALK_PHRASES = {_js(list(TALK_PHRASES))};
 export const TALK_EMOTES = {_js(list(TALK_EMOTES))};
 export const REPORT_REASONS = {_js(list(REPORT_REASONS))};
-
-export class ProtocolError extends Error {{}}
-
-function typeOk(value, type) {{
-  switch (type) {{
-    case "integer": return Number.isInteger(value);
-    case "number": return typeof value === "number";
-    case "string": return typeof value === "string";
-    case "boolean": return typeof value === "boolean";
-    case "array": return Array.isArray(value);
-    case "object": return value !== null && typeof value === "object" && !Array.isArray(value);
-    default: return false;
-  }}
-}}
-
-function check(message, catalogue) {{
-  if (message === null || typeof message !== "object" || Array.isArray(message)) {{
-    throw new ProtocolError("a message is a JSON object");
-  }}
-  if (message.v !== PROTOCOL_VERSION) {{
-    throw new ProtocolError(`protocol version ${{message.v}}, not ${{PROTOCOL_VERSION}}`);
-  }}
-  const spec = Object.hasOwn(catalogue, message.type) ? catalogue[message.type] : null;
-  if (!spec) throw new ProtocolError(`unknown message type ${{JSON.stringify(message.type)}}`);
-  for (const field of spec.fields) {{
-    if (!(field.name in message)) {{
-      if (!field.required) continue;
-      throw new ProtocolError(`${{message.type}} message without ${{field.name}}`);
-    }}
-    const value = message[field.name];
-    if (value === null) {{
-      if (field.nullable) continue;
-      throw new ProtocolError(`${{message.type}}.${{field.name}} null`);
-    }}
-    if (field.name === "ref" && Number.isInteger(value)) continue;
-    if (!typeOk(value, field.type)) {{
-      throw new ProtocolError(`${{message.type}}.${{field.name}} must be a ${{field.type}}`);
-    }}
-  }}
-  if (message.type === "move" && !MOVE_PATTERN.test(message.move)) {{
-    throw new ProtocolError(`not a move: ${{JSON.stringify(message.move)}}`);
-  }}
-  return message;
-}}
-
-/** A checked client message: clientMessage("move", {{move: "6:4L", ply: 3}}). */
-export function clientMessage(type, fields = {{}}) {{
-  const spec = Object.hasOwn(CLIENT_MESSAGES, type) ? CLIENT_MESSAGES[type] : null;
-  if (!spec) throw new ProtocolError(`unknown message type ${{JSON.stringify(type)}}`);
-  const known = new Set(spec.fields.map((f) => f.name));
-  for (const name of Object.keys(fields)) {{
-    if (!known.has(name)) throw new ProtocolError(`${{type}} has no field ${{name}}`);
-  }}
-  return check({{ v: PROTOCOL_VERSION, type, ...fields }}, CLIENT_MESSAGES);
-}}
-
-/** Parse and check a server message (text); throws ProtocolError. */
-export function parseServerMessage(text) {{
-  let message;
-  try {{
-    message = JSON.parse(text);
-  }} catch (error) {{
-    throw new ProtocolError(`not JSON: ${{error.message}}`);
-  }}
-  return check(message, SERVER_MESSAGES);
-}}
-
-/** A route's path with its {{placeholders}} filled in. */
-export function routePath(name, params = {{}}) {{
-  const [, template] = ROUTES[name];
-  return template.replace(/\\{{(\\w+)\\}}/g, (_, key) => encodeURIComponent(String(params[key])));
-}}
 """

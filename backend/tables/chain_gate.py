@@ -33,6 +33,7 @@ from backend.tables.gating import Admission
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 ZERO = "0x0000000000000000000000000000000000000000"
 
@@ -50,6 +51,9 @@ class VipState:
     valid: bool
     expires_at: int
     valid_until: float
+
+
+S = TypeVar("S", AvatarState, VipState)
 
 
 class ChainGate:
@@ -115,14 +119,18 @@ class ChainGate:
         except Exception as error:
             raise exc.ChainUnavailable(f"could not read {what} from the chain: {error}") from None
 
+    def _cached(self, cache: dict[K, S], key: K, now: float) -> S | None:
+        """The state cached under ``key`` while it is still valid at chain time ``now``."""
+        with self._lock:
+            cached = cache.get(key)
+        return cached if cached is not None and now < cached.valid_until else None
+
     def avatar(self, avatar_id: int, *, fresh: bool) -> AvatarState | None:
         """Owner and active user of an avatar; None if it does not exist."""
         now = self.chain_now()
-        if not fresh:
-            with self._lock:
-                cached = self._avatars.get(avatar_id)
-            if cached is not None and now < cached.valid_until:
-                return cached
+        cached = None if fresh else self._cached(self._avatars, avatar_id, now)
+        if cached is not None:
+            return cached
         nft = self.contracts.avatar.functions
         try:
             owner = str(self._call("ownerOf", nft.ownerOf(avatar_id).call))
@@ -146,11 +154,9 @@ class ChainGate:
 
     def vip(self, address: str, *, fresh: bool) -> VipState:
         now = self.chain_now()
-        if not fresh:
-            with self._lock:
-                cached = self._vips.get(address)
-            if cached is not None and now < cached.valid_until:
-                return cached
+        cached = None if fresh else self._cached(self._vips, address, now)
+        if cached is not None:
+            return cached
         functions = self.contracts.vip.functions
         valid = bool(self._call("VIP pass", functions.isValid(address).call))
         expires = int(self._call("VIP expiry", functions.expiresAt(address).call))

@@ -15,12 +15,18 @@ Address = str
 BotLevel = Literal["easy", "medium", "hard", "expert"]
 
 
-class TableCreate(BaseModel):
+class _TableRules(BaseModel):
+    """The game a new table plays: the first fields of a player's table (``TableCreate``) and
+    of a center's (``CenterTableIn``)."""
+
     preset: str = Field(max_length=64, examples=["dew200"])
     options: dict[str, int | str | bool] = Field(default_factory=dict, max_length=16)
     seats: int = Field(default=4, ge=2, le=4)
     stake: int = Field(default=0, ge=0, le=10**30, description="DEW base units; earning only")
     earning: bool = False
+
+
+class TableCreate(_TableRules):
     kind: Literal["human", "practice", "ai", "same_device"] = "human"
     visibility: Literal["public", "private"] = "public"
     bot_level: BotLevel = "medium"
@@ -149,14 +155,9 @@ class TableLimits(BaseModel):
     same_device_seats: int
 
 
-class CenterTableIn(BaseModel):
+class CenterTableIn(_TableRules):
     """A table under the center: a public or private human table its host does not sit at."""
 
-    preset: str = Field(max_length=64, examples=["dew200"])
-    options: dict[str, int | str | bool] = Field(default_factory=dict, max_length=16)
-    seats: int = Field(default=4, ge=2, le=4)
-    stake: int = Field(default=0, ge=0, le=10**30, description="DEW base units; earning only")
-    earning: bool = False
     visibility: Literal["public", "private"] = "public"
     bot_level: BotLevel = "medium"
     turn_timeout_s: float | None = Field(default=None, ge=1, le=600)

@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -229,17 +229,20 @@ def _lock_wallet(session: Session, address: str) -> None:
     dialect.lock_key(session, address)
 
 
-def _check_table_cap(session: Session, settings: Settings, creator: str) -> None:
-    cap = settings.tables.max_live_tables_per_wallet
-    _lock_wallet(session, creator)
-    live = (
+def _live_tables(session: Session, which: ColumnElement[bool]) -> int:
+    """How many open or playing tables meet ``which``."""
+    return (
         session.scalar(
-            select(func.count())
-            .select_from(Table)
-            .where(Table.creator == creator, Table.status.in_(LIVE_STATUSES))
+            select(func.count()).select_from(Table).where(which, Table.status.in_(LIVE_STATUSES))
         )
         or 0
     )
+
+
+def _check_table_cap(session: Session, settings: Settings, creator: str) -> None:
+    cap = settings.tables.max_live_tables_per_wallet
+    _lock_wallet(session, creator)
+    live = _live_tables(session, Table.creator == creator)
     if live >= cap:
         raise exc.TooManyTables(
             f"you already have {live} open or playing tables (at most {cap}); "
@@ -252,14 +255,7 @@ def _check_center_capacity(session: Session, host: str, center_id: int) -> None:
     ``require_host`` locks the center's row first, so two openings cannot both see the
     last free slot."""
     center = centers.require_host(session=session, center_id=center_id, wallet=host, at=utcnow())
-    live = (
-        session.scalar(
-            select(func.count())
-            .select_from(Table)
-            .where(Table.center_id == center_id, Table.status.in_(LIVE_STATUSES))
-        )
-        or 0
-    )
+    live = _live_tables(session, Table.center_id == center_id)
     if live >= center.capacity:
         raise exc.CenterFull(
             f"center {center_id} already hosts {live} open or playing tables "

@@ -1,8 +1,10 @@
 // The DEW client library for browsers: HTTP routes and the table WebSocket, built on the
-// message definitions of protocol.js (generated from backend/protocol.py, like the Python
-// client backend/client.py). No dependencies.
+// message definitions of protocol.js (generated from backend/protocol/messages.py, like the
+// Python client backend/protocol/client.py). No dependencies.
 
-import { CLOSE_CODES, ProtocolError, ROUTES, clientMessage, parseServerMessage, routePath } from "./protocol.js";
+import {
+  CLIENT_MESSAGES, CLOSE_CODES, MOVE_PATTERN, PROTOCOL_VERSION, ROUTES, SERVER_MESSAGES,
+} from "./protocol.js";
 
 /** A refused request: `code` is the stable error code of docs/protocol.md. */
 export class ApiError extends Error {
@@ -11,6 +13,80 @@ export class ApiError extends Error {
     this.code = code;
     this.status = status;
   }
+}
+
+// The messages' checks, as backend/protocol/messages.py's _check makes them (protocol.js gives
+// a field's `required: false` and `nullable: true` only where they differ from the defaults).
+export class ProtocolError extends Error {}
+
+function typeOk(value, type) {
+  switch (type) {
+    case "integer": return Number.isInteger(value);
+    case "number": return typeof value === "number";
+    case "string": return typeof value === "string";
+    case "boolean": return typeof value === "boolean";
+    case "array": return Array.isArray(value);
+    case "object": return value !== null && typeof value === "object" && !Array.isArray(value);
+    default: return false;
+  }
+}
+
+function check(message, catalogue) {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) {
+    throw new ProtocolError("a message is a JSON object");
+  }
+  if (message.v !== PROTOCOL_VERSION) {
+    throw new ProtocolError(`protocol version ${message.v}, not ${PROTOCOL_VERSION}`);
+  }
+  const spec = Object.hasOwn(catalogue, message.type) ? catalogue[message.type] : null;
+  if (!spec) throw new ProtocolError(`unknown message type ${JSON.stringify(message.type)}`);
+  for (const field of spec.fields) {
+    if (!(field.name in message)) {
+      if (field.required === false) continue;
+      throw new ProtocolError(`${message.type} message without ${field.name}`);
+    }
+    const value = message[field.name];
+    if (value === null) {
+      if (field.nullable) continue;
+      throw new ProtocolError(`${message.type}.${field.name} null`);
+    }
+    if (field.name === "ref" && Number.isInteger(value)) continue;
+    if (!typeOk(value, field.type)) {
+      throw new ProtocolError(`${message.type}.${field.name} must be a ${field.type}`);
+    }
+  }
+  if (message.type === "move" && !MOVE_PATTERN.test(message.move)) {
+    throw new ProtocolError(`not a move: ${JSON.stringify(message.move)}`);
+  }
+  return message;
+}
+
+/** A checked client message: clientMessage("move", {move: "6:4L", ply: 3}). */
+export function clientMessage(type, fields = {}) {
+  const spec = Object.hasOwn(CLIENT_MESSAGES, type) ? CLIENT_MESSAGES[type] : null;
+  if (!spec) throw new ProtocolError(`unknown message type ${JSON.stringify(type)}`);
+  const known = new Set(spec.fields.map((f) => f.name));
+  for (const name of Object.keys(fields)) {
+    if (!known.has(name)) throw new ProtocolError(`${type} has no field ${name}`);
+  }
+  return check({ v: PROTOCOL_VERSION, type, ...fields }, CLIENT_MESSAGES);
+}
+
+/** Parse and check a server message (text); throws ProtocolError. */
+export function parseServerMessage(text) {
+  let message;
+  try {
+    message = JSON.parse(text);
+  } catch (error) {
+    throw new ProtocolError(`not JSON: ${error.message}`);
+  }
+  return check(message, SERVER_MESSAGES);
+}
+
+/** A route's path with its {placeholders} filled in. */
+export function routePath(name, params = {}) {
+  const [, template] = ROUTES[name];
+  return template.replace(/\{(\w+)\}/g, (_, key) => encodeURIComponent(String(params[key])));
 }
 
 const TOKEN_KEY = "dew.session";

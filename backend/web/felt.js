@@ -75,10 +75,17 @@ export function tableEffects({ h, root, board, state, seatName }, message, befor
     // The hand is over: count what was left in this player's hand, tile by tile.
     const summary = view.previous_hands?.find((x) => x.index === before.hand_number)
       ?? { index: before.hand_number, points: view.scores.map((s, side) => s - (before.scores[side] ?? 0)) };
-    const tiles = state.you !== null ? [...before.hand] : [];
-    const played = tiles.indexOf(move.slice(0, 3));
-    if (TILE_MOVE.test(move) && seat === state.you && played >= 0) tiles.splice(played, 1);
-    state.handCount = handCount(h, { tiles, summary, sideName: (side) => sideName(view, side) });
+    let hands = summary.tiles_left?.map((tiles, s) => [s, tiles]);
+    if (!hands) {  // only this player's own tiles are known
+      const tiles = state.you !== null ? [...before.hand] : [];
+      const played = tiles.indexOf(move.slice(0, 3));
+      if (TILE_MOVE.test(move) && seat === state.you && played >= 0) tiles.splice(played, 1);
+      hands = state.you !== null ? [[state.you, tiles]] : [];
+    }
+    state.handCount = handCount(h, {
+      hands, summary, scores: view.scores, mine: !summary.tiles_left,
+      sideName: (side) => sideName(view, side), seatName: (s) => seatName(s).split(":")[0],
+    });
     const slot = root.querySelector(".board-row");
     if (slot) {
       root.querySelector(".count-overlay")?.remove();

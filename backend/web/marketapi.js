@@ -3,18 +3,17 @@
 // protocol.js (generated from backend/protocol), so they are called by path, with the
 // session's token, as competitions.js calls its own. Shared by shop.js, market.js and avatar.js.
 
-import { addStrings } from "./i18n.js";
+import { addWords } from "./i18n.js";
 
 // The words the shop, the market and the avatar page share.
-addStrings({
-  es: {
-    item: "Artículo", price: "Precio", buy: "Comprar", kind_avatar: "Avatar", kind_accessory: "Accesorio",
-    kind_vip: "Pase VIP", kind_center: "Centro de juego",
-  },
-  en: {
-    item: "Item", price: "Price", buy: "Buy", kind_avatar: "Avatar", kind_accessory: "Accessory",
-    kind_vip: "VIP pass", kind_center: "Game center",
-  },
+addWords({
+  item: ["Artículo", "Item"],
+  price: ["Precio", "Price"],
+  buy: ["Comprar", "Buy"],
+  kind_avatar: ["Avatar", "Avatar"],
+  kind_accessory: ["Accesorio", "Accessory"],
+  kind_vip: ["Pase VIP", "VIP pass"],
+  kind_center: ["Centro de juego", "Game center"],
 });
 
 const enc = encodeURIComponent;

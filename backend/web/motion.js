@@ -78,24 +78,40 @@ export function flashScore(h, root, points, side) {
  * The end-of-hand count: the tiles left in this player's hand, one at a time with the running
  * pip total, then the points each side scored (the server's figures).
  */
-export function handCount(h, { tiles, summary, sideName }) {
-  const list = h("ol", { class: "count-tiles" });
+export function handCount(h, { hands, summary, sideName, seatName, scores, mine }) {
+  // `hands`: [seat, tiles] for every seat whose tiles are known (all of them once the server
+  // shows the hand's end; only this player's on an older server). Counted one tile at a time.
   const total = h("output", { class: "count-total", "data-sum": "0" }, "0");
-  const points = h("p", { class: "count-points", hidden: true },
-    `${t("handPoints")}: `, summary.points.map((p, side) => `${sideName(side)} ${p}`).join(" · "));
+  const winner = summary.winner === null || summary.winner === undefined
+    ? t("handNoWinner") : t("handWinner").replace("{side}", sideName(summary.winner));
+  const points = h("div", { class: "count-points", hidden: true },
+    h("p", {}, `${t("handPoints")}: `, summary.points.map((p, side) => `${sideName(side)} ${p}`).join(" · ")),
+    h("p", { id: "match-score" }, `${t("matchScore")}: `,
+      scores.map((p, side) => `${sideName(side)} ${p}`).join(" · ")));
+  const lists = hands.map(([seat, tiles]) => {
+    const list = h("ol", { class: "count-tiles", "data-seat": String(seat) });
+    const sum = h("output", { class: "seat-sum" }, "0");
+    const row = h("li", { "data-seat": String(seat) }, h("span", {}, `${seatName(seat)}: `), list, " = ", sum);
+    return { seat, tiles, list, sum, row };
+  });
+  const steps = lists.flatMap((row) => row.tiles.map((tile) => [row, tile]));
   const box = h("section", { id: "hand-count", "data-hand": String(summary.index), "aria-live": "polite" },
-    h("h3", {}, `${t("handEnd")} ${summary.index + 1}`), h("p", {}, t("yourTilesLeft")), list,
+    h("h3", {}, `${t("handEnd")} ${summary.index + 1}`), h("p", { id: "hand-winner" }, winner),
+    h("p", {}, mine ? t("yourTilesLeft") : t("tilesLeft")),
+    h("ul", { class: "count-seats" }, ...lists.map((r) => r.row)),
     h("p", {}, `${t("pipTotal")}: `, total), points);
   let sum = 0;
   const step = (i) => {
-    if (i >= tiles.length) {
+    if (i >= steps.length) {
       points.hidden = false;
       box.dataset.done = "true";
       return;
     }
-    const [a, b] = tiles[i].split(":").map(Number);
+    const [row, tile] = steps[i];
+    const [a, b] = tile.split(":").map(Number);
     sum += a + b;
-    list.append(h("li", { "data-tile": tiles[i] }, tileSvg(tiles[i], { size: 16 })));
+    row.list.append(h("li", { "data-tile": tile }, tileSvg(tile, { size: 16 })));
+    row.sum.textContent = String(Number(row.sum.textContent) + a + b);
     total.textContent = String(sum);
     total.dataset.sum = String(sum);
     if (reducedMotion()) step(i + 1);

@@ -115,7 +115,16 @@ def expected_payouts(ctx: DemoContext) -> dict[str, int]:
         seats = match["seats"]
         # Only human seats bring emission (docs/economy.md, "Emission bounds").
         humans = sum(1 for seat in seats if seat["address"] is not None)
-        shares = side_shares(match["result"], emission_per_seat * humans)
+        pot = emission_per_seat * humans
+        shares = side_shares(match["result"], pot)
+        # Shares round down; the dust goes to the best placed human seat with a share
+        # (lowest placement, then lowest seat: docs/economy.md, "Distribution by placement").
+        placement = {s["seat"]: s["placement"] for s in match["result"]["seats"]}
+        paid = [s["seat"] for s in seats if s["address"] is not None and shares[s["seat"]] > 0]
+        if paid:
+            shares[min(paid, key=lambda seat: (placement[seat], seat))] += pot - sum(
+                shares.values()
+            )
         for seat in seats:
             amount = shares[seat["seat"]]
             if seat["address"] is None or amount == 0:  # bots earn nothing

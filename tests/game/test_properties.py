@@ -127,7 +127,11 @@ def test_no_view_ever_shows_another_seats_tiles(table, seed, choice_seed):
                 if other != seat:
                     hidden |= {NAMES[t] for t in tiles_of(match.hands[other])}
             hidden |= {NAMES[t] for t in match.boneyard[match.drawn :]}
-            public = {k: v for k, v in seen.items() if k not in ("hand", "line", "history")}
+            # A finished hand's tiles are public (what the winner counts); only finished
+            # hands are listed there, and nothing else names another seat's tiles.
+            assert all(h["index"] < match.hand_index for h in seen["previous_hands"])
+            skip = ("hand", "line", "history", "previous_hands")
+            public = {k: v for k, v in seen.items() if k not in skip}
             text = json.dumps(public)
             assert not any(f'"{name}' in text for name in hidden), "a hidden tile leaked"
             laid = {NAMES[parse_tile(t)] for t in seen["line"]}

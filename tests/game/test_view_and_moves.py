@@ -74,3 +74,28 @@ def test_illegal_moves_name_the_move_and_reason_and_change_nothing():
         assert json.dumps([view(match, s) for s in range(2)]) == before
     assert {str(m) for m in match.legal_moves()} == {"6:3L", "6:3R", "6:0L", "6:0R"}
     assert sorted(NAMES[t] for t in tiles_of(match.hands[1])) == sorted(view(match, 1)["hand"])
+
+
+def test_a_finished_hand_shows_every_seats_tiles_left_to_every_seat():
+    """Once a hand is over its tiles are public: each seat's view lists what every seat had
+    left (what the winner counts), the same for all; the live hand's stay hidden."""
+    match = start_match(rules_for("draw"), ["a", "b"], "tiles-left seed")
+    hands_seen = 0
+    while not match.over:
+        before = [tiles_of(hand) for hand in match.hands]
+        seat, legal = match.turn, match.legal_moves()
+        match.apply(legal[0])
+        views = [view(match, s) for s in range(2)]
+        assert views[0]["previous_hands"] == views[1]["previous_hands"]
+        finished = views[0]["previous_hands"]
+        if len(finished) > hands_seen:  # this move ended a hand
+            hands_seen = len(finished)
+            left = finished[-1]["tiles_left"]
+            played = legal[0]
+            expected = [[NAMES[t] for t in tiles] for tiles in before]
+            if played.kind == "play":
+                expected[seat].remove(NAMES[played.tile])
+            assert [sorted(x) for x in left] == [sorted(x) for x in expected]
+            assert json.loads(json.dumps(finished)) == finished
+    assert hands_seen >= 1
+    assert view(match, 0)["previous_hands"][-1]["index"] == match.hand_index  # the last hand too

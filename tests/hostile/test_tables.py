@@ -10,9 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,13 +22,13 @@ from web3 import Web3
 from backend.db import create_db_engine, make_session_factory
 from backend.economy import stakes
 from backend.tables.models import MatchmakingTicket, Table, TableSeat
-from tests.fixtures.harness import REPO, api, sign_in, wait_for
+from tests.fixtures.dew_cli import only_database, run_dew
+from tests.fixtures.harness import api, sign_in, wait_for
 
 pytestmark = pytest.mark.timeout(240)
 
 DEW_WEI = 10**18
 # The operator's command line, as installed next to this interpreter.
-DEW = str(Path(sys.executable).parent / "dew")
 # Bots that think for a long time keep a practice or AI match live for the whole test.
 SLOW_BOTS = {"bot_move_delay_s": 30.0, "turn_timeout_s": 60}
 
@@ -288,15 +286,7 @@ def test_an_abandoned_match_reveals_its_seed(start_server, db_url):
         match_id = table.json()["match_id"]
         live = client.get(f"/matches/{match_id}").json()
         assert live["status"] == "live" and live["server_seed"] is None
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
-    done = subprocess.run(
-        [DEW, "abandon-match", match_id, "--reason", "test"],
-        cwd=REPO,
-        env={**env, "DEW_DB_URL": db_url},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_dew(only_database(db_url), "abandon-match", match_id, "--reason", "test", timeout=60)
     assert done.returncode == 0, done.stderr
     with api(server.url, token) as client:
         ended = client.get(f"/matches/{match_id}").json()
@@ -345,19 +335,13 @@ def test_a_tournament_over_the_vaults_per_match_limit_is_refused(chain, db_url):
         chain.d.deployer_key,
         settlement.setLimits(1_000_000 * DEW_WEI, 10_000 * DEW_WEI, 86400, max_matches),
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEW_")}
-    env |= {**chain.env, "DEW_DB_URL": db_url}
+    env = {**only_database(db_url), **chain.env}
 
     def create(name: str, entrants: int) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [
-                *(DEW, "create-tournament", name, "--entry-fee", str(10 * DEW_WEI)),
-                *("--min-entrants", "2", "--max-entrants", str(entrants)),
-            ],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
+        return run_dew(
+            env,
+            *("create-tournament", name, "--entry-fee", str(10 * DEW_WEI)),
+            *("--min-entrants", "2", "--max-entrants", str(entrants)),
             timeout=60,
         )
 

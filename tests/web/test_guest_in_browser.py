@@ -1,6 +1,8 @@
 """A visitor without a wallet, in Chromium at a phone's 390x844 and a desktop's 1280x800:
 from the landing page to the first move in at most 2 clicks (one tap on "play a bot now",
-one on a tile), then a whole hand as a guest, and the page shows the guest, not an address."""
+one on a tile), then a whole hand as a guest, the hand's end (every seat's tiles counted), "Play
+again", the turn shown in the title while the tab is hidden, and the page shows the guest, not
+an address."""
 
 from __future__ import annotations
 
@@ -13,6 +15,13 @@ from tests.web.conftest import open_wallet_page
 from tests.web.phone import NO_SIDEWAYS_SCROLL
 
 pytestmark = pytest.mark.timeout(240)
+
+
+# Playwright's page is always visible: this makes the page believe its tab is hidden (or seen).
+HIDE = """(hidden) => {
+  Object.defineProperty(document, 'hidden', { value: hidden, configurable: true });
+  document.dispatchEvent(new Event('visibilitychange'));
+}"""
 
 
 class Clicks:
@@ -74,9 +83,41 @@ def test_a_guest_reaches_the_first_move_in_two_clicks_and_plays_a_hand(
     assert page.evaluate(NO_SIDEWAYS_SCROLL), "the table scrolls sideways"
     page.screenshot(path=str(artifacts / f"guest-first-move-{viewport['width']}.png"))
 
+    # The tab hidden: the player's next turn shows in the title, which comes back when seen.
+    page.evaluate(HIDE, True)
+    if wait_turn_or_end(page) == "live":
+        page.wait_for_function("() => document.title.startsWith('▶')", timeout=10_000)
+        page.evaluate(HIDE, False)
+        page.wait_for_function("() => document.title.startsWith('DEW')", timeout=10_000)
+
     while wait_turn_or_end(page) != "finished":
         play_one_move(page, click)
     page.wait_for_selector("#final")
+    # The hand's end: every seat's tiles counted one by one, who won, the match's score.
+    page.wait_for_selector("#hand-count[data-done=true]", timeout=30_000)
+    rows = page.eval_on_selector_all(
+        "#hand-count .count-seats > li",
+        """els => els.map((e) => [Number(e.dataset.seat),
+            [...e.querySelectorAll('[data-tile]')].map((x) => x.dataset.tile),
+            Number(e.querySelector('.seat-sum').textContent)])""",
+    )
+    assert [seat for seat, _, _ in rows] == [0, 1], rows
+    for _, tiles, shown in rows:
+        assert shown == sum(int(a) + int(b) for a, b in (tile.split(":") for tile in tiles))
+    total = int(page.get_attribute("#hand-count .count-total", "data-sum") or -1)
+    assert total == sum(shown for _, _, shown in rows)
+    assert page.text_content("#hand-winner") and page.text_content("#match-score")
+    assert page.evaluate(NO_SIDEWAYS_SCROLL), "the hand's end scrolls sideways"
+    page.screenshot(path=str(artifacts / f"guest-hand-end-{viewport['width']}.png"))
+    # "Play again": a new table of the same mode, seats and bot, live at once.
+    first = page.get_attribute("#table", "data-table")
+    click("#play-again")
+    page.wait_for_function(
+        """first => { const t = document.querySelector('#table');
+            return t && t.dataset.table !== first && t.dataset.status === 'live'; }""",
+        arg=first,
+        timeout=20_000,
+    )
     # The guest's seat is a guest's address, and it is the page's own session.
     token = page.evaluate("JSON.parse(sessionStorage.getItem('dew.session'))")
     assert token["guest"] is True and is_guest_address(token["address"])

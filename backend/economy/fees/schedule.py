@@ -13,7 +13,7 @@ Pure and standard-library only, like ``policy.py``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -61,15 +61,7 @@ class FeeSchedule:
     @classmethod
     def from_settings(cls, fees: Any) -> FeeSchedule:
         """From ``backend.config.FeeSettings`` (any object with its attributes)."""
-        return cls(
-            rake_bps=fees.rake_bps,
-            tournament_max_bps=fees.tournament_max_bps,
-            market_bps=fees.market_bps,
-            center_bps=fees.center_bps,
-            creator_bps=fees.creator_bps,
-            creator_period_days=fees.creator_period_days,
-            creator_cap_per_season=fees.creator_cap_per_season,
-        )
+        return cls(**{f.name: getattr(fees, f.name) for f in fields(cls)})
 
     def public(self) -> dict[str, int]:
         """The schedule as ``GET /fees`` shows it."""

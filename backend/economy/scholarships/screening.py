@@ -25,7 +25,7 @@ from typing import Any
 
 from eth_utils.address import is_address, to_checksum_address
 from hexbytes import HexBytes
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from web3.exceptions import TransactionNotFound, Web3Exception
@@ -204,6 +204,25 @@ def _pending(session: Session, application_id: int) -> ScreeningApplication:
     return app
 
 
+def _decide(
+    session: Session,
+    which: ColumnElement[bool],
+    status: str,
+    *,
+    was: str = ScreeningStatus.PENDING,
+    **values: Any,
+) -> int:
+    """Move the applications that meet ``which`` and are still ``was`` to ``status`` (with
+    ``values``), decided now: a guarded update, so one decided meanwhile is left alone. How
+    many rows changed."""
+    done = session.execute(
+        update(ScreeningApplication)
+        .where(which, ScreeningApplication.status == was)
+        .values(status=status, **values, decided_at=utcnow())
+    )
+    return int(getattr(done, "rowcount", 0))
+
+
 def reject(
     *,
     session: Session,
@@ -216,20 +235,9 @@ def reject(
     screener = _address(screener, "screener")
     reason = _text(reason, "reason", limits.reason_max_chars)
     _pending(session, application_id)
-    done = session.execute(
-        update(ScreeningApplication)
-        .where(
-            ScreeningApplication.id == application_id,
-            ScreeningApplication.status == ScreeningStatus.PENDING,
-        )
-        .values(
-            status=ScreeningStatus.REJECTED,
-            reason=reason,
-            decided_by=screener,
-            decided_at=utcnow(),
-        )
-    )
-    if getattr(done, "rowcount", 0) != 1:  # decided meanwhile by someone else
+    which = ScreeningApplication.id == application_id
+    done = _decide(session, which, ScreeningStatus.REJECTED, decided_by=screener, reason=reason)
+    if done != 1:  # decided meanwhile by someone else
         session.rollback()
         raise exc.ApplicationClosed(f"application {application_id} was decided meanwhile")
     session.commit()
@@ -253,21 +261,15 @@ def pending_applicant(*, session: Session, application_id: int) -> str:
 
 def _approve(session: Session, *, applicant: str, screener: str, tx_hash: str, block: int) -> int:
     """Mark the applicant's open application approved; how many rows changed (0 or 1)."""
-    done = session.execute(
-        update(ScreeningApplication)
-        .where(
-            ScreeningApplication.applicant == applicant,
-            ScreeningApplication.status == ScreeningStatus.PENDING,
-        )
-        .values(
-            status=ScreeningStatus.APPROVED,
-            decided_by=screener,
-            tx_hash=tx_hash,
-            block_number=block,
-            decided_at=utcnow(),
-        )
+    which = ScreeningApplication.applicant == applicant
+    return _decide(
+        session,
+        which,
+        ScreeningStatus.APPROVED,
+        decided_by=screener,
+        tx_hash=tx_hash,
+        block_number=block,
     )
-    return int(getattr(done, "rowcount", 0))
 
 
 def on_owner_screened(
@@ -278,13 +280,9 @@ def on_owner_screened(
     if approved:
         _approve(session, applicant=owner, screener=screener, tx_hash=tx_hash, block=block)
         return
-    session.execute(
-        update(ScreeningApplication)
-        .where(
-            ScreeningApplication.applicant == owner,
-            ScreeningApplication.status == ScreeningStatus.APPROVED,
-        )
-        .values(status=ScreeningStatus.WITHDRAWN, decided_by=screener, decided_at=utcnow())
+    which = ScreeningApplication.applicant == owner
+    _decide(
+        session, which, ScreeningStatus.WITHDRAWN, was=ScreeningStatus.APPROVED, decided_by=screener
     )
 
 

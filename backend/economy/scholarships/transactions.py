@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from eth_utils.address import is_address, to_checksum_address
-from web3.exceptions import Web3Exception
 
 from backend.chain.contracts import SCREENER_ROLE
 from backend.chain.unsigned import TxBuilder
@@ -125,7 +124,7 @@ class ScholarshipTxBuilder(TxBuilder):
             raise EconomyValueError("an owner cannot offer an avatar to themselves")
         who = f"scholar {target}" if scholar else "any scholar (open listing)"
         if terms.valid_until is None:
-            latest = self._read_block_time()
+            latest = self._block_time()
             terms = replace(terms, valid_until=latest + DEFAULT_OFFER_VALIDITY_S)
         return self._build(
             owner,
@@ -135,39 +134,27 @@ class ScholarshipTxBuilder(TxBuilder):
             f"offer avatar {avatar_id} to {who}",
         )
 
-    def _read_block_time(self) -> int:
-        try:
-            return int(self.w3.eth.get_block("latest")["timestamp"])
-        except (Web3Exception, OSError) as exc:
-            raise Unavailable(f"the chain node did not answer: {exc}") from exc
+    def _registry_call(
+        self, sender: str, role: str, fn: str, args: list[Any], description: str
+    ) -> UnsignedTx:
+        """A registry call from ``sender`` (named ``role`` if it is not an address), simulated."""
+        sender = _address(sender, role)
+        return self._build(sender, self.contracts.registry, fn, args, description)
 
     def cancel_offers(self, *, owner: str, avatar_id: int) -> UnsignedTx:
         """Withdraws every offer ``owner`` has open for the avatar (one nonce bump)."""
-        owner = _address(owner, "owner")
-        return self._build(
-            owner,
-            self.contracts.registry,
-            "cancelOffers",
-            [avatar_id],
-            f"cancel every open offer for avatar {avatar_id}",
-        )
+        what = f"cancel every open offer for avatar {avatar_id}"
+        return self._registry_call(owner, "owner", "cancelOffers", [avatar_id], what)
 
     def reclaim_idle(self, *, owner: str, agreement_id: int) -> UnsignedTx:
         """The owner ends a Rewards Division agreement with no settled match for 7 days."""
-        owner = _address(owner, "owner")
-        return self._build(
-            owner,
-            self.contracts.registry,
-            "reclaimIdle",
-            [agreement_id],
-            f"reclaim idle agreement {agreement_id}",
+        return self._registry_call(
+            owner, "owner", "reclaimIdle", [agreement_id], f"reclaim idle agreement {agreement_id}"
         )
 
     def cancel_offer(self, *, owner: str, agreement_id: int) -> UnsignedTx:
-        owner = _address(owner, "owner")
-        registry = self.contracts.registry
-        return self._build(
-            owner, registry, "cancelOffer", [agreement_id], f"cancel offer {agreement_id}"
+        return self._registry_call(
+            owner, "owner", "cancelOffer", [agreement_id], f"cancel offer {agreement_id}"
         )
 
     def accept(self, *, scholar: str, agreement_id: int) -> list[UnsignedTx]:
@@ -207,23 +194,13 @@ class ScholarshipTxBuilder(TxBuilder):
         return txs
 
     def terminate(self, *, scholar: str, agreement_id: int) -> UnsignedTx:
-        scholar = _address(scholar, "scholar")
-        return self._build(
-            scholar,
-            self.contracts.registry,
-            "terminate",
-            [agreement_id],
-            f"terminate agreement {agreement_id}",
+        return self._registry_call(
+            scholar, "scholar", "terminate", [agreement_id], f"terminate agreement {agreement_id}"
         )
 
     def close(self, *, sender: str, agreement_id: int) -> UnsignedTx:
-        sender = _address(sender, "sender")
-        return self._build(
-            sender,
-            self.contracts.registry,
-            "close",
-            [agreement_id],
-            f"close expired agreement {agreement_id}",
+        return self._registry_call(
+            sender, "sender", "close", [agreement_id], f"close expired agreement {agreement_id}"
         )
 
     # --- the player's own money -----------------------------------------------------------

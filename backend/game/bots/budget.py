@@ -12,8 +12,9 @@ from collections.abc import Callable
 from math import inf, sqrt
 from typing import TYPE_CHECKING, Protocol
 
-from backend.game.moves import LEFT, parse_move
-from backend.game.tiles import BIT, EITHER_SUIT, HIGH, LOW, OTHER_HALF
+from backend.game.bots.position import ends_after
+from backend.game.moves import parse_move
+from backend.game.tiles import BIT, EITHER_SUIT
 from backend.game.view import SeatView
 
 if TYPE_CHECKING:  # the expert imports this module; only type names flow back
@@ -158,12 +159,7 @@ class DealMemory:
             t = move.tile
             if index >= old and seat != me:
                 plays.append((seat, t))
-            if left < 0:
-                left, right = HIGH[t], LOW[t]
-            elif move.side == LEFT:
-                left = OTHER_HALF[t][left]
-            else:
-                right = OTHER_HALF[t][right]
+            left, right = ends_after(left, right, move)
         survivors: list[World] = []
         for hands, boneyard in self.worlds:
             hands = hands[:]

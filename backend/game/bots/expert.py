@@ -60,7 +60,19 @@ from backend.game.view import SeatView
 _PLAYOUT_WEIGHT: tuple[int, ...] = tuple(PIPS[t] + (8 if IS_DOUBLE[t] else 0) for t in range(28))
 
 
-class DealSampler:
+class _Dealer:
+    """What a sampler deals to: the table's seats, ours and our hand, each group's seat."""
+
+    __slots__ = ("me", "my_hand", "seats", "targets")
+
+    def __init__(self, position: Position) -> None:
+        self.seats = position.seats
+        self.me = position.me
+        self.my_hand = position.my_hand
+        self.targets = [g.seat for g in position.groups]
+
+
+class DealSampler(_Dealer):
     """Deals the unseen tiles to the groups, uniformly over every deal consistent with what the
     seat knows: each group's size and the numbers its tiles cannot show.
 
@@ -72,16 +84,13 @@ class DealSampler:
     passed while holding a fitting tile (the rules forbid it).
     """
 
-    __slots__ = ("caps", "classes", "fallback", "me", "memo", "my_hand", "seats", "targets")
+    __slots__ = ("caps", "classes", "fallback", "memo")
 
     MAX_STATES = 50_000
 
     def __init__(self, position: Position) -> None:
+        super().__init__(position)
         groups = position.groups
-        self.seats = position.seats
-        self.me = position.me
-        self.my_hand = position.my_hand
-        self.targets = [g.seat for g in groups]
         self.caps = tuple(g.count for g in groups)
         by_places: dict[tuple[int, ...], list[int]] = {}
         for t in tiles_of(position.unseen):
@@ -194,20 +203,17 @@ def _splits(total: int, room: list[int]) -> Iterator[tuple[int, ...]]:
             yield (first, *rest)
 
 
-class _GreedySampler:
+class _GreedySampler(_Dealer):
     """The fallback when exact counting is too big: deals the unseen tiles to the groups, most
     constrained tiles first, each to a random free place that may hold it (not exactly uniform).
     After ``attempts`` dead ends the facts are dropped."""
 
-    __slots__ = ("counts", "eligible", "me", "my_hand", "order", "seats", "targets")
+    __slots__ = ("counts", "eligible", "order")
 
     def __init__(self, position: Position) -> None:
+        super().__init__(position)
         groups = position.groups
-        self.seats = position.seats
-        self.me = position.me
-        self.my_hand = position.my_hand
         self.counts = [g.count for g in groups]
-        self.targets = [g.seat for g in groups]
         tiles = list(tiles_of(position.unseen))
         self.eligible: dict[int, list[int]] = {
             t: [k for k, g in enumerate(groups) if not g.lacking & PIP_MASK[t]] for t in tiles

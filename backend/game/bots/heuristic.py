@@ -7,6 +7,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from backend.game.bots import Bot, register_bot
+from backend.game.bots.position import ends_after
 from backend.game.moves import LEFT, Move, parse_move
 from backend.game.rules import OptionValue, rules_for
 from backend.game.tiles import HIGH, IS_DOUBLE, LOW, OTHER_HALF, PIPS, parse_tile
@@ -20,13 +21,7 @@ def missing_suits(view: SeatView) -> dict[int, set[int]]:
     for seat, text in view["history"]:
         move = parse_move(text)
         if move.kind == "play":
-            t = move.tile
-            if left < 0:
-                left, right = HIGH[t], LOW[t]
-            elif move.side == LEFT:
-                left = OTHER_HALF[t][left]
-            else:
-                right = OTHER_HALF[t][right]
+            left, right = ends_after(left, right, move)
         elif left >= 0:
             missing.setdefault(seat, set()).update((left, right))
     return missing
@@ -34,14 +29,9 @@ def missing_suits(view: SeatView) -> dict[int, set[int]]:
 
 def _after(view: SeatView, move: Move) -> tuple[int, int]:
     """The open ends after a play."""
-    t = move.tile
     ends = view["ends"]
-    if ends is None:
-        return HIGH[t], LOW[t]
-    left, right = ends
-    if move.side == LEFT:
-        return OTHER_HALF[t][left], right
-    return left, OTHER_HALF[t][right]
+    left, right = ends if ends is not None else (-1, -1)
+    return ends_after(left, right, move)
 
 
 @lru_cache(maxsize=64)

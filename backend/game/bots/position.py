@@ -22,6 +22,17 @@ from backend.game.view import SeatView
 PIP_MASK: tuple[int, ...] = tuple((1 << HIGH[t]) | (1 << LOW[t]) for t in range(28))
 
 
+def ends_after(left: int, right: int, move: Move) -> tuple[int, int]:
+    """The line's open ends after ``move`` (a play) at ends ``left`` and ``right`` (``-1``
+    before the first play: the lead opens both ends)."""
+    t = move.tile
+    if left < 0:
+        return HIGH[t], LOW[t]
+    if move.side == LEFT:
+        return OTHER_HALF[t][left], right
+    return left, OTHER_HALF[t][right]
+
+
 @dataclass(slots=True)
 class Group:
     """Unseen tiles in one place that share what they cannot show: ``count`` tiles of another
@@ -132,12 +143,7 @@ def read_position(view: SeatView) -> Position:
         if move.kind == "play":
             t = move.tile
             choices.append((seat, left, right, t))
-            if left < 0:
-                left, right = HIGH[t], LOW[t]
-            elif move.side == LEFT:
-                left = OTHER_HALF[t][left]
-            else:
-                right = OTHER_HALF[t][right]
+            left, right = ends_after(left, right, move)
             _remove_slot(own, PIP_MASK[t])
             passes = 0
             last_player = seat
@@ -217,12 +223,7 @@ def _replay_bonuses(position: Position, moves: list[tuple[int, Move]]) -> None:
             t = move.tile
             for tracker in position.bonuses:
                 tracker.on_play(award, seat, t, left, right, False)
-            if left < 0:
-                left, right = HIGH[t], LOW[t]
-            elif move.side == LEFT:
-                left = OTHER_HALF[t][left]
-            else:
-                right = OTHER_HALF[t][right]
+            left, right = ends_after(left, right, move)
         elif move.kind == "pass":
             for tracker in position.bonuses:
                 tracker.on_pass(award, seat)

@@ -1,39 +1,34 @@
-"""Accounts: each wallet's signed acceptance of a terms version and its legal-age confirmation.
-
-Revision ID: accounts_h25terms_0001
-Revises: accounts_0001
-Create Date: 2026-11-25
-"""
+"""Accounts: each wallet's signed acceptance of a terms version and its legal-age confirmation."""
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import address, create_index, drop_index, primary_key
+from backend.migrations.columns import (
+    address,
+    boolean,
+    create_index,
+    drop_index,
+    foreign_key_to,
+    moment,
+    primary_key,
+    string,
+)
 
 revision = "accounts_h25terms_0001"
 down_revision = "accounts_0001"
-branch_labels = None
-depends_on = None
-
-TS = sa.DateTime(timezone=True)
 
 
 def upgrade() -> None:
     op.create_table(
         "terms_acceptances",
-        sa.Column("message_hash", sa.String(64), nullable=False),
+        string("message_hash", 64),
         address("address"),
-        sa.Column("terms_version", sa.String(32), nullable=False),
-        sa.Column("legal_age_confirmed", sa.Boolean(), nullable=False),
-        sa.Column("accepted_at", TS, nullable=False),
-        sa.Column("created_at", TS, nullable=False),
-        sa.ForeignKeyConstraint(
-            ["address"],
-            ["accounts.address"],
-            name=op.f("fk_terms_acceptances_address_accounts"),
-        ),
+        string("terms_version", 32),
+        boolean("legal_age_confirmed"),
+        moment("accepted_at"),
+        moment("created_at"),
+        foreign_key_to("terms_acceptances", "address", "accounts", "address"),
         primary_key("terms_acceptances", "message_hash"),
     )
     create_index("terms_acceptances", "address")

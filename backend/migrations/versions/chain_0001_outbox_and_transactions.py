@@ -1,52 +1,60 @@
-"""Chain: outbox requests, operator wallets (the nonce lock), signed transactions and their history.
-
-Revision ID: chain_0001
-Revises: 0000_base
-Create Date: 2026-11-21
-"""
+"""Chain: the outbox, operator wallets (the nonce lock), signed transactions and their history."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import address, create_index, foreign_key, moment, primary_key
+from backend.migrations.columns import (
+    address,
+    big_integer,
+    boolean,
+    create_index,
+    foreign_key,
+    hash32,
+    integer,
+    json,
+    moment,
+    primary_key,
+    serial_id,
+    string,
+    text,
+    unique,
+)
 
 revision = "chain_0001"
 down_revision = "0000_base"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
     op.create_table(
         "chain_wallets",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("chain_id", sa.BigInteger(), nullable=False),
+        serial_id(),
+        big_integer("chain_id"),
         address("address"),
-        sa.Column("next_nonce", sa.BigInteger(), nullable=False),
-        sa.Column("lease_owner", sa.String(length=100), nullable=True),
+        big_integer("next_nonce"),
+        string("lease_owner", 100, nullable=True),
         moment("lease_until", nullable=True),
         primary_key("chain_wallets", "id"),
-        sa.UniqueConstraint("chain_id", "address", name=op.f("uq_chain_wallets_chain_id")),
+        unique("chain_wallets", "chain_id", "address"),
     )
     op.create_table(
         "chain_requests",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("idempotency_key", sa.String(length=200), nullable=False),
-        sa.Column("kind", sa.String(length=16), nullable=False),
-        sa.Column("chain_id", sa.BigInteger(), nullable=False),
-        sa.Column("payload", sa.JSON(), nullable=False),
-        sa.Column("payload_digest", sa.String(length=64), nullable=False),
-        sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("failure_reason", sa.Text(), nullable=True),
-        sa.Column("wallet_id", sa.Integer(), nullable=True),
-        sa.Column("nonce", sa.BigInteger(), nullable=True),
-        sa.Column("position", sa.Integer(), nullable=True),
-        sa.Column("attempts", sa.Integer(), nullable=False),
-        sa.Column("alone", sa.Boolean(), nullable=False),
-        sa.Column("result", sa.JSON(), nullable=True),
-        sa.Column("tx_hash", sa.String(length=66), nullable=True),
+        serial_id(),
+        string("idempotency_key", 200),
+        string("kind", 16),
+        big_integer("chain_id"),
+        json("payload"),
+        string("payload_digest", 64),
+        string("status", 16),
+        text("failure_reason", nullable=True),
+        integer("wallet_id", nullable=True),
+        big_integer("nonce", nullable=True),
+        integer("position", nullable=True),
+        integer("attempts"),
+        boolean("alone"),
+        json("result", nullable=True),
+        hash32("tx_hash", nullable=True),
         moment("created_at"),
         moment("updated_at"),
         moment("submitted_at", nullable=True),
@@ -54,34 +62,32 @@ def upgrade() -> None:
         moment("failed_at", nullable=True),
         foreign_key("chain_requests", "wallet_id", "chain_wallets"),
         primary_key("chain_requests", "id"),
-        sa.UniqueConstraint("idempotency_key", name=op.f("uq_chain_requests_idempotency_key")),
+        unique("chain_requests", "idempotency_key"),
     )
-    op.create_index(
-        "ix_chain_requests_slot", "chain_requests", ["wallet_id", "nonce"], unique=False
-    )
-    op.create_index("ix_chain_requests_status_id", "chain_requests", ["status", "id"], unique=False)
+    op.create_index("ix_chain_requests_slot", "chain_requests", ["wallet_id", "nonce"])
+    op.create_index("ix_chain_requests_status_id", "chain_requests", ["status", "id"])
     op.create_table(
         "chain_txs",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("wallet_id", sa.Integer(), nullable=False),
-        sa.Column("nonce", sa.BigInteger(), nullable=False),
-        sa.Column("kind", sa.String(length=16), nullable=False),
-        sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("tx_hash", sa.String(length=66), nullable=False),
+        serial_id(),
+        integer("wallet_id"),
+        big_integer("nonce"),
+        string("kind", 16),
+        string("status", 16),
+        hash32("tx_hash"),
         sa.Column("raw", sa.LargeBinary(), nullable=False),
         address("to_address"),
-        sa.Column("gas_limit", sa.BigInteger(), nullable=False),
-        sa.Column("max_fee_per_gas", sa.BigInteger(), nullable=False),
-        sa.Column("max_priority_fee_per_gas", sa.BigInteger(), nullable=False),
-        sa.Column("replaces_id", sa.Integer(), nullable=True),
-        sa.Column("request_count", sa.Integer(), nullable=False),
-        sa.Column("block_number", sa.BigInteger(), nullable=True),
-        sa.Column("block_hash", sa.String(length=66), nullable=True),
-        sa.Column("receipt_status", sa.Integer(), nullable=True),
-        sa.Column("gas_used", sa.BigInteger(), nullable=True),
-        sa.Column("failure_reason", sa.Text(), nullable=True),
-        sa.Column("broadcasts", sa.Integer(), nullable=False),
-        sa.Column("reorgs", sa.Integer(), nullable=False),
+        big_integer("gas_limit"),
+        big_integer("max_fee_per_gas"),
+        big_integer("max_priority_fee_per_gas"),
+        integer("replaces_id", nullable=True),
+        integer("request_count"),
+        big_integer("block_number", nullable=True),
+        hash32("block_hash", nullable=True),
+        integer("receipt_status", nullable=True),
+        big_integer("gas_used", nullable=True),
+        text("failure_reason", nullable=True),
+        integer("broadcasts"),
+        integer("reorgs"),
         moment("created_at"),
         moment("updated_at"),
         moment("signed_at"),
@@ -94,16 +100,16 @@ def upgrade() -> None:
         foreign_key("chain_txs", "replaces_id", "chain_txs"),
         foreign_key("chain_txs", "wallet_id", "chain_wallets"),
         primary_key("chain_txs", "id"),
-        sa.UniqueConstraint("tx_hash", name=op.f("uq_chain_txs_tx_hash")),
+        unique("chain_txs", "tx_hash"),
     )
-    op.create_index("ix_chain_txs_status", "chain_txs", ["status"], unique=False)
-    op.create_index("ix_chain_txs_wallet_nonce", "chain_txs", ["wallet_id", "nonce"], unique=False)
+    create_index("chain_txs", "status")
+    op.create_index("ix_chain_txs_wallet_nonce", "chain_txs", ["wallet_id", "nonce"])
     op.create_table(
         "chain_tx_events",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("tx_id", sa.Integer(), nullable=False),
-        sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("detail", sa.Text(), nullable=True),
+        serial_id(),
+        integer("tx_id"),
+        string("status", 16),
+        text("detail", nullable=True),
         moment("at"),
         foreign_key("chain_tx_events", "tx_id", "chain_txs"),
         primary_key("chain_tx_events", "id"),

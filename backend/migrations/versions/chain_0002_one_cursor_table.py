@@ -5,10 +5,6 @@ cursors in ``economy_indexer_cursors`` and the markets' follower in
 ``markets_indexer_cursors``. Both tables' rows move, names and next blocks unchanged, into
 ``chain_cursors`` (created here unless it exists), and the two old tables are dropped: every
 follower goes on from the block it had reached.
-
-Revision ID: chain_0002
-Revises: chain_0001
-Create Date: 2026-11-27
 """
 
 from __future__ import annotations
@@ -16,9 +12,10 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import big_integer, primary_key, string
+
 revision = "chain_0002"
 down_revision = "chain_0001"
-branch_labels = None
 depends_on = ("economy_0001", "markets_h19markets_0001")
 
 TABLE = "chain_cursors"
@@ -36,9 +33,9 @@ def upgrade() -> None:
     if TABLE not in existing:
         op.create_table(
             TABLE,
-            sa.Column("name", sa.String(length=96), nullable=False),
-            sa.Column("next_block", sa.BigInteger(), nullable=False),
-            sa.PrimaryKeyConstraint("name", name=op.f("pk_chain_cursors")),
+            string("name", 96),
+            big_integer("next_block"),
+            primary_key(TABLE, "name"),
         )
     new = _cursors(TABLE)
     for old_name in OLD_TABLES:
@@ -61,9 +58,9 @@ def downgrade() -> None:
     for old_name, length in zip(OLD_TABLES, (64, 96), strict=True):
         op.create_table(
             old_name,
-            sa.Column("name", sa.String(length=length), nullable=False),
-            sa.Column("next_block", sa.BigInteger(), nullable=False),
-            sa.PrimaryKeyConstraint("name", name=op.f(f"pk_{old_name}")),
+            string("name", length),
+            big_integer("next_block"),
+            primary_key(old_name, "name"),
         )
         markets = new.c.name.like(MARKETS_PREFIX + "%")
         op.execute(

@@ -1,9 +1,4 @@
-"""Competitions: tournaments, entrants and their games.
-
-Revision ID: competitions_0001
-Revises: economy_0002, tables_0001
-Create Date: 2026-11-23
-"""
+"""Competitions: tournaments, entrants and their games."""
 
 from __future__ import annotations
 
@@ -12,11 +7,22 @@ from alembic import op
 
 from backend.migrations.columns import (
     address,
+    amount,
+    boolean,
     create_index,
+    create_indexes,
     drop_index,
+    drop_indexes,
     foreign_key,
+    integer,
+    json,
     moment,
     primary_key,
+    seat_occupant,
+    serial_id,
+    string,
+    text,
+    unique,
 )
 
 revision = "competitions_0001"
@@ -25,96 +31,86 @@ revision = "competitions_0001"
 # bookkeeping, KeyError '0000_base', so this revision merges them instead.)
 down_revision = ("economy_0002", "tables_0001")
 branch_labels = ("competitions",)
-depends_on = None
 
 
 def upgrade() -> None:
     op.create_table(
         "competitions_tournaments",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("name", sa.String(length=64), nullable=False),
-        sa.Column("tier", sa.String(length=16), nullable=False),
-        sa.Column("format", sa.String(length=16), nullable=False),
-        sa.Column("preset", sa.String(length=64), nullable=False),
-        sa.Column("options", sa.JSON(), nullable=False),
-        sa.Column("season_id", sa.Integer(), nullable=True),
-        sa.Column("entry_fee", sa.String(length=80), nullable=False),
-        sa.Column("added_prize", sa.String(length=80), nullable=False),
-        sa.Column("fee_bps", sa.Integer(), nullable=False),
-        sa.Column("prize_bps", sa.JSON(), nullable=False),
-        sa.Column("qualify_top", sa.Integer(), nullable=False),
-        sa.Column("qualifier_of", sa.Integer(), nullable=True),
-        sa.Column("max_rank", sa.Integer(), nullable=True),
-        sa.Column("requires_vip", sa.Boolean(), nullable=False),
-        sa.Column("requires_avatar", sa.Boolean(), nullable=False),
-        sa.Column("min_entrants", sa.Integer(), nullable=False),
-        sa.Column("max_entrants", sa.Integer(), nullable=False),
+        serial_id(),
+        string("name", 64),
+        string("tier", 16),
+        string("format", 16),
+        string("preset", 64),
+        json("options"),
+        integer("season_id", nullable=True),
+        amount("entry_fee"),
+        amount("added_prize"),
+        integer("fee_bps"),
+        json("prize_bps"),
+        integer("qualify_top"),
+        integer("qualifier_of", nullable=True),
+        integer("max_rank", nullable=True),
+        boolean("requires_vip"),
+        boolean("requires_avatar"),
+        integer("min_entrants"),
+        integer("max_entrants"),
         moment("starts_at"),
         sa.Column("round_every_s", sa.Float(), nullable=False),
         sa.Column("turn_timeout_s", sa.Float(), nullable=False),
-        sa.Column("bot_level", sa.String(length=16), nullable=False),
-        sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("rounds_total", sa.Integer(), nullable=False),
-        sa.Column("current_round", sa.Integer(), nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
+        string("bot_level", 16),
+        string("status", 16),
+        integer("rounds_total"),
+        integer("current_round"),
+        integer("version"),
         address("created_by", nullable=True),
         moment("finished_at", nullable=True),
-        sa.Column("cancel_reason", sa.Text(), nullable=True),
+        text("cancel_reason", nullable=True),
         moment("created_at"),
         foreign_key("competitions_tournaments", "season_id", "economy_seasons"),
         foreign_key("competitions_tournaments", "qualifier_of", "competitions_tournaments"),
         primary_key("competitions_tournaments", "id"),
-        sa.UniqueConstraint("name", name=op.f("uq_competitions_tournaments_name")),
+        unique("competitions_tournaments", "name"),
     )
     create_index("competitions_tournaments", "status")
     op.create_table(
         "competitions_entrants",
-        sa.Column("tournament_id", sa.Integer(), nullable=False),
-        sa.Column("number", sa.Integer(), nullable=False),
-        address("address", nullable=True),
-        sa.Column("bot_level", sa.String(length=16), nullable=True),
-        sa.Column("avatar_id", sa.BigInteger(), nullable=True),
-        sa.Column("admitted_as", sa.String(length=16), nullable=True),
-        sa.Column("fee_paid", sa.String(length=80), nullable=False),
-        sa.Column("seed", sa.Integer(), nullable=True),
-        sa.Column("place", sa.Integer(), nullable=True),
-        sa.Column("score", sa.Integer(), nullable=False),
-        sa.Column("prize", sa.String(length=80), nullable=False),
-        sa.Column("qualified", sa.Boolean(), nullable=False),
+        integer("tournament_id"),
+        integer("number"),
+        *seat_occupant(),
+        amount("fee_paid"),
+        integer("seed", nullable=True),
+        integer("place", nullable=True),
+        integer("score"),
+        amount("prize"),
+        boolean("qualified"),
         moment("registered_at"),
         foreign_key("competitions_entrants", "tournament_id", "competitions_tournaments"),
         primary_key("competitions_entrants", "tournament_id", "number"),
-        sa.UniqueConstraint(
-            "tournament_id", "address", name=op.f("uq_competitions_entrants_tournament_id")
-        ),
+        unique("competitions_entrants", "tournament_id", "address"),
     )
     create_index("competitions_entrants", "address")
     op.create_table(
         "competitions_games",
-        sa.Column("tournament_id", sa.Integer(), nullable=False),
-        sa.Column("round", sa.Integer(), nullable=False),
-        sa.Column("board", sa.Integer(), nullable=False),
-        sa.Column("a", sa.Integer(), nullable=False),
-        sa.Column("b", sa.Integer(), nullable=True),
-        sa.Column("table_id", sa.String(length=32), nullable=True),
-        sa.Column("match_id", sa.String(length=32), nullable=True),
-        sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("winner", sa.Integer(), nullable=True),
-        sa.Column("outcome", sa.String(length=16), nullable=True),
+        integer("tournament_id"),
+        integer("round"),
+        integer("board"),
+        integer("a"),
+        integer("b", nullable=True),
+        string("table_id", 32, nullable=True),
+        string("match_id", 32, nullable=True),
+        string("status", 16),
+        integer("winner", nullable=True),
+        string("outcome", 16, nullable=True),
         foreign_key("competitions_games", "tournament_id", "competitions_tournaments"),
         foreign_key("competitions_games", "table_id", "game_tables"),
         foreign_key("competitions_games", "match_id", "matches"),
-        sa.PrimaryKeyConstraint(
-            "tournament_id", "round", "board", name=op.f("pk_competitions_games")
-        ),
+        primary_key("competitions_games", "tournament_id", "round", "board"),
     )
-    create_index("competitions_games", "match_id")
-    create_index("competitions_games", "status")
+    create_indexes("competitions_games", "match_id", "status")
 
 
 def downgrade() -> None:
-    drop_index("competitions_games", "status")
-    drop_index("competitions_games", "match_id")
+    drop_indexes("competitions_games", "status", "match_id")
     op.drop_table("competitions_games")
     drop_index("competitions_entrants", "address")
     op.drop_table("competitions_entrants")

@@ -1,62 +1,52 @@
-"""Creators: codes, players bound to them, and the statements players sign to bind.
-
-Revision ID: creators_h20creators_0001
-Revises: 0000_base
-Create Date: 2026-11-25
-"""
+"""Creators: codes, players bound to them, and the statements players sign to bind."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import address
+from backend.migrations.columns import address, create_indexes, moment, string, text
 
 revision = "creators_h20creators_0001"
 down_revision = "0000_base"
 branch_labels = ("creators",)
-depends_on = None
-
-TS = sa.DateTime(timezone=True)
 
 
 def upgrade() -> None:
     op.create_table(
         "creators",
-        sa.Column("code", sa.String(length=16), nullable=False),
+        string("code", 16),
         address("address"),
-        sa.Column("created_at", TS, nullable=False),
+        moment("created_at"),
         sa.PrimaryKeyConstraint("code"),
         sa.UniqueConstraint("address"),
     )
     op.create_table(
         "creator_bindings",
         address("player"),
-        sa.Column("code", sa.String(length=16), nullable=False),
+        string("code", 16),
         address("creator"),
-        sa.Column("bound_at", TS, nullable=False),
-        sa.Column("earns_until", TS, nullable=False),
-        sa.Column("nonce", sa.String(length=64), nullable=False),
-        sa.Column("signature", sa.String(length=132), nullable=False),
+        moment("bound_at"),
+        moment("earns_until"),
+        string("nonce", 64),
+        string("signature", 132),
         sa.ForeignKeyConstraint(["code"], ["creators.code"]),
         sa.PrimaryKeyConstraint("player"),
         sa.UniqueConstraint("nonce"),
     )
-    op.create_index("ix_creator_bindings_code", "creator_bindings", ["code"])
-    op.create_index("ix_creator_bindings_creator", "creator_bindings", ["creator"])
+    create_indexes("creator_bindings", "code", "creator")
     op.create_table(
         "creator_statements",
-        sa.Column("nonce", sa.String(length=64), nullable=False),
+        string("nonce", 64),
         address("player"),
-        sa.Column("code", sa.String(length=16), nullable=False),
-        sa.Column("message", sa.Text(), nullable=False),
-        sa.Column("created_at", TS, nullable=False),
-        sa.Column("expires_at", TS, nullable=False),
-        sa.Column("used_at", TS, nullable=True),
+        string("code", 16),
+        text("message"),
+        moment("created_at"),
+        moment("expires_at"),
+        moment("used_at", nullable=True),
         sa.PrimaryKeyConstraint("nonce"),
     )
-    op.create_index("ix_creator_statements_player", "creator_statements", ["player"])
-    op.create_index("ix_creator_statements_expires_at", "creator_statements", ["expires_at"])
+    create_indexes("creator_statements", "player", "expires_at")
 
 
 def downgrade() -> None:

@@ -1,57 +1,52 @@
-"""Economy: stake balances (deposits into the vault) and their history.
-
-Revision ID: economy_0002
-Revises: economy_0001
-Create Date: 2026-11-21
-"""
+"""Economy: stake balances (deposits into the vault) and their history."""
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import address, moment, primary_key
+from backend.migrations.columns import (
+    address,
+    amount,
+    create_indexes,
+    drop_indexes,
+    integer,
+    log_position,
+    moment,
+    primary_key,
+    serial_id,
+    string,
+    unique,
+)
 
 revision = "economy_0002"
 down_revision = "economy_0001"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
     op.create_table(
         "economy_stake_wallets",
         address("address"),
-        sa.Column("balance", sa.String(length=80), nullable=False),
+        amount("balance"),
         primary_key("economy_stake_wallets", "address"),
     )
     op.create_table(
         "economy_stake_entries",
-        sa.Column("id", sa.Integer(), nullable=False),
+        serial_id(),
         address("address"),
-        sa.Column("kind", sa.String(length=16), nullable=False),
-        sa.Column("amount", sa.String(length=80), nullable=False),
-        sa.Column("match_id", sa.String(length=32), nullable=True),
-        sa.Column("seat", sa.Integer(), nullable=True),
-        sa.Column("tx_hash", sa.String(length=66), nullable=True),
-        sa.Column("log_index", sa.Integer(), nullable=True),
+        string("kind", 16),
+        amount("amount"),
+        string("match_id", 32, nullable=True),
+        integer("seat", nullable=True),
+        *log_position(nullable=True),
         moment("created_at"),
         primary_key("economy_stake_entries", "id"),
-        sa.UniqueConstraint("kind", "match_id", "seat", name=op.f("uq_economy_stake_entries_kind")),
-        sa.UniqueConstraint("tx_hash", "log_index", name=op.f("uq_economy_stake_entries_tx_hash")),
+        unique("economy_stake_entries", "kind", "match_id", "seat"),
+        unique("economy_stake_entries", "tx_hash", "log_index"),
     )
-    with op.batch_alter_table("economy_stake_entries", schema=None) as batch_op:
-        batch_op.create_index(
-            batch_op.f("ix_economy_stake_entries_address"), ["address"], unique=False
-        )
-        batch_op.create_index(
-            batch_op.f("ix_economy_stake_entries_match_id"), ["match_id"], unique=False
-        )
+    create_indexes("economy_stake_entries", "address", "match_id")
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("economy_stake_entries", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_economy_stake_entries_match_id"))
-        batch_op.drop_index(batch_op.f("ix_economy_stake_entries_address"))
+    drop_indexes("economy_stake_entries", "match_id", "address")
     op.drop_table("economy_stake_entries")
     op.drop_table("economy_stake_wallets")

@@ -1,21 +1,26 @@
-"""Economy: owners' screening applications and how screeners decided them.
-
-Revision ID: economy_h25screening_0001
-Revises: economy_h18settle_0001
-Create Date: 2026-11-25
-"""
+"""Economy: owners' screening applications and how screeners decided them."""
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import address, moment, primary_key
+from backend.migrations.columns import (
+    address,
+    big_integer,
+    create_indexes,
+    create_unique_where,
+    drop_indexes,
+    hash32,
+    moment,
+    primary_key,
+    serial_id,
+    string,
+    text,
+    unique,
+)
 
 revision = "economy_h25screening_0001"
 down_revision = "economy_h18settle_0001"
-branch_labels = None
-depends_on = None
 
 TABLE = "economy_screening_applications"
 
@@ -23,35 +28,26 @@ TABLE = "economy_screening_applications"
 def upgrade() -> None:
     op.create_table(
         TABLE,
-        sa.Column("id", sa.Integer(), nullable=False),
+        serial_id(),
         address("applicant"),
-        sa.Column("statement", sa.Text(), nullable=False),
-        sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("reason", sa.Text(), nullable=True),
+        text("statement"),
+        string("status", 16),
+        text("reason", nullable=True),
         address("decided_by", nullable=True),
-        sa.Column("tx_hash", sa.String(length=66), nullable=True),
-        sa.Column("block_number", sa.BigInteger(), nullable=True),
+        hash32("tx_hash", nullable=True),
+        big_integer("block_number", nullable=True),
         moment("created_at"),
         moment("decided_at", nullable=True),
-        primary_key("economy_screening_applications", "id"),
-        sa.UniqueConstraint(
-            "tx_hash", "applicant", name=op.f("uq_economy_screening_applications_tx_hash")
-        ),
+        primary_key(TABLE, "id"),
+        unique(TABLE, "tx_hash", "applicant"),
     )
-    op.create_index(op.f("ix_economy_screening_applications_applicant"), TABLE, ["applicant"])
-    op.create_index(op.f("ix_economy_screening_applications_status"), TABLE, ["status"])
-    op.create_index(
-        "uq_economy_screening_applications_open",
-        TABLE,
-        ["applicant"],
-        unique=True,
-        sqlite_where=sa.text("status = 'pending'"),
-        postgresql_where=sa.text("status = 'pending'"),
+    create_indexes(TABLE, "applicant", "status")
+    create_unique_where(
+        "uq_economy_screening_applications_open", TABLE, ["applicant"], "status = 'pending'"
     )
 
 
 def downgrade() -> None:
     op.drop_index("uq_economy_screening_applications_open", table_name=TABLE)
-    op.drop_index(op.f("ix_economy_screening_applications_status"), table_name=TABLE)
-    op.drop_index(op.f("ix_economy_screening_applications_applicant"), table_name=TABLE)
+    drop_indexes(TABLE, "status", "applicant")
     op.drop_table(TABLE)

@@ -5,10 +5,6 @@ Booking a paid settlement replaces the legs the contract split with what its
 that also won a place through its owner (paid straight to the owner's wallet) lost that
 leg. Legs planned before this revision keep the old reading (every avatar leg is the
 split's), so a settlement in flight across the upgrade is booked as it was planned.
-
-Revision ID: economy_h25legsplit_0001
-Revises: economy_h25seasonrewards_0001
-Create Date: 2026-11-25
 """
 
 from __future__ import annotations
@@ -18,8 +14,6 @@ from alembic import op
 
 revision = "economy_h25legsplit_0001"
 down_revision = "economy_h25seasonrewards_0001"
-branch_labels = None
-depends_on = None
 
 TABLE = "economy_ledger_legs"
 

@@ -6,10 +6,6 @@ a seat planned before keeps what that rule says of its match from what the recor
 an earning or staked settlement (not free) counts for emission, a staked one for its fee's
 creator and center legs, and one where two different wallets sat on different sides (a
 contested match) for the leaderboard. Bots' seats count for nothing.
-
-Revision ID: economy_h30counts_0001
-Revises: economy_h25legsplit_0001
-Create Date: 2026-11-27
 """
 
 from __future__ import annotations
@@ -19,8 +15,6 @@ from alembic import op
 
 revision = "economy_h30counts_0001"
 down_revision = "economy_h25legsplit_0001"
-branch_labels = None
-depends_on = None
 
 TABLE = "economy_seat_records"
 # The rule's bits, as backend.economy.counts.Count fixes them.

@@ -1,32 +1,33 @@
-"""Ops: the worker heartbeat (docs/operations.md).
-
-Revision ID: ops_h24metrics_0001
-Revises: 0000_base
-Create Date: 2026-11-25
-"""
+"""Ops: the worker heartbeat (docs/operations.md)."""
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import create_index, drop_index, moment, primary_key
+from backend.migrations.columns import (
+    amount,
+    big_integer,
+    create_index,
+    drop_index,
+    integer,
+    moment,
+    primary_key,
+    string,
+)
 
 revision = "ops_h24metrics_0001"
 down_revision = "0000_base"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
     op.create_table(
         "ops_worker_heartbeats",
-        sa.Column("worker", sa.String(length=200), nullable=False),
-        sa.Column("pid", sa.Integer(), nullable=False),
+        string("worker", 200),
+        integer("pid"),
         moment("beat_at"),
-        sa.Column("chain_head", sa.BigInteger(), nullable=True),
-        sa.Column("vault_available", sa.String(length=80), nullable=True),
-        sa.Column("vault_limit", sa.String(length=80), nullable=True),
+        big_integer("chain_head", nullable=True),
+        amount("vault_available", nullable=True),
+        amount("vault_limit", nullable=True),
         moment("chain_read_at", nullable=True),
         primary_key("ops_worker_heartbeats", "worker"),
     )

@@ -1,30 +1,22 @@
-"""Tables: one waiting matchmaking ticket per wallet, one earning table per wallet and avatar.
-
-Revision ID: tables_h17tables_0001
-Revises: tables_0002
-Create Date: 2026-11-25
-"""
+"""Tables: one waiting matchmaking ticket per wallet, one earning table per wallet and avatar."""
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
 
 from backend.migrations.columns import (
     address,
     create_index,
+    create_unique_where,
     drop_index,
     foreign_key,
     moment,
     primary_key,
+    string,
 )
 
 revision = "tables_h17tables_0001"
 down_revision = "tables_0002"
-branch_labels = None
-depends_on = None
-
-_WAITING = sa.text("status = 'waiting'")
 
 
 def upgrade() -> None:
@@ -41,18 +33,16 @@ def upgrade() -> None:
         )
         """
     )
-    op.create_index(
+    create_unique_where(
         "uq_matchmaking_tickets_waiting_address",
         "matchmaking_tickets",
         ["address"],
-        unique=True,
-        postgresql_where=_WAITING,
-        sqlite_where=_WAITING,
+        "status = 'waiting'",
     )
     op.create_table(
         "earning_holds",
-        sa.Column("holder", sa.String(length=64), nullable=False),
-        sa.Column("table_id", sa.String(length=32), nullable=False),
+        string("holder", 64),
+        string("table_id", 32),
         address("address"),
         moment("created_at"),
         foreign_key("earning_holds", "table_id", "game_tables"),

@@ -1,27 +1,20 @@
-"""Tables: a bot level per seat; matchmaking tickets carry their rule options and stake.
-
-Revision ID: tables_h25tables_0001
-Revises: tables_h17tables_0001
-Create Date: 2026-11-25
-"""
+"""Tables: a bot level per seat; matchmaking tickets carry their rule options and stake."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
+from backend.migrations.columns import create_unique_where, json
+
 revision = "tables_h25tables_0001"
 down_revision = "tables_h17tables_0001"
-branch_labels = None
-depends_on = None
-
-_WAITING = sa.text("status = 'waiting'")
 
 
 def upgrade() -> None:
     # Plain ADD COLUMN (SQLite has it): a batch copy of matchmaking_tickets would lose its
     # partial unique index's WHERE clause (one waiting ticket per wallet).
-    op.add_column("game_tables", sa.Column("bot_levels", sa.JSON(), nullable=True))
+    op.add_column("game_tables", json("bot_levels", nullable=True))
     # Tickets queued before this revision waited for the preset's default options.
     op.add_column(
         "matchmaking_tickets",
@@ -38,13 +31,11 @@ def downgrade() -> None:
     with op.batch_alter_table("matchmaking_tickets") as batch:
         batch.drop_column("stake")
         batch.drop_column("options")
-    op.create_index(
+    create_unique_where(
         "uq_matchmaking_tickets_waiting_address",
         "matchmaking_tickets",
         ["address"],
-        unique=True,
-        postgresql_where=_WAITING,
-        sqlite_where=_WAITING,
+        "status = 'waiting'",
     )
     with op.batch_alter_table("game_tables") as batch:
         batch.drop_column("bot_levels")

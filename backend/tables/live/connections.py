@@ -12,11 +12,12 @@ import asyncio
 import json
 import logging
 import time
-from collections import Counter, deque
+from collections import Counter
 from typing import Any
 
 import orjson
 
+from backend.kit.mailbox import Mailbox
 from backend.protocol.messages import CLOSE_NORMAL
 
 log = logging.getLogger(__name__)
@@ -31,16 +32,11 @@ def encode(message: dict[str, Any]) -> str:
         return json.dumps(message, separators=(",", ":"))
 
 
-class Conn:
-    """One WebSocket as the hub sees it: a bounded outbox that the socket's writer drains.
-
-    Not an ``asyncio.Queue``: pushing is the hot path (five messages per move), so it is a
-    deque plus one future that wakes the writer, which then sends everything queued.
-    """
+class Conn(Mailbox[str | None]):
+    """One WebSocket as the hub sees it: a bounded outbox (a :class:`Mailbox`) that the
+    socket's writer drains."""
 
     __slots__ = (
-        "_pending",
-        "_waiter",
         "address",
         "close_code",
         "closed",
@@ -53,6 +49,7 @@ class Conn:
     )
 
     def __init__(self, address: str | None, max_queue: int = 512) -> None:
+        super().__init__()
         self.address = address
         self.seat: int | None = None
         self.table_id: str | None = None
@@ -64,13 +61,6 @@ class Conn:
         # Messages held back by the spectator delay: cancelled when the socket goes, so a
         # gone spectator leaves nothing behind.
         self.delayed: list[asyncio.TimerHandle] = []
-        self._pending: deque[str | None] = deque()
-        self._waiter: asyncio.Future[None] | None = None
-
-    def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
 
     def push(self, text: str) -> None:
         if self.overflowed or self.closed:
@@ -111,12 +101,7 @@ class Conn:
 
     async def drain(self) -> list[str | None]:
         """Everything queued (waiting for at least one message); ``None`` means close."""
-        while not self._pending:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+        await self._wait()
         batch = list(self._pending)
         self._pending.clear()
         return batch

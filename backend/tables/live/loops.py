@@ -19,7 +19,7 @@ import asyncio
 import gc
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -260,23 +260,33 @@ class Loops:
         talk.heard(self.host.tables, relayed, self.settings.talk)
 
     # -- background loops ------------------------------------------------------------------
-    async def _janitor_loop(self) -> None:
-        """Adopt live matches whose turn is long overdue: their host process died."""
-        grace = self.settings.server.orphan_grace_s
+    @staticmethod
+    async def _repeat(every_s: float, what: str, one_pass: Callable[[], Awaitable[None]]) -> None:
+        """``one_pass`` every ``every_s`` seconds until cancelled: a pass that fails is logged
+        and the next one runs."""
         while True:
             try:
-                await asyncio.sleep(max(grace / 2, 0.5))
-                orphans = await asyncio.to_thread(
-                    store.overdue_tables, self.host.read_sessions, time.time(), grace
-                )
-                for table_id in orphans:
-                    if table_id not in self.host.tables:
-                        log.info("adopting orphaned table %s", table_id)
-                        await self.host.get(table_id)
+                await asyncio.sleep(every_s)
+                await one_pass()
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("janitor pass failed")
+                log.exception("%s pass failed", what)
+
+    async def _janitor_loop(self) -> None:
+        """Adopt live matches whose turn is long overdue: their host process died."""
+        grace = self.settings.server.orphan_grace_s
+
+        async def adopt_orphans() -> None:
+            orphans = await asyncio.to_thread(
+                store.overdue_tables, self.host.read_sessions, time.time(), grace
+            )
+            for table_id in orphans:
+                if table_id not in self.host.tables:
+                    log.info("adopting orphaned table %s", table_id)
+                    await self.host.get(table_id)
+
+        await self._repeat(max(grace / 2, 0.5), "janitor", adopt_orphans)
 
     async def _adopt_started_loop(self) -> None:
         """Host the matches other packages start in the database (tournament rounds) within
@@ -286,23 +296,16 @@ class Loops:
         if every <= 0:
             return
         idle = 2 * self.settings.server.bot_move_delay_s + every
-        while True:
-            try:
-                await asyncio.sleep(every)
-                started = await asyncio.to_thread(
-                    store.idle_tables_of_kind,
-                    self.host.read_sessions,
-                    "tournament",
-                    time.time(),
-                    idle,
-                )
-                for table_id in started:
-                    if table_id not in self.host.tables:
-                        await self.host.get(table_id)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("adoption pass failed")
+
+        async def adopt_started() -> None:
+            started = await asyncio.to_thread(
+                store.idle_tables_of_kind, self.host.read_sessions, "tournament", time.time(), idle
+            )
+            for table_id in started:
+                if table_id not in self.host.tables:
+                    await self.host.get(table_id)
+
+        await self._repeat(every, "adoption", adopt_started)
 
     async def _heap_loop(self) -> None:
         """Keep the garbage collector's pauses short with thousands of sockets open.
@@ -311,34 +314,26 @@ class Loops:
         cycles are still found by the frequent young-generation passes). Frozen objects
         are still freed by reference counting; only cycles among them wait for the
         periodic full collection (one longer pause per period)."""
-        every = self.settings.server.gc_freeze_every_s
         full_every = self.settings.server.gc_full_every_s
         last_full = time.monotonic()
-        while True:
-            try:
-                await asyncio.sleep(every)
-                if full_every > 0 and time.monotonic() - last_full >= full_every:
-                    gc.unfreeze()
-                    gc.collect()
-                    last_full = time.monotonic()
-                gc.freeze()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("heap pass failed")
+
+        async def freeze() -> None:
+            nonlocal last_full
+            if full_every > 0 and time.monotonic() - last_full >= full_every:
+                gc.unfreeze()
+                gc.collect()
+                last_full = time.monotonic()
+            gc.freeze()
+
+        await self._repeat(self.settings.server.gc_freeze_every_s, "heap", freeze)
 
     async def _matchmaking_loop(self) -> None:
-        while True:
-            try:
-                await asyncio.sleep(1.0)
+        def run() -> list[str]:
+            with self.host.session_factory() as session:
+                return matchmaking.run_matchmaking(session=session, settings=self.settings)
 
-                def run() -> list[str]:
-                    with self.host.session_factory() as session:
-                        return matchmaking.run_matchmaking(session=session, settings=self.settings)
+        async def match() -> None:
+            for table_id in await asyncio.to_thread(run):
+                await self.host.table_changed(table_id)
 
-                for table_id in await asyncio.to_thread(run):
-                    await self.host.table_changed(table_id)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("matchmaking pass failed")
+        await self._repeat(1.0, "matchmaking", match)

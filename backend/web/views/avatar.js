@@ -6,26 +6,25 @@
 // unequips accessories (the server builds the transaction, the owner's wallet signs it).
 
 import { DewApi } from "../api.js";
-import { addStrings, t } from "../i18n.js";
+import { addWords, t } from "../i18n.js";
 import { isMe, markets, toDate, when } from "../marketapi.js";
 
-addStrings({
-  es: {
-    avatarTitle: "Avatar", accessories: "Accesorios", equipped: "Equipados", equip: "Equipar",
-    unequip: "Quitar", inWallet: "Accesorios en tu billetera", slot: "Lugar", balance: "Cantidad",
-    user: "Usuario (becario)", rentedUntil: "Alquilado hasta", rentedLocked:
-      "Este avatar está alquilado: sus accesorios no se pueden poner ni quitar hasta que acabe la beca.",
-    notOwner: "Solo el dueño de este avatar puede equiparlo.", equipDone: "Hecho: el avatar se actualiza en cadena.",
-    noAccessories: "Sin accesorios.",
-  },
-  en: {
-    avatarTitle: "Avatar", accessories: "Accessories", equipped: "Equipped", equip: "Equip",
-    unequip: "Remove", inWallet: "Accessories in your wallet", slot: "Slot", balance: "Balance",
-    user: "User (scholar)", rentedUntil: "Rented until", rentedLocked:
-      "This avatar is rented: its accessories cannot be put on or taken off until the scholarship ends.",
-    notOwner: "Only this avatar's owner can equip it.", equipDone: "Done: the avatar is updated on chain.",
-    noAccessories: "No accessories.",
-  },
+addWords({
+  avatarTitle: ["Avatar", "Avatar"],
+  accessories: ["Accesorios", "Accessories"],
+  equipped: ["Equipados", "Equipped"],
+  equip: ["Equipar", "Equip"],
+  unequip: ["Quitar", "Remove"],
+  inWallet: ["Accesorios en tu billetera", "Accessories in your wallet"],
+  slot: ["Lugar", "Slot"],
+  balance: ["Cantidad", "Balance"],
+  user: ["Usuario (becario)", "User (scholar)"],
+  rentedUntil: ["Alquilado hasta", "Rented until"],
+  rentedLocked: ["Este avatar está alquilado: sus accesorios no se pueden poner ni quitar hasta que acabe la beca.",
+    "This avatar is rented: its accessories cannot be put on or taken off until the scholarship ends."],
+  notOwner: ["Solo el dueño de este avatar puede equiparlo.", "Only this avatar's owner can equip it."],
+  equipDone: ["Hecho: el avatar se actualiza en cadena.", "Done: the avatar is updated on chain."],
+  noAccessories: ["Sin accesorios.", "No accessories."],
 });
 
 const SVG = "http://www.w3.org/2000/svg";

@@ -4,31 +4,33 @@
 // Loaded on demand by app.js, which passes its helpers in `ui` (`join` is the lobby's join,
 // with its stake confirmation and terms gate).
 
-import { addStrings, t } from "../i18n.js";
+import { addWords, t } from "../i18n.js";
 import { presetName } from "../rulewords.js";
 import "./competitions.js";  // the tournaments' status words
 
-addStrings({
-  es: {
-    centersTitle: "Centros de juego", findCenter: "Buscar un centro", place: "Lugar",
-    chooseCity: "Elige una ciudad…", latitude: "Latitud (°)", longitude: "Longitud (°)",
-    searchNearest: "Buscar los más cercanos", nearestFirst: "Los más cercanos primero",
-    centerName: "Centro", cityCountry: "Ciudad", distance: "Distancia", capacity: "Mesas a la vez",
-    centerHost: "Anfitrión", centerTables: "Mesas abiertas en el centro", centerCups: "Campeonatos del centro",
-    openAtCenter: "Abrir una mesa en el centro", openTable: "Abrir la mesa", rentedBy: "Alquilado por",
-    noCenters: "No hay centros con esa búsqueda.", allCenters: "Todos los centros", kmAway: "{km} km",
-    badPlace: "Elige una ciudad o escribe latitud y longitud.",
-  },
-  en: {
-    centersTitle: "Game Centers", findCenter: "Find a center", place: "Place",
-    chooseCity: "Choose a city…", latitude: "Latitude (°)", longitude: "Longitude (°)",
-    searchNearest: "Find the nearest", nearestFirst: "Nearest first",
-    centerName: "Center", cityCountry: "City", distance: "Distance", capacity: "Tables at once",
-    centerHost: "Host", centerTables: "Open tables at the center", centerCups: "The center's Campeonatos",
-    openAtCenter: "Open a table at the center", openTable: "Open the table", rentedBy: "Rented by",
-    noCenters: "No centers match that search.", allCenters: "All centers", kmAway: "{km} km",
-    badPlace: "Choose a city or type a latitude and a longitude.",
-  },
+addWords({
+  centersTitle: ["Centros de juego", "Game Centers"],
+  findCenter: ["Buscar un centro", "Find a center"],
+  place: ["Lugar", "Place"],
+  chooseCity: ["Elige una ciudad…", "Choose a city…"],
+  latitude: ["Latitud (°)", "Latitude (°)"],
+  longitude: ["Longitud (°)", "Longitude (°)"],
+  searchNearest: ["Buscar los más cercanos", "Find the nearest"],
+  nearestFirst: ["Los más cercanos primero", "Nearest first"],
+  centerName: ["Centro", "Center"],
+  cityCountry: ["Ciudad", "City"],
+  distance: ["Distancia", "Distance"],
+  capacity: ["Mesas a la vez", "Tables at once"],
+  centerHost: ["Anfitrión", "Host"],
+  centerTables: ["Mesas abiertas en el centro", "Open tables at the center"],
+  centerCups: ["Campeonatos del centro", "The center's Campeonatos"],
+  openAtCenter: ["Abrir una mesa en el centro", "Open a table at the center"],
+  openTable: ["Abrir la mesa", "Open the table"],
+  rentedBy: ["Alquilado por", "Rented by"],
+  noCenters: ["No hay centros con esa búsqueda.", "No centers match that search."],
+  allCenters: ["Todos los centros", "All centers"],
+  kmAway: ["{km} km", "{km} km"],
+  badPlace: ["Elige una ciudad o escribe latitud y longitud.", "Choose a city or type a latitude and a longitude."],
 });
 
 const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));

@@ -4,29 +4,30 @@
 // the server issues a statement, the player's wallet signs it (EIP-191), POST /creators/bind.
 // Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { addStrings, t } from "../i18n.js";
+import { addWords, t } from "../i18n.js";
 
-addStrings({
-  es: {
-    creatorTitle: "Creador de contenido", yourCode: "Tu código", yourLink: "Tu enlace para invitar",
-    playersBrought: "Jugadores que trajiste", player: "Jugador", boundAt: "Desde", earnsUntil: "Ganas hasta",
-    creatorEarnings: "Tus ganancias por temporada", season: "Temporada", paid: "Pagado",
-    noSeason: "sin temporada", registerCode: "Registrar un código", code: "Código", registerBtn: "Registrar",
-    notCreator: "Aún no tienes un código de creador.", signInFirst: "Inicia sesión para ver tu panel.",
-    bindTitle: "Unirte a un creador",
-    bindExplain: "El creador {code} te invitó. Tu billetera firma la unión; solo se hace una vez.",
-    bindBtn: "Firmar y unirme", boundTo: "Estás unido al creador {code}.",
-  },
-  en: {
-    creatorTitle: "Content creator", yourCode: "Your code", yourLink: "Your invitation link",
-    playersBrought: "Players you brought", player: "Player", boundAt: "Since", earnsUntil: "You earn until",
-    creatorEarnings: "Your earnings per season", season: "Season", paid: "Paid",
-    noSeason: "no season", registerCode: "Register a code", code: "Code", registerBtn: "Register",
-    notCreator: "You have no creator code yet.", signInFirst: "Sign in to see your dashboard.",
-    bindTitle: "Join a creator",
-    bindExplain: "Creator {code} invited you. Your wallet signs the binding; it is done once.",
-    bindBtn: "Sign and join", boundTo: "You are bound to creator {code}.",
-  },
+addWords({
+  creatorTitle: ["Creador de contenido", "Content creator"],
+  yourCode: ["Tu código", "Your code"],
+  yourLink: ["Tu enlace para invitar", "Your invitation link"],
+  playersBrought: ["Jugadores que trajiste", "Players you brought"],
+  player: ["Jugador", "Player"],
+  boundAt: ["Desde", "Since"],
+  earnsUntil: ["Ganas hasta", "You earn until"],
+  creatorEarnings: ["Tus ganancias por temporada", "Your earnings per season"],
+  season: ["Temporada", "Season"],
+  paid: ["Pagado", "Paid"],
+  creatorNoSeason: ["sin temporada", "no season"],
+  registerCode: ["Registrar un código", "Register a code"],
+  code: ["Código", "Code"],
+  registerBtn: ["Registrar", "Register"],
+  notCreator: ["Aún no tienes un código de creador.", "You have no creator code yet."],
+  creatorSignIn: ["Inicia sesión para ver tu panel.", "Sign in to see your dashboard."],
+  bindTitle: ["Unirte a un creador", "Join a creator"],
+  bindExplain: ["El creador {code} te invitó. Tu billetera firma la unión; solo se hace una vez.",
+    "Creator {code} invited you. Your wallet signs the binding; it is done once."],
+  bindBtn: ["Firmar y unirme", "Sign and join"],
+  boundTo: ["Estás unido al creador {code}.", "You are bound to creator {code}."],
 });
 
 const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
@@ -80,7 +81,7 @@ export async function creatorView(api, ui, query) {
   const { h, show, table, short, dew } = ui;
   const ref = query?.get("ref") ?? "";
   const bind = CODE.test(ref) ? bindPanel(api, ui, ref) : null;
-  if (!api.token) return show(h("h2", {}, t("creatorTitle")), bind, h("p", {}, t("signInFirst")));
+  if (!api.token) return show(h("h2", {}, t("creatorTitle")), bind, h("p", {}, t("creatorSignIn")));
   let data = null;
   try {
     data = await api.request("GET", "/creators/me/dashboard");
@@ -104,7 +105,7 @@ export async function creatorView(api, ui, query) {
     h("section", { id: "creator-earnings", "aria-labelledby": "ce-h" },
       h("h3", { id: "ce-h" }, t("creatorEarnings")),
       table([t("season"), t("paid"), t("pending")], data.earnings.map((e) => [
-        e.season ?? t("noSeason"),
+        e.season ?? t("creatorNoSeason"),
         h("span", { class: "earned-paid", "data-wei": wei(e.paid) }, dew(wei(e.paid))),
         h("span", { class: "earned-pending", "data-wei": wei(e.pending) }, dew(wei(e.pending))),
       ]))),

@@ -3,24 +3,24 @@
 // and a rules page per preset (GET /presets: seats, options, premium choices) with seed 004's
 // "Tips for Winning". Spanish and English. Loaded on demand by app.js (`ui` holds its helpers).
 
-import { addStrings, currentLang, t } from "../i18n.js";
+import { addWords, currentLang, t } from "../i18n.js";
 import { optionHelp, optionName, optionValue, presetName } from "../rulewords.js";
 
-addStrings({
-  es: {
-    glossary: "Glosario", rulesOf: "Reglas", tips: "Consejos para ganar", option: "Opción", choices: "Valores",
-    defaultValue: "Por defecto", premium: "premium (pase VIP)", seatCounts: "Jugadores",
-    vipOnly: "Modalidad solo con pase VIP", presetsList: "Reglas de cada modalidad", glossaryIntro:
-      "Términos que usan las reglas y la economía de DEW.", tipsSource: "Consejos de los jugadores de robar a dos.",
-    needs: "solo si", unknownPreset: "No existe esa modalidad.",
-  },
-  en: {
-    glossary: "Glossary", rulesOf: "Rules", tips: "Tips for winning", option: "Option", choices: "Values",
-    defaultValue: "Default", premium: "premium (VIP pass)", seatCounts: "Players",
-    vipOnly: "This game needs a VIP pass", presetsList: "Rules of each game", glossaryIntro:
-      "Terms used by DEW's rules and economy.", tipsSource: "Tips from players of the two-player draw game.",
-    needs: "only with", unknownPreset: "There is no such game.",
-  },
+addWords({
+  glossary: ["Glosario", "Glossary"],
+  rulesOf: ["Reglas", "Rules"],
+  tips: ["Consejos para ganar", "Tips for winning"],
+  option: ["Opción", "Option"],
+  choices: ["Valores", "Values"],
+  defaultValue: ["Por defecto", "Default"],
+  premium: ["premium (pase VIP)", "premium (VIP pass)"],
+  seatCounts: ["Jugadores", "Players"],
+  helpVipOnly: ["Modalidad solo con pase VIP", "This game needs a VIP pass"],
+  presetsList: ["Reglas de cada modalidad", "Rules of each game"],
+  glossaryIntro: ["Términos que usan las reglas y la economía de DEW.", "Terms used by DEW's rules and economy."],
+  tipsSource: ["Consejos de los jugadores de robar a dos.", "Tips from players of the two-player draw game."],
+  needs: ["solo si", "only with"],
+  unknownPreset: ["No existe esa modalidad.", "There is no such game."],
 });
 
 // [term, definition] per language, in the seeds' order of appearance.
@@ -167,7 +167,7 @@ function rulesPage(ui, p) {
     h("p", {}, h("a", { href: "#/help" }, `${t("help")} · ${t("glossary")}`)),
     h("section", { id: "rules", "data-preset": p.preset, "aria-labelledby": "rules-h" },
       h("h2", { id: "rules-h" }, `${t("rulesOf")}: ${presetName(p.preset, p.title)}`),
-      p.requires_vip ? h("p", { class: "premium" }, `★ ${t("vipOnly")}`) : null,
+      p.requires_vip ? h("p", { class: "premium" }, `★ ${t("helpVipOnly")}`) : null,
       h("p", { id: "summary" }, SUMMARIES[lang][p.preset] ?? presetName(p.preset, p.title)),
       h("p", {}, `${t("seatCounts")}: ${p.seat_counts.join(", ")}`),
       table([t("option"), t("choices"), t("defaultValue"), t("help")], rows)),

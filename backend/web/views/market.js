@@ -5,34 +5,41 @@
 // wallet signs. A listing whose item moved since is shown "stale" and cannot be bought.
 // Loaded on demand by app.js.
 
-import { addStrings, t } from "../i18n.js";
+import { addWords, t } from "../i18n.js";
 import { accessorySvg, avatarSvg } from "./avatar.js";
 import { parseDew } from "./wallet.js";
 import { isMe, markets, toDate, when } from "../marketapi.js";
 
-addStrings({
-  es: {
-    marketIntro: "Reventa a precio fijo, sin depósito: el artículo sigue en la billetera del "
-      + "vendedor hasta la venta. Una regalía va al tesoro (ERC-2981).", openListings: "En venta",
-    myListings: "Mis anuncios", sell: "Vender", sellWhat: "Qué vendes", amountItems: "Cantidad",
-    priceDew: "Precio (DEW)", expiresIn: "Caduca en (horas)", expires: "Caduca", seller: "Vendedor",
-    listIt: "Poner en venta", l_open: "en venta", l_sold: "vendido", l_cancelled: "cancelado", l_expired: "caducado",
-    l_stale: "ya no disponible", nothingToSell: "No tienes avatares ni accesorios propios para vender.",
-    badExpiry: "Indica cuántas horas (de 1 a 8760).", badItems: "Indica una cantidad entera positiva.",
-    listed: "Anuncio enviado: aparece cuando la cadena lo confirma.",
-    rentedNoSale: "alquilado: no se puede vender", myItems: "Mis artículos", renter: "alquilado por ti",
-  },
-  en: {
-    marketIntro: "Fixed-price resale with no escrow: the item stays in the seller's wallet "
-      + "until it is sold. A royalty goes to the treasury (ERC-2981).", openListings: "For sale",
-    myListings: "My listings", sell: "Sell", sellWhat: "What you sell", amountItems: "Amount",
-    priceDew: "Price (DEW)", expiresIn: "Expires in (hours)", expires: "Expires", seller: "Seller",
-    listIt: "List for sale", l_open: "for sale", l_sold: "sold", l_cancelled: "cancelled", l_expired: "expired",
-    l_stale: "no longer available", nothingToSell: "You own no avatar or accessory to sell.",
-    badExpiry: "Say how many hours (1 to 8760).", badItems: "Say a whole positive amount.",
-    listed: "Listing sent: it shows once the chain confirms it.",
-    rentedNoSale: "rented: cannot be sold", myItems: "My items", renter: "rented by you",
-  },
+addWords({
+  marketIntro: [
+    "Reventa a precio fijo, sin depósito: el artículo sigue en la billetera del vendedor hasta la venta. "
+      + "Una regalía va al tesoro (ERC-2981).",
+    "Fixed-price resale with no escrow: the item stays in the seller's wallet until it is sold. "
+      + "A royalty goes to the treasury (ERC-2981).",
+  ],
+  openListings: ["En venta", "For sale"],
+  myListings: ["Mis anuncios", "My listings"],
+  sell: ["Vender", "Sell"],
+  sellWhat: ["Qué vendes", "What you sell"],
+  amountItems: ["Cantidad", "Amount"],
+  priceDew: ["Precio (DEW)", "Price (DEW)"],
+  expiresIn: ["Caduca en (horas)", "Expires in (hours)"],
+  expires: ["Caduca", "Expires"],
+  seller: ["Vendedor", "Seller"],
+  listIt: ["Poner en venta", "List for sale"],
+  l_open: ["en venta", "for sale"],
+  l_sold: ["vendido", "sold"],
+  l_cancelled: ["cancelado", "cancelled"],
+  l_expired: ["caducado", "expired"],
+  l_stale: ["ya no disponible", "no longer available"],
+  nothingToSell: ["No tienes avatares ni accesorios propios para vender.", "You own no avatar or accessory to sell."],
+  badExpiry: ["Indica cuántas horas (de 1 a 8760).", "Say how many hours (1 to 8760)."],
+  badItems: ["Indica una cantidad entera positiva.", "Say a whole positive amount."],
+  listed: ["Anuncio enviado: aparece cuando la cadena lo confirma.",
+    "Listing sent: it shows once the chain confirms it."],
+  rentedNoSale: ["alquilado: no se puede vender", "rented: cannot be sold"],
+  myItems: ["Mis artículos", "My items"],
+  renter: ["alquilado por ti", "rented by you"],
 });
 
 const MAX_HOURS = 8760; // a year

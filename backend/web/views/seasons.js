@@ -4,32 +4,40 @@
 // planned, the wallet or avatar paid, the amount booked and the transaction; a leaderboard row's
 // `reward` for its place), and the season's tournaments. Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { addStrings, t } from "../i18n.js";
+import { addWords, t } from "../i18n.js";
 
-addStrings({
-  es: {
-    schedule: "Calendario", season: "Temporada", starts: "Empieza", ends: "Termina", budget: "Presupuesto de emisión",
-    emitted: "Emitido", remaining: "Queda", leaderboard: "Clasificación", rank: "Puesto", player: "Jugador",
-    s_upcoming: "próxima", s_running: "en curso", s_finished: "terminada", noSeason: "No hay ninguna temporada.",
-    seasonRewards: "Premios de la temporada por puesto", reward: "Premio", share: "Parte",
-    leaderboardHelp: "Ordenada por victorias, luego por puntos de juego; solo jugadores humanos.",
-    seasonTournaments: "Torneos de la temporada", show: "Ver",
-    noRewards: "Esta temporada no anuncia premios por puesto.",
-    paidTo: "Pagado a", avatarNo: "Avatar", booked: "Importe",
-    tx: "Transacción", r_reserved: "reservado", r_planned: "en pago", r_paid: "pagado", r_failed: "fallido",
-    r_returned: "devuelto (nadie llegó)",
-  },
-  en: {
-    schedule: "Schedule", season: "Season", starts: "Starts", ends: "Ends", budget: "Emission budget",
-    emitted: "Emitted", remaining: "Left", leaderboard: "Leaderboard", rank: "Rank", player: "Player",
-    s_upcoming: "upcoming", s_running: "running", s_finished: "finished", noSeason: "There is no season.",
-    seasonRewards: "Season rewards per place", reward: "Reward", share: "Share",
-    leaderboardHelp: "By wins, then game points; human players only.",
-    seasonTournaments: "The season's tournaments", show: "Show",
-    noRewards: "This season announces no rewards per place.", paidTo: "Paid to", avatarNo: "Avatar", booked: "Amount",
-    tx: "Transaction", r_reserved: "reserved", r_planned: "being paid", r_paid: "paid", r_failed: "failed",
-    r_returned: "returned (nobody reached it)",
-  },
+addWords({
+  schedule: ["Calendario", "Schedule"],
+  season: ["Temporada", "Season"],
+  starts: ["Empieza", "Starts"],
+  ends: ["Termina", "Ends"],
+  budget: ["Presupuesto de emisión", "Emission budget"],
+  emitted: ["Emitido", "Emitted"],
+  remaining: ["Queda", "Left"],
+  leaderboard: ["Clasificación", "Leaderboard"],
+  rank: ["Puesto", "Rank"],
+  player: ["Jugador", "Player"],
+  s_upcoming: ["próxima", "upcoming"],
+  s_running: ["en curso", "running"],
+  s_finished: ["terminada", "finished"],
+  noSeason: ["No hay ninguna temporada.", "There is no season."],
+  seasonRewards: ["Premios de la temporada por puesto", "Season rewards per place"],
+  reward: ["Premio", "Reward"],
+  share: ["Parte", "Share"],
+  leaderboardHelp: ["Ordenada por victorias, luego por puntos de juego; solo jugadores humanos.",
+    "By wins, then game points; human players only."],
+  seasonTournaments: ["Torneos de la temporada", "The season's tournaments"],
+  show: ["Ver", "Show"],
+  noRewards: ["Esta temporada no anuncia premios por puesto.", "This season announces no rewards per place."],
+  paidTo: ["Pagado a", "Paid to"],
+  avatarNo: ["Avatar", "Avatar"],
+  booked: ["Importe", "Amount"],
+  tx: ["Transacción", "Transaction"],
+  r_reserved: ["reservado", "reserved"],
+  r_planned: ["en pago", "being paid"],
+  r_paid: ["pagado", "paid"],
+  r_failed: ["fallido", "failed"],
+  r_returned: ["devuelto (nadie llegó)", "returned (nobody reached it)"],
 });
 
 const day = (iso) => {

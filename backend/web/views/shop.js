@@ -3,23 +3,21 @@
 // shop may not yet spend enough, then Shop.buy) and the buyer's wallet signs; the item is
 // minted to the buyer in that same transaction. Loaded on demand by app.js.
 
-import { addStrings, t } from "../i18n.js";
+import { addWords, t } from "../i18n.js";
 import { accessorySvg, avatarSvg } from "./avatar.js";
 import { markets } from "../marketapi.js";
 
-addStrings({
-  es: {
-    shopIntro: "Primera venta: lo compras con DEW de tu billetera y se acuña a tu nombre "
-      + "en la misma transacción.", supplyLeft: "Quedan", vipTerm: "Pase VIP",
-    soldOut: "agotado", closed: "cerrado", days: "días", unlimited: "sin límite",
-    bought: "Comprado: llega a tu billetera cuando la cadena lo confirma.",
-  },
-  en: {
-    shopIntro: "First sale: you pay DEW from your wallet and the item is minted to you in the "
-      + "same transaction.", supplyLeft: "Left", vipTerm: "VIP pass",
-    soldOut: "sold out", closed: "closed", days: "days", unlimited: "unlimited",
-    bought: "Bought: it reaches your wallet when the chain confirms it.",
-  },
+addWords({
+  shopIntro: ["Primera venta: lo compras con DEW de tu billetera y se acuña a tu nombre en la misma transacción.",
+    "First sale: you pay DEW from your wallet and the item is minted to you in the same transaction."],
+  supplyLeft: ["Quedan", "Left"],
+  vipTerm: ["Pase VIP", "VIP pass"],
+  soldOut: ["agotado", "sold out"],
+  closed: ["cerrado", "closed"],
+  days: ["días", "days"],
+  unlimited: ["sin límite", "unlimited"],
+  bought: ["Comprado: llega a tu billetera cuando la cadena lo confirma.",
+    "Bought: it reaches your wallet when the chain confirms it."],
 });
 
 /** What is left of a listing's supply (null: no cap). */

@@ -6,6 +6,7 @@ import { tableModes } from "../tablemodes.js";
 import { talkBar } from "../talk.js";
 import { joinTable } from "./lobby.js";
 import { presetName } from "../rulewords.js";
+import { turnNotice } from "../notice.js";
 
 export async function tableView(api, ui, tableId, query) {
   const { h, show, table, field, dew, short, say, fail } = ui;
@@ -67,6 +68,7 @@ export async function tableView(api, ui, tableId, query) {
     if (el && state.deadline) el.textContent = `${Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000))} s`;
   }, 250);
   ui.onLeave(() => {
+    turnNotice(false);
     clearInterval(timer);
     modes.stop();
     socket.close();
@@ -80,10 +82,30 @@ export async function tableView(api, ui, tableId, query) {
     socket.move(move, state.ply);
   }
 
+  /** The same table again: its mode, options, seats and bots; the other players are invited. */
+  async function playAgain(event) {
+    event.target.disabled = true;
+    const body = {
+      preset: info.preset, options: info.options, seats: info.seat_count, kind: info.kind,
+      visibility: info.visibility, bot_level: info.bot_level, earning: info.earning,
+      turn_timeout_s: info.turn_timeout_s, stake: info.stake, spectators_allowed: info.spectators_allowed,
+      spectator_delay_s: info.spectator_delay_s,
+      invite: state.seats.map((s) => s.address).filter((a) => a && a !== api.address),
+    };
+    if (info.bot_levels) body.bot_levels = info.bot_levels;
+    try {
+      const created = await api.call("create_table", {}, body);
+      location.hash = `#/table/${created.id}`;
+    } catch (error) {
+      event.target.disabled = false;
+      fail(error);
+    }
+  }
+
   function seatName(seat) {
     const s = state.seats.find((x) => x.seat === seat);
     if (!s) return `${t("seat")} ${seat}`;
-    const who = s.address ? short(s.address) : `${t("bot")} (${s.bot})`;
+    const who = s.address ? short(s.address) : `${t("bot")} (${t(`level_${s.bot}`).toLowerCase()})`;
     return `${t("seat")} ${seat}: ${who}${seat === state.you ? ` (${t("you")})` : ""}`;
   }
 
@@ -93,6 +115,7 @@ export async function tableView(api, ui, tableId, query) {
     const myTurn = !state.final && view && state.you !== null && view.turn === state.you
       && (view.legal_moves || []).length > 0;
     root.dataset.turn = myTurn ? "mine" : "other";
+    turnNotice(myTurn);
     root.dataset.ply = String(state.ply);
     root.dataset.status = state.final ? "finished" : status;
     root.dataset.hand = view ? String(view.hand_number) : "";
@@ -142,7 +165,12 @@ export async function tableView(api, ui, tableId, query) {
       parts.push(h("section", { id: "final", "aria-labelledby": "final-h" }, h("h3", { id: "final-h" }, t("matchOver")),
         table([t("placement"), t("seat"), t("points")],
           ranked.map((r) => [String(r.placement), seatName(r.seat), String(r.points)])),
-        h("a", { href: `#/replay/${state.final.match_id}`, id: "replay-link" }, t("replay"))));
+        h("div", { class: "final-actions" },
+          info && api.token
+            ? h("button", { type: "button", id: "play-again", class: "big", onclick: playAgain }, t("playAgain"))
+            : null,
+          h("a", { href: "#/lobby", id: "back-to-lobby" }, t("backToLobby")),
+          h("a", { href: `#/replay/${state.final.match_id}`, id: "replay-link" }, t("replay")))));
     }
     if (state.snapshot) parts.push(talk.element(state));
     root.replaceChildren(...parts.filter(Boolean));
