@@ -1,4 +1,8 @@
-"""Errors of the accounts aggregate; each carries a stable ``code`` for clients."""
+"""Errors of the accounts aggregate: its root, each error a kind of ``backend.kit.errors``.
+
+Three families share a kind and a prefix of their codes: a refused sign-in (``signin_*``), a
+request without a valid access token, and play the wallet may not take part in.
+"""
 
 from __future__ import annotations
 
@@ -8,147 +12,106 @@ from backend.kit import errors as kind
 class AccountsError(kind.DewError):
     """Root of every accounts error."""
 
-    code = "accounts_error"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class SignInRefused(AccountsError, kind.Unauthenticated):
+class SignInRefused(AccountsError, kind.Unauthenticated, code="signin_refused"):
     """A sign-in message or signature was not accepted."""
 
-    code = "signin_refused"
+
+class MalformedSignIn(SignInRefused, kind.BadRequest, code="signin_malformed"):
+    """The sign-in is not an EIP-4361 message this server can read, or lacks its expiry."""
 
 
-class MalformedSignIn(SignInRefused, kind.BadRequest):
-    code = "signin_malformed"
+# Why a sign-in was refused: the name says it, the code is what a client translates.
+class WrongDomain(SignInRefused, code="signin_wrong_domain"): ...
 
 
-class WrongDomain(SignInRefused):
-    code = "signin_wrong_domain"
+class WrongScheme(SignInRefused, code="signin_wrong_scheme"): ...
 
 
-class WrongScheme(SignInRefused):
-    code = "signin_wrong_scheme"
+class WrongUri(SignInRefused, code="signin_wrong_uri"): ...
 
 
-class WrongUri(SignInRefused):
-    code = "signin_wrong_uri"
+class WrongChain(SignInRefused, code="signin_wrong_chain"): ...
 
 
-class WrongChain(SignInRefused):
-    code = "signin_wrong_chain"
+class SignInExpired(SignInRefused, code="signin_expired"): ...
 
 
-class SignInExpired(SignInRefused):
-    code = "signin_expired"
+class SignInNotYetValid(SignInRefused, code="signin_not_yet_valid"): ...
 
 
-class SignInNotYetValid(SignInRefused):
-    code = "signin_not_yet_valid"
-
-
-class SignInTooLong(SignInRefused):
+class SignInTooLong(SignInRefused, code="signin_validity_too_long"):
     """The message claims a validity longer than a nonce's (``DEW_AUTH_NONCE_TTL_S``)."""
 
-    code = "signin_validity_too_long"
+
+class BadSignature(SignInRefused, code="signin_bad_signature"): ...
 
 
-class BadSignature(SignInRefused):
-    code = "signin_bad_signature"
+class UnknownNonce(SignInRefused, code="signin_unknown_nonce"): ...
 
 
-class UnknownNonce(SignInRefused):
-    code = "signin_unknown_nonce"
+class NonceReplayed(SignInRefused, code="signin_nonce_replayed"): ...
 
 
-class NonceReplayed(SignInRefused):
-    code = "signin_nonce_replayed"
+class NonceExpired(SignInRefused, code="signin_nonce_expired"): ...
 
 
-class NonceExpired(SignInRefused):
-    code = "signin_nonce_expired"
+class TermsResourceInvalid(MalformedSignIn, code="signin_bad_resource"):
+    """A resource in the sign-in message is not one this server's terms name."""
+
+
+class TermsIncomplete(MalformedSignIn, code="signin_terms_incomplete"):
+    """The message accepts the terms without all three parts: the terms resource, the
+    legal-age resource and the terms statement."""
+
+
+class TermsOutdated(SignInRefused, code="signin_terms_outdated"):
+    """The message accepts a version of the terms that is no longer the current one."""
 
 
 class NotAuthenticated(AccountsError, kind.Unauthenticated):
     """A request needs a valid access token and did not bring one."""
 
-    code = "not_authenticated"
-
 
 class TokenExpired(NotAuthenticated):
-    code = "token_expired"
+    """The access token has expired; the client refreshes it."""
 
 
 class TokenInvalid(NotAuthenticated):
-    code = "token_invalid"
+    """The access token is not one this server issued, or is malformed."""
 
 
 class SessionRevoked(NotAuthenticated):
-    code = "session_revoked"
+    """The token's session has been logged out (or revoked after a refresh token's reuse)."""
 
 
 class SessionUnknown(NotAuthenticated):
     """The token names a session this server never opened (or not for its wallet)."""
 
-    code = "session_unknown"
-
 
 class RefreshRefused(AccountsError, kind.Unauthenticated):
-    code = "refresh_refused"
+    """The refresh token is unknown or expired: the wallet signs in again."""
 
 
 class RefreshTokenReused(RefreshRefused):
     """A refresh token was presented twice: treated as theft, the whole session is revoked."""
 
-    code = "refresh_token_reused"
-
-
-class TermsResourceInvalid(MalformedSignIn):
-    """A resource in the sign-in message is not one this server's terms name."""
-
-    code = "signin_bad_resource"
-
-
-class TermsIncomplete(MalformedSignIn):
-    """The message accepts the terms without all three parts: the terms resource, the
-    legal-age resource and the terms statement."""
-
-    code = "signin_terms_incomplete"
-
-
-class TermsOutdated(SignInRefused):
-    """The message accepts a version of the terms that is no longer the current one."""
-
-    code = "signin_terms_outdated"
-
 
 class PlayRefused(AccountsError, kind.Forbidden):
     """This wallet may not take part in this kind of play (HTTP 403)."""
-
-    code = "play_refused"
 
 
 class TermsRequired(PlayRefused):
     """Earning and staked play need the current terms accepted and legal age confirmed."""
 
-    code = "terms_required"
-
 
 class StakedPlayDisabled(PlayRefused):
     """This deployment does not offer staked tables (DEW_TABLES_STAKED_PLAY=false)."""
-
-    code = "staked_play_disabled"
 
 
 class GuestNotAllowed(PlayRefused):
     """A guest (no wallet) plays free only: never earning, staked or ranked play."""
 
-    code = "guest_not_allowed"
-
 
 class GuestTokenRefused(AccountsError, kind.BadRequest):
     """A guest token given at sign-in that is not a live guest session's."""
-
-    code = "guest_token_refused"

@@ -5,7 +5,7 @@ and the match hub. They live at the API layer: the services never import FastAPI
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Protocol, cast
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
@@ -15,7 +15,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
+from backend.accounts import terms as accounts_terms
 from backend.accounts.service import Principal
+from backend.api.params import out_of
 from backend.chain.outbox import inserted_here
 from backend.config import Settings
 from backend.db.session import make_session_factory
@@ -128,6 +130,23 @@ CurrentOperator = Annotated[Principal, Depends(get_operator)]
 # --- live play ----------------------------------------------------------------------------
 
 
+class Play(Protocol):
+    """What a seat is asked for: a table, a table to be, or a matchmaking ticket."""
+
+    @property
+    def stake(self) -> int | str: ...
+    @property
+    def earning(self) -> bool: ...
+
+
+def terms_for_play(session: Session, settings: Settings, address: str, play: Play) -> None:
+    """The terms and legal age that ``play`` needs of ``address`` (by its stake, and whether
+    it earns), checked before a table is created, joined or queued for."""
+    accounts_terms.require_for_play(
+        session=session, settings=settings, address=address, stake=play.stake, earning=play.earning
+    )
+
+
 async def get_gate(request: Request) -> Gate:
     return cast(Gate, request.app.state.gate)
 
@@ -218,12 +237,14 @@ def get_markets(request: Request) -> MarketsChain:
 MarketsDep = Annotated[MarketsChain, Depends(get_markets)]
 
 
-def queued_once(session: Session, key: str, queue: Callable[[], BaseModel]) -> Any:
+def queued_once(
+    session: Session, key: str, model: type[BaseModel], queue: Callable[[], object]
+) -> Any:
     """An operator's chain request queued under its idempotency key, committed: the new
-    request with the route's 202, or, for a repeat of the same key and body, the first one
-    with 200 (another body under the key is the service's 409). One place for the five
-    operator routes that queue a mint, a VIP pass, a shop listing or update, a center."""
-    out = queue()
+    request (as ``model``) with the route's 202, or, for a repeat of the same key and body,
+    the first one with 200 (another body under the key is the service's 409). One place for
+    the five operator routes that queue a mint, a VIP pass, a shop listing or update, a center."""
+    out = out_of(model, queue())
     first = inserted_here(session, key)
     session.commit()
     if not first:

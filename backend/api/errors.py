@@ -85,10 +85,8 @@ async def send_error(
 
 
 def _domain_error(_request: Request, error: Exception) -> JSONResponse:
-    code = getattr(error, "code", "error")
-    # Some families keep their message in ``message``; the others' is str(error).
-    message = getattr(error, "message", str(error))
-    return JSONResponse(error_payload(code, message), status_code=status_for(error))
+    assert isinstance(error, kind.DewError)
+    return JSONResponse(error_payload(error.code, error.message), status_code=status_for(error))
 
 
 def _validation_error(_request: Request, error: Exception) -> JSONResponse:

@@ -1,12 +1,13 @@
-"""What many routers' signatures share: ids in the path, bounded to what the database stores
-(a bigger one is a bad request, not a database error), and the error responses they
-document (every error has the one shape of ``backend/api/errors.py``)."""
+"""What many routers share: ids in the path, bounded to what the database stores (a bigger
+one is a bad request, not a database error), the error responses they document (every error
+has the one shape of ``backend/api/errors.py``), and a response model filled from a row."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Path
+from pydantic import BaseModel
 
 from backend.api.errors import ErrorResponse
 
@@ -26,3 +27,13 @@ def error_responses(*statuses: int) -> Responses:
 def described_errors(*statuses: int) -> Responses:
     """The statuses a route may answer with, each described in words only."""
     return {s: {"description": "error: {error: {code, message, detail}}"} for s in statuses}
+
+
+Out = TypeVar("Out", bound=BaseModel)
+
+
+def out_of(model: type[Out], row: object, **given: Any) -> Out:
+    """``model`` with every field read from ``row``'s attribute of the same name, but those
+    ``given`` (what the route computes: a status, a link, what only the owner sees)."""
+    read = {name: getattr(row, name) for name in model.model_fields if name not in given}
+    return model(**read, **given)

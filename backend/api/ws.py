@@ -24,6 +24,7 @@ from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.api.deps import read_sessions
 from backend.api.ratelimit import client_key, make_storage
+from backend.kit.errors import NotFound
 from backend.ops.metrics import MOVE_SECONDS, WS_MESSAGE_SECONDS, WS_MESSAGE_TYPES, bounded
 from backend.protocol import messages as protocol
 from backend.protocol.messages import (
@@ -138,7 +139,7 @@ async def table_socket(websocket: WebSocket, table_id: str, token: str | None = 
         hosted = await hub.attach(table_id, conn)
     except tables_exc.TablesError as error:
         await websocket.send_text(error_message(error.code, error.message))
-        close = CLOSE_NOT_FOUND if isinstance(error, tables_exc.NotFound) else CLOSE_FORBIDDEN
+        close = CLOSE_NOT_FOUND if isinstance(error, NotFound) else CLOSE_FORBIDDEN
         await websocket.close(close)
         return
     # Seats are known now: a seat's sockets pass (up to the cap per seat), spectators count.

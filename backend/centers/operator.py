@@ -30,14 +30,12 @@ MAX_CAPACITY = 500
 COUNTRY = re.compile(r"^[A-Z]{2}$")
 
 
-class CenterMintNotFound(exc.CenterNotFound):
-    code = "center_mint_not_found"
+class CenterMintNotFound(exc.CentersError, kind.NotFound):
+    """No operator center-mint request has the id asked for."""
 
 
-class CenterMintConflict(exc.CentersError, kind.Conflict):
+class CenterMintConflict(exc.CentersError, kind.Conflict, code="idempotency_conflict"):
     """The idempotency key was already used for another request."""
-
-    code = "idempotency_conflict"
 
 
 CENTER_MINTS = RequestFamily(

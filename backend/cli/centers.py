@@ -4,24 +4,19 @@ the worker sends it and the indexer mirrors it."""
 
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
 import typer
 
 from backend.centers.exceptions import CentersError
 from backend.cli.app import app
+from backend.cli.kit import database, reader, settled
 from backend.config import get_settings
 
 # The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 center_app = typer.Typer(help="Game Centers (mint through the chain outbox).", no_args_is_help=True)
 app.add_typer(center_app, name="center")
-
-
-def _fail(error: object) -> typer.Exit:
-    typer.echo(f"error: {error}", err=True)
-    return typer.Exit(1)
 
 
 @center_app.command("mint")
@@ -39,11 +34,8 @@ def mint(
 ) -> None:
     """Queue one Game Center mint in the chain outbox; the worker sends it."""
     from backend.centers import operator
-    from backend.db import create_db_engine, make_session_factory
 
-    engine = create_db_engine(get_settings().db.url)
-    sessions = make_session_factory(engine)
-    try:
+    with database(CentersError) as sessions:
         center = operator.describe(
             to=to, name=name, country=country, city=city, lat_e2=round(lat * 100),
             lon_e2=round(lon * 100), capacity=capacity,
@@ -54,18 +46,7 @@ def mint(
                 chain_id=get_settings().chain.chain_id,
             )  # fmt: skip
         typer.echo(f"center mint #{status.id} ({status.status}), key {status.idempotency_key!r}")
-        deadline = time.monotonic() + timeout_s
-        while wait and status.status not in ("confirmed", "failed"):
-            if time.monotonic() > deadline:
-                raise _fail(f"center mint #{status.id} still {status.status} after {timeout_s}s")
-            time.sleep(0.5)
-            with sessions() as session:
-                status = operator.center_mint_status(session=session, request_id=status.id)
-        if status.status == "failed":
-            raise _fail(f"center mint #{status.id} failed: {status.failure_reason}")
+        again = reader(sessions, operator.center_mint_status, status.id)
+        status = settled(status, again, "center mint", timeout_s, wait=wait)
         if status.center_id is not None:
             typer.echo(f"center #{status.center_id} -> {center['to']} in tx {status.tx_hash}")
-    except CentersError as error:
-        raise _fail(error) from None
-    finally:
-        engine.dispose()

@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from backend.cli.app import app
+from backend.cli.kit import database
 from backend.competitions import exceptions as exc
 from backend.config import get_settings
 
 # The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
-
-if TYPE_CHECKING:
-    from sqlalchemy import Engine
-    from sqlalchemy.orm import Session, sessionmaker
-
-
-def _sessions() -> tuple[Engine, sessionmaker[Session]]:
-    from backend.db import create_db_engine, make_session_factory
-
-    engine = create_db_engine(get_settings().db.url)
-    return engine, make_session_factory(engine)
 
 
 def _settlement_limit() -> int:
@@ -66,8 +56,7 @@ def create_tournament(
     """Open a tournament for registration."""
     from backend.competitions import service
 
-    engine, sessions = _sessions()
-    try:
+    with database(exc.CompetitionsError, ValueError) as sessions:
         spec = service.TournamentSpec(
             name=name,
             preset=preset,
@@ -107,11 +96,6 @@ def create_tournament(
                 settings=get_settings(),
             )
             typer.echo(f"tournament {t.id} {t.name!r} open until {t.starts_at.isoformat()}")
-    except (exc.CompetitionsError, ValueError) as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(1) from None
-    finally:
-        engine.dispose()
 
 
 @app.command("cancel-tournament")
@@ -122,15 +106,8 @@ def cancel_tournament(
     """Cancel a tournament: every entry fee back to its wallet's stake balance."""
     from backend.competitions import service
 
-    engine, sessions = _sessions()
-    try:
-        with sessions() as session:
-            done = service.cancel(session=session, tournament_id=tournament_id, reason=reason)
-    except exc.CompetitionsError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(1) from None
-    finally:
-        engine.dispose()
+    with database(exc.CompetitionsError) as sessions, sessions() as session:
+        done = service.cancel(session=session, tournament_id=tournament_id, reason=reason)
     typer.echo(
         f"tournament {tournament_id} cancelled; {done.refunded} DEW wei of entry fees refunded; "
         f"{len(done.abandoned_matches)} matches abandoned"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
+from backend.cli.kit import echo_rows, refused
 from backend.config import get_settings
 from backend.tables.exceptions import ComplaintNotFound, TablesError
 
@@ -39,11 +40,6 @@ def _line(c: ComplaintRow) -> str:
     )
 
 
-def _refused(error: Exception, code: int = 2) -> None:
-    typer.echo(f"refused: {error}", err=True)
-    raise typer.Exit(code)
-
-
 @complaints_app.command("list")
 def list_command(
     status: Annotated[str, typer.Option(help="open, closed or all")] = "open",
@@ -63,13 +59,8 @@ def list_command(
                 limit=limit,
             )
         except TablesError as error:
-            _refused(error)
-    if as_json:
-        typer.echo(json.dumps([r.as_dict() for r in rows], default=str))
-        return
-    for row in rows:
-        typer.echo(_line(row))
-    typer.echo(f"{len(rows)} complaint(s)")
+            refused(error)
+    echo_rows(rows, _line, "complaint", as_json=as_json, as_dict=lambda r: r.as_dict())
 
 
 @complaints_app.command("show")
@@ -81,7 +72,7 @@ def show_command(complaint_id: int) -> None:
         try:
             row = get_complaint(session=session, complaint_id=complaint_id)
         except ComplaintNotFound as error:
-            _refused(error, 1)
+            refused(error, 1)
     typer.echo(json.dumps(row.as_dict(), default=str))
 
 
@@ -97,7 +88,7 @@ def close_command(
         try:
             row = close_complaint(session=session, complaint_id=complaint_id, resolution=resolution)
         except ComplaintNotFound as error:
-            _refused(error, 1)
+            refused(error, 1)
         except TablesError as error:
-            _refused(error)
+            refused(error)
     typer.echo(f"closed #{row.id}: {row.resolution}")

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
+from backend.cli.kit import echo_rows, refused
 from backend.config import get_settings
-from backend.economy.exceptions import EconomyError, NotFound
+from backend.economy.exceptions import EconomyError
+from backend.kit import errors as kind
 
 # The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
@@ -60,11 +62,6 @@ def _line(w: dict[str, object]) -> str:
     return text + (f"  ({w['reason']})" if w["reason"] else "")
 
 
-def _fail(error: Exception) -> None:
-    typer.echo(f"refused: {error}", err=True)
-    raise typer.Exit(2)
-
-
 @withdraw_app.command("list")
 def list_command(
     address: Annotated[str | None, typer.Option(help="Only this wallet's")] = None,
@@ -82,13 +79,8 @@ def list_command(
         try:
             rows = list_withdrawals(session=session, address=address, state=state, limit=limit)
         except EconomyError as error:
-            _fail(error)
-    if as_json:
-        typer.echo(json.dumps(rows, default=str))
-        return
-    for row in rows:
-        typer.echo(_line(row))
-    typer.echo(f"{len(rows)} withdrawal(s)")
+            refused(error)
+    echo_rows(rows, _line, "withdrawal", as_json=as_json)
 
 
 @withdraw_app.command("show")
@@ -100,11 +92,11 @@ def show_command(withdrawal_id: str) -> None:
     with sessions() as session:
         try:
             row = get_withdrawal(session=session, withdrawal_id=withdrawal_id)
-        except NotFound as error:
+        except kind.NotFound as error:
             typer.echo(str(error), err=True)
             raise typer.Exit(1) from None
         except EconomyError as error:
-            _fail(error)
+            refused(error)
     typer.echo(json.dumps(row, default=str))
 
 
@@ -135,6 +127,6 @@ def request_command(
             session.commit()
         except EconomyError as error:
             session.rollback()
-            _fail(error)
+            refused(error)
         row = get_withdrawal(session=session, withdrawal_id=settlement.match_id)
     typer.echo(_line(row))

@@ -10,14 +10,13 @@ straight on the configured database: whoever can run ``dew`` there is the operat
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from backend.cli.app import app
+from backend.cli.kit import database, fail, reader, settled
 from backend.config import get_settings
 from backend.economy.exceptions import EconomyError
 
@@ -34,26 +33,6 @@ vip_app = typer.Typer(
 app.add_typer(vip_app, name="vip")
 
 
-@contextmanager
-def _database() -> Iterator[sessionmaker[Session]]:
-    """Sessions on the configured database for one command; an economy refusal ends the
-    command with its message and exit code 1."""
-    from backend.db import create_db_engine, make_session_factory
-
-    engine = create_db_engine(get_settings().db.url)
-    try:
-        yield make_session_factory(engine)
-    except EconomyError as error:
-        raise _fail(error) from None
-    finally:
-        engine.dispose()
-
-
-def _fail(error: object) -> typer.Exit:
-    typer.echo(f"error: {error}", err=True)
-    return typer.Exit(1)
-
-
 def _when(value: str | None, what: str) -> datetime:
     """ISO 8601 (a time without a zone is UTC); ``None`` is now."""
     if value is None:
@@ -61,13 +40,13 @@ def _when(value: str | None, what: str) -> datetime:
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        raise _fail(f"{what} is not an ISO 8601 time: {value!r}") from None
+        raise fail(f"{what} is not an ISO 8601 time: {value!r}") from None
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def _wei(value: str, what: str) -> int:
     if not value.isdigit():
-        raise _fail(f"{what} must be DEW wei, a whole number: {value!r}")
+        raise fail(f"{what} must be DEW wei, a whole number: {value!r}")
     return int(value)
 
 
@@ -83,7 +62,7 @@ def mint_avatars(
     """Queue avatar mints in the chain outbox; the worker sends them."""
     from backend.economy import operator
 
-    with _database() as sessions:
+    with database(EconomyError) as sessions:
         with sessions.begin() as session:
             status = operator.queue_mint(
                 session=session,
@@ -97,15 +76,8 @@ def mint_avatars(
         )
         if not wait:
             return
-        deadline = time.monotonic() + timeout_s
-        while status.status not in ("confirmed", "failed"):
-            if time.monotonic() > deadline:
-                raise _fail(f"mint request #{status.id} still {status.status} after {timeout_s}s")
-            time.sleep(0.5)
-            with sessions() as session:
-                status = operator.mint_status(session=session, request_id=status.id)
-        if status.status == "failed":
-            raise _fail(f"mint request #{status.id} failed: {status.failure_reason}")
+        again = reader(sessions, operator.mint_status, status.id)
+        status = settled(status, again, "mint request", timeout_s)
         for recipient, token_id in zip(status.recipients, status.token_ids or [], strict=True):
             typer.echo(f"  avatar #{token_id} -> {recipient}")
         typer.echo(f"minted in tx {status.tx_hash}")
@@ -133,8 +105,8 @@ def season_create(
     elif days > 0:
         ends_at = starts_at + timedelta(days=days)
     else:
-        raise _fail(f"--days must be positive, got {days}")
-    with _database() as sessions, sessions.begin() as session:
+        raise fail(f"--days must be positive, got {days}")
+    with database(EconomyError) as sessions, sessions.begin() as session:
         season = operator.create_season(
             session=session,
             name=name,
@@ -168,8 +140,8 @@ def season_schedule(
 
     first_starts_at = _when(first, "--first")
     if not 0 < days <= 366:
-        raise _fail(f"--days must be in (0, 366], got {days}")
-    with _database() as sessions, sessions.begin() as session:
+        raise fail(f"--days must be in (0, 366], got {days}")
+    with database(EconomyError) as sessions, sessions.begin() as session:
         created = operator.schedule_seasons(
             session=session,
             first_starts_at=first_starts_at,
@@ -193,7 +165,7 @@ def season_end(
     from backend.db.base import aware
     from backend.economy import operator
 
-    with _database() as sessions, sessions.begin() as session:
+    with database(EconomyError) as sessions, sessions.begin() as session:
         season = operator.end_season(session=session, season_id=season_id)
         typer.echo(f"season #{season.id} {season.name!r} ended {aware(season.ends_at).isoformat()}")
 
@@ -202,18 +174,8 @@ def _vip_wait(sessions: sessionmaker[Session], request_id: int, timeout_s: float
     """Poll a VIP request until it is confirmed (its tx hash) or failed (exit 1)."""
     from backend.economy import operator
 
-    deadline = time.monotonic() + timeout_s
-    with sessions() as session:
-        status = operator.vip_status(session=session, request_id=request_id)
-    while status.status not in ("confirmed", "failed"):
-        if time.monotonic() > deadline:
-            raise _fail(f"VIP request #{request_id} still {status.status} after {timeout_s}s")
-        time.sleep(0.5)
-        with sessions() as session:
-            status = operator.vip_status(session=session, request_id=request_id)
-    if status.status == "failed":
-        raise _fail(f"VIP request #{request_id} failed: {status.failure_reason}")
-    return status.tx_hash or ""
+    again = reader(sessions, operator.vip_status, request_id)
+    return settled(again(), again, "VIP request", timeout_s).tx_hash or ""
 
 
 @vip_app.command("issue")
@@ -231,8 +193,8 @@ def vip_issue(
     from backend.economy import operator
 
     if not 0 < days <= operator.MAX_VIP_TERM_S / 86400:
-        raise _fail(f"--days must be in (0, {operator.MAX_VIP_TERM_S // 86400}], got {days}")
-    with _database() as sessions:
+        raise fail(f"--days must be in (0, {operator.MAX_VIP_TERM_S // 86400}], got {days}")
+    with database(EconomyError) as sessions:
         with sessions.begin() as session:
             first = operator.vip_by_key(session=session, idempotency_key=key)
             expires_at = (
@@ -269,7 +231,7 @@ def vip_revoke(
     """Queue the revoke of ADDR's VIP pass; the worker sends it (it fails if ADDR holds none)."""
     from backend.economy import operator
 
-    with _database() as sessions:
+    with database(EconomyError) as sessions:
         with sessions.begin() as session:
             status = operator.queue_vip(
                 session=session,

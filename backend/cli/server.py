@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from backend.cli.app import app
+from backend.cli.kit import database
 from backend.config import VAR_DIR, get_settings
 from backend.ops.redaction import install_log_redaction
 from backend.tables import exceptions as tables_exc
@@ -90,16 +91,8 @@ def abandon_match(
     reason: Annotated[str, typer.Option(help="Why (stored with the match)")] = "operator",
 ) -> None:
     """End a live match without a result and give every escrowed stake back."""
-    from backend.db import create_db_engine, make_session_factory
     from backend.tables import service
 
-    engine = create_db_engine(get_settings().db.url)
-    try:
-        with make_session_factory(engine)() as session:
-            released = service.abandon_match(session=session, match_id=match_id, reason=reason)
-    except tables_exc.TablesError as error:
-        typer.echo(f"error: {error.message}", err=True)
-        raise typer.Exit(1) from None
-    finally:
-        engine.dispose()
+    with database(tables_exc.TablesError) as sessions, sessions() as session:
+        released = service.abandon_match(session=session, match_id=match_id, reason=reason)
     typer.echo(f"match {match_id} abandoned; {released} DEW wei of stakes released")

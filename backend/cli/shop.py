@@ -7,19 +7,19 @@ item contracts' addresses come from the deployment manifest in settings.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from backend.cli.app import app
+from backend.cli.kit import database, fail, reader, settled
 from backend.config import get_settings
 from backend.markets.exceptions import MarketsError
 
 # The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session, sessionmaker
+    from sqlalchemy.orm import Session
 
 shop_app = typer.Typer(
     help="List item types for sale in the shop, or close a listing (through the chain outbox).",
@@ -28,34 +28,10 @@ shop_app = typer.Typer(
 app.add_typer(shop_app, name="shop")
 
 
-def _fail(error: object) -> typer.Exit:
-    typer.echo(f"error: {error}", err=True)
-    return typer.Exit(1)
-
-
-def _wait(sessions: sessionmaker[Session], request_id: int, timeout_s: float) -> str:
-    """Poll a shop request until it is confirmed or failed (exit 1)."""
+def _run(action: object, wait: bool, timeout_s: float) -> None:
     from backend.markets import operator
 
-    deadline = time.monotonic() + timeout_s
-    while True:
-        with sessions() as session:
-            status = operator.request_status(session=session, request_id=request_id)
-        if status.status == "failed":
-            raise _fail(f"shop request #{request_id} failed: {status.failure_reason}")
-        if status.status == "confirmed":
-            return f"listing #{status.listing_id} in tx {status.tx_hash}"
-        if time.monotonic() > deadline:
-            raise _fail(f"shop request #{request_id} still {status.status} after {timeout_s}s")
-        time.sleep(0.5)
-
-
-def _run(action: object, wait: bool, timeout_s: float) -> None:
-    from backend.db import create_db_engine, make_session_factory
-
-    engine = create_db_engine(get_settings().db.url)
-    sessions = make_session_factory(engine)
-    try:
+    with database(MarketsError) as sessions:
         with sessions.begin() as session:
             status = action(session)  # type: ignore[operator]
         typer.echo(
@@ -63,11 +39,9 @@ def _run(action: object, wait: bool, timeout_s: float) -> None:
             f"key {status.idempotency_key!r}"
         )
         if wait:
-            typer.echo(_wait(sessions, status.id, timeout_s))
-    except MarketsError as error:
-        raise _fail(error) from None
-    finally:
-        engine.dispose()
+            again = reader(sessions, operator.request_status, status.id)
+            done = settled(again(), again, "shop request", timeout_s)
+            typer.echo(f"listing #{done.listing_id} in tx {done.tx_hash}")
 
 
 @shop_app.command("list")
@@ -94,7 +68,7 @@ def shop_list(
     from backend.markets import operator
 
     if not price.isdigit():
-        raise _fail(f"--price must be DEW wei, a whole number: {price!r}")
+        raise fail(f"--price must be DEW wei, a whole number: {price!r}")
     settings = get_settings()
     contracts = Contracts(
         Web3(Web3.HTTPProvider(settings.chain.rpc_url)),
@@ -107,7 +81,7 @@ def shop_list(
         "vip": contracts.vip.address,
     }
     if kind not in items:
-        raise _fail(f"kind must be avatar, accessory or vip, got {kind!r}")
+        raise fail(f"kind must be avatar, accessory or vip, got {kind!r}")
     _run(
         lambda session: operator.queue_listing(
             session=session,

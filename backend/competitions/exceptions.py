@@ -1,4 +1,4 @@
-"""Errors of the competitions package: one root, each with a stable ``code`` for the API edge."""
+"""Errors of the competitions package: its root, each error a kind of ``backend.kit.errors``."""
 
 from __future__ import annotations
 
@@ -6,48 +6,40 @@ from backend.kit import errors as kind
 
 
 class CompetitionsError(kind.Conflict):
-    code = "competitions_error"
+    """Root of every competitions error: a conflict unless the error says otherwise."""
 
 
-class InvalidTournament(CompetitionsError, kind.Invalid):
+class InvalidTournament(CompetitionsError, kind.Invalid, code="invalid_request"):
     """Bad input; nothing was written."""
-
-    code = "invalid_request"
 
 
 class TournamentNotFound(CompetitionsError, kind.NotFound):
-    code = "tournament_not_found"
+    """No tournament has the id asked for."""
 
 
 class NotEligible(CompetitionsError, kind.Forbidden):
     """An entry rule (qualification, season rank, VIP pass, avatar) refuses the entrant."""
 
-    code = "not_eligible"
-
 
 class RegistrationClosed(CompetitionsError):
-    code = "registration_closed"
+    """The tournament is not taking entries (or withdrawals) any more."""
 
 
 class AlreadyRegistered(CompetitionsError):
-    code = "already_registered"
+    """The wallet is already entered in the tournament."""
 
 
 class NotRegistered(CompetitionsError):
     """The wallet has no entry to withdraw."""
 
-    code = "not_registered"
-
 
 class TournamentFull(CompetitionsError):
-    code = "tournament_full"
+    """The tournament has as many entrants as it takes (or fewer places than asked)."""
 
 
-class InsufficientFunds(CompetitionsError):
+class InsufficientFunds(CompetitionsError, code="insufficient_stake"):
     """The wallet's stake balance (DEW deposited into the vault) is short of the entry fee."""
-
-    code = "insufficient_stake"
 
 
 class NotCancellable(CompetitionsError):
-    code = "not_cancellable"
+    """The tournament is past cancelling, or its entry fees could not be released."""

@@ -1,4 +1,4 @@
-"""Errors of the creators package: one root, each with a stable ``code`` for the API edge."""
+"""Errors of the creators package: its root, each error a kind of ``backend.kit.errors``."""
 
 from __future__ import annotations
 
@@ -6,48 +6,36 @@ from backend.kit import errors as kind
 
 
 class CreatorsError(kind.Conflict):
-    code = "creators_error"
+    """Root of every error raised by ``backend.creators``: a conflict unless it says otherwise."""
 
 
-class InvalidCode(CreatorsError, kind.Invalid):
+class InvalidCode(CreatorsError, kind.Invalid, code="invalid_creator_code"):
     """A code outside the charset or length, or a reserved word; nothing was written."""
 
-    code = "invalid_creator_code"
+
+class CreatorNotFound(CreatorsError, kind.NotFound):
+    """No creator has the code asked for."""
 
 
-class CodeTaken(CreatorsError):
-    code = "creator_code_taken"
+class CodeTaken(CreatorsError, code="creator_code_taken"):
+    """Another creator (or a racing registration) holds the code."""
 
 
 class AlreadyCreator(CreatorsError):
     """One code per wallet."""
 
-    code = "already_creator"
-
-
-class CreatorNotFound(CreatorsError, kind.NotFound):
-    code = "creator_not_found"
-
 
 class AlreadyBound(CreatorsError):
     """A player binds to one creator, once."""
-
-    code = "already_bound"
 
 
 class BindRefused(CreatorsError, kind.Forbidden):
     """Self-referral, a wallet the server links to the creator, or a binding cycle."""
 
-    code = "bind_refused"
 
-
-class BadStatement(CreatorsError, kind.Forbidden, ValueError):
+class BadStatement(CreatorsError, kind.Forbidden, ValueError, code="bad_bind_statement"):
     """The signed statement is unknown, used, expired, someone else's, or badly signed."""
-
-    code = "bad_bind_statement"
 
 
 class TooManyStatements(CreatorsError, kind.TooMany):
     """A wallet asked for more open bind statements than allowed at once."""
-
-    code = "too_many_statements"

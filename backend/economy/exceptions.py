@@ -1,4 +1,4 @@
-"""Errors of the economy package: one root, each with a stable ``code`` for the API edge."""
+"""Errors of the economy package: its root, each error a kind of ``backend.kit.errors``."""
 
 from __future__ import annotations
 
@@ -8,76 +8,55 @@ from backend.kit import errors as kind
 class EconomyError(kind.DewError):
     """Root of every error raised by ``backend.economy``."""
 
-    code = "economy_error"
+
+class SeasonNotFound(EconomyError, kind.NotFound):
+    """No season has the id asked for."""
 
 
-class EconomyValueError(EconomyError, kind.Invalid):
-    """Bad input; nothing was written."""
-
-    code = "invalid_request"
+class AgreementNotFound(EconomyError, kind.NotFound):
+    """The agreement id is not (yet) in the mirror of the chain's agreements."""
 
 
-class NotFound(EconomyError, kind.NotFound):
-    code = "not_found"
-
-
-class SeasonNotFound(NotFound):
-    code = "season_not_found"
-
-
-class AgreementNotFound(NotFound):
-    code = "agreement_not_found"
-
-
-class Refused(EconomyError, kind.Conflict):
-    """The chain would refuse this call (checked before a wallet is asked to sign it)."""
-
-    code = "refused"
-
-
-class Conflict(EconomyError, kind.Conflict):
-    code = "conflict"
-
-
-class InsufficientBudget(Conflict):
-    code = "insufficient_budget"
-
-
-class Unavailable(EconomyError, kind.Unavailable):
-    """The chain node or the deployment manifest cannot be reached; try again later."""
-
-    code = "chain_unavailable"
-
-
-class ApplicationNotFound(NotFound):
-    code = "application_not_found"
+class ApplicationNotFound(EconomyError, kind.NotFound):
+    """No scholarship application has this id, or the wallet has not applied."""
 
 
 class NotScreener(EconomyError, kind.Forbidden):
     """The wallet does not hold the registry's SCREENER_ROLE."""
 
-    code = "not_screener"
+
+class InsufficientBudget(EconomyError, kind.Conflict):
+    """A season's reward table asks for more than the season's emission budget left."""
 
 
-class ApplicationOpen(Conflict):
-    code = "application_open"
+class ApplicationOpen(EconomyError, kind.Conflict):
+    """The wallet applies while an application of its own is still open."""
 
 
-class ApplicationClosed(Conflict):
+class ApplicationClosed(EconomyError, kind.Conflict):
     """The application was already decided."""
 
-    code = "application_closed"
+
+class AlreadyScreened(EconomyError, kind.Conflict):
+    """The wallet applies although the chain already records it as screened."""
 
 
-class AlreadyScreened(Conflict):
-    code = "already_screened"
+class NotOnChain(EconomyError, kind.Conflict, code="approval_not_on_chain"):
+    """The transaction given does not (yet) show the approval the chain must record."""
 
 
 class TooManyApplications(EconomyError, kind.TooMany):
-    code = "too_many_applications"
+    """A wallet applied to be screened more times in a day than allowed."""
 
 
-class NotOnChain(Conflict):
-    """The transaction given does not (yet) show the approval the chain must record."""
+# An economy refusal that has no class of its own is one of these.
+class EconomyValueError(EconomyError, kind.Invalid, code="invalid_request"): ...
 
-    code = "approval_not_on_chain"
+
+class Conflict(EconomyError, kind.Conflict): ...
+
+
+class Refused(EconomyError, kind.Refused): ...
+
+
+class Unavailable(EconomyError, kind.ChainUnavailable, code="chain_unavailable"): ...

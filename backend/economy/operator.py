@@ -23,7 +23,7 @@ from backend.chain.models import ChainRequest, RequestKind
 from backend.chain.operator_requests import RequestFamily, RequestState
 from backend.db.base import aware, utcnow
 from backend.economy import season_rewards, seasons
-from backend.economy.exceptions import Conflict, EconomyError, EconomyValueError, NotFound
+from backend.economy.exceptions import Conflict, EconomyError, EconomyValueError
 from backend.economy.models import Season, SeasonReward
 from backend.kit import errors as kind
 
@@ -40,11 +40,9 @@ MAX_EMISSION_BUDGET = 10**30
 class NotOperator(EconomyError, kind.Forbidden):
     """The caller is signed in but its wallet is not an operator's."""
 
-    code = "not_operator"
 
-
-class MintNotFound(NotFound):
-    code = "mint_not_found"
+class MintNotFound(EconomyError, kind.NotFound):
+    """No operator mint request has the id asked for."""
 
 
 def is_operator(address: str, operators: Sequence[str]) -> bool:
@@ -55,8 +53,8 @@ def is_operator(address: str, operators: Sequence[str]) -> bool:
     return any(is_address(a) and to_checksum_address(a) == wanted for a in operators)
 
 
-class VipNotFound(NotFound):
-    code = "vip_not_found"
+class VipNotFound(EconomyError, kind.NotFound):
+    """No operator VIP request has the id asked for."""
 
 
 MINTS = RequestFamily(

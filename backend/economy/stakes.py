@@ -29,7 +29,7 @@ from backend.chain import match_ids, outbox
 from backend.chain.follower import follow
 from backend.db.base import utcnow
 from backend.economy.chain_reader import ChainReader
-from backend.economy.exceptions import Conflict, EconomyValueError
+from backend.economy.exceptions import Conflict, EconomyError, EconomyValueError
 from backend.economy.models import (
     LedgerLeg,
     LegStatus,
@@ -39,24 +39,21 @@ from backend.economy.models import (
     StakeWallet,
 )
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
+from backend.kit import errors as kind
 
 logger = logging.getLogger(__name__)
 
 
-class InsufficientStake(Conflict):
-    code = "insufficient_stake"
+class InsufficientStake(EconomyError, kind.Conflict):
+    """The wallet's stake balance is short of the hold or withdrawal asked for."""
 
 
-class WithdrawalConflict(Conflict):
+class WithdrawalConflict(EconomyError, kind.Conflict, code="idempotency_conflict"):
     """A withdrawal key used again with another amount."""
 
-    code = "idempotency_conflict"
 
-
-class TooManyWithdrawals(Conflict):
+class TooManyWithdrawals(EconomyError, kind.Conflict):
     """The wallet already has as many withdrawals in flight as it may."""
-
-    code = "too_many_withdrawals"
 
 
 @dataclass(frozen=True)

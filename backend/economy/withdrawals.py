@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from backend.chain.models import ChainRequest, RequestStatus
 from backend.db.base import aware
 from backend.economy.chain_reader import ChainReader
-from backend.economy.exceptions import EconomyValueError, NotFound
+from backend.economy.exceptions import EconomyError, EconomyValueError
 from backend.economy.models import (
     LedgerLeg,
     LegStatus,
@@ -36,13 +36,14 @@ from backend.economy.models import (
     StakeEntry,
 )
 from backend.economy.stakes import checksum
+from backend.kit import errors as kind
 
 WITHDRAWAL_ID = re.compile(r"^w[0-9a-f]{31}$")
 STATES = ("requested", "sent", "waiting", "paid", "failed")
 
 
-class WithdrawalNotFound(NotFound):
-    code = "withdrawal_not_found"
+class WithdrawalNotFound(EconomyError, kind.NotFound):
+    """No withdrawal has the id asked for."""
 
 
 def _state(settlement: PlannedSettlement, request: ChainRequest | None) -> str:

@@ -1,4 +1,4 @@
-"""Errors of the markets package: one root, each with a stable ``code`` for the API edge."""
+"""Errors of the markets package: its root, each error a kind of ``backend.kit.errors``."""
 
 from __future__ import annotations
 
@@ -8,50 +8,31 @@ from backend.kit import errors as kind
 class MarketsError(kind.DewError):
     """Root of every error raised by ``backend.markets``."""
 
-    code = "markets_error"
+
+class ListingNotFound(MarketsError, kind.NotFound):
+    """No shop or market listing has the id asked for."""
 
 
-class MarketsValueError(MarketsError, kind.Invalid):
-    """Bad input; nothing was written."""
-
-    code = "invalid_request"
-
-
-class NotFound(MarketsError, kind.NotFound):
-    code = "not_found"
-
-
-class ListingNotFound(NotFound):
-    code = "listing_not_found"
-
-
-class AvatarNotFound(NotFound):
-    code = "avatar_not_found"
+class AvatarNotFound(MarketsError, kind.NotFound):
+    """No avatar has the id asked for."""
 
 
 class NotOwner(MarketsError, kind.Forbidden):
     """The signed-in wallet does not own what it wants to list, cancel or dress."""
 
-    code = "not_owner"
 
-
-class Refused(MarketsError, kind.Conflict):
-    """The chain would refuse this call (checked before a wallet is asked to sign it)."""
-
-    code = "refused"
-
-
-class StaleListing(Refused):
+class StaleListing(MarketsError, kind.Refused, code="listing_stale"):
     """The listing is sold, cancelled, expired, or its seller no longer owns or approved it."""
 
-    code = "listing_stale"
+
+# A markets refusal that has no class of its own is one of these.
+class MarketsValueError(MarketsError, kind.Invalid, code="invalid_request"): ...
 
 
-class Conflict(MarketsError, kind.Conflict):
-    code = "conflict"
+class Conflict(MarketsError, kind.Conflict): ...
 
 
-class Unavailable(MarketsError, kind.Unavailable):
-    """The chain node or the deployment cannot be reached; try again later."""
+class Refused(MarketsError, kind.Refused): ...
 
-    code = "chain_unavailable"
+
+class Unavailable(MarketsError, kind.ChainUnavailable, code="chain_unavailable"): ...

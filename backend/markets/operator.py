@@ -18,8 +18,9 @@ from sqlalchemy.orm import Session
 from backend.chain import outbox
 from backend.chain.models import SHOP_KINDS, ChainRequest, RequestKind
 from backend.chain.operator_requests import RequestFamily, RequestState
+from backend.kit import errors as kind
 from backend.kit.text import clean_text
-from backend.markets.exceptions import Conflict, MarketsValueError, NotFound
+from backend.markets.exceptions import Conflict, MarketsError, MarketsValueError
 from backend.markets.models import AccessoryType, CatalogEntry, ItemKind
 from backend.markets.transactions import SHOP_MAX_PRICE
 
@@ -30,8 +31,8 @@ MAX_TYPE_SUPPLY = 10**9
 MAX_URI = 256
 
 
-class ShopRequestNotFound(NotFound):
-    code = "shop_request_not_found"
+class ShopRequestNotFound(MarketsError, kind.NotFound):
+    """No shop request has the id asked for."""
 
 
 # An accessory type defined on the way to its first listing goes under the listing's key

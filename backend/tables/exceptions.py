@@ -1,4 +1,4 @@
-"""Errors of the tables aggregate; each carries a stable ``code`` for clients."""
+"""Errors of the tables aggregate: its root, each error a kind of ``backend.kit.errors``."""
 
 from __future__ import annotations
 
@@ -8,166 +8,140 @@ from backend.kit import errors as kind
 class TablesError(kind.DewError):
     """Root of every tables error."""
 
-    code = "tables_error"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+class ChainUnavailable(TablesError, kind.ChainUnavailable):
+    """The chain node could not be read to gate a seat; the caller may try again."""
 
 
-class NotFound(TablesError, kind.NotFound):
-    code = "not_found"
+class TableNotFound(TablesError, kind.NotFound):
+    """No table has the id asked for."""
 
 
-class TableNotFound(NotFound):
-    code = "table_not_found"
+class MatchNotFound(TablesError, kind.NotFound):
+    """No match has the id asked for."""
 
 
-class MatchNotFound(NotFound):
-    code = "match_not_found"
+class TicketNotFound(TablesError, kind.NotFound):
+    """No matchmaking ticket has the id asked for."""
 
 
-class TicketNotFound(NotFound):
-    code = "ticket_not_found"
+class ComplaintNotFound(TablesError, kind.NotFound):
+    """No complaint has the id asked for."""
 
 
-class Forbidden(TablesError, kind.Forbidden):
-    code = "forbidden"
+class NotInvited(TablesError, kind.Forbidden):
+    """The table is private and the wallet brings neither its invitation link nor address."""
 
 
-class NotInvited(Forbidden):
-    code = "not_invited"
-
-
-class NotEligible(Forbidden):
+class NotEligible(TablesError, kind.Forbidden):
     """The wallet holds no avatar it may play and no valid VIP pass (earning tables)."""
 
-    code = "not_eligible"
+
+class VipRequired(TablesError, kind.Forbidden):
+    """Premium options (creating such a table, or queueing for one) need a VIP pass."""
 
 
-class VipRequired(Forbidden):
-    code = "vip_required"
+class FreeTextOff(TablesError, kind.Forbidden):
+    """A talk message of free text at a server that allows phrases and emotes only."""
 
 
-class Conflict(TablesError, kind.Conflict):
-    code = "conflict"
+class NotTableMate(TablesError, kind.Forbidden):
+    """Only a player who shares or shared a table with you can be reported."""
 
 
-class TableFull(Conflict):
-    code = "table_full"
+class TableFull(TablesError, kind.Conflict):
+    """Every seat of the table is taken."""
 
 
-class SeatTaken(Conflict):
-    code = "seat_taken"
+class SeatTaken(TablesError, kind.Conflict):
+    """The seat asked for is held by another wallet."""
 
 
-class AlreadySeated(Conflict):
-    code = "already_seated"
+class AlreadySeated(TablesError, kind.Conflict):
+    """The wallet already has a seat at this table."""
 
 
-class AlreadyQueued(Conflict):
+class AlreadyQueued(TablesError, kind.Conflict):
     """The wallet already has a waiting matchmaking ticket (one per wallet)."""
 
-    code = "already_queued"
 
-
-class AlreadyPlaying(Conflict):
+class AlreadyPlaying(TablesError, kind.Conflict):
     """The wallet or avatar already sits at an open or playing earning table."""
 
-    code = "already_playing"
 
-
-class TooManyTables(Conflict):
+class TooManyTables(TablesError, kind.Conflict):
     """The wallet already has as many open or playing tables as it may create."""
 
-    code = "too_many_tables"
 
-
-class CenterFull(Conflict):
+class CenterFull(TablesError, kind.Conflict):
     """The Game Center already hosts as many open or playing tables as its capacity."""
 
-    code = "center_full"
+
+class TableNotOpen(TablesError, kind.Conflict):
+    """The table is no longer open (playing, finished or closed): no seat, no start."""
 
 
-class TableNotOpen(Conflict):
-    code = "table_not_open"
-
-
-class InsufficientStake(Conflict):
+class InsufficientStake(TablesError, kind.Conflict):
     """A seated wallet has not deposited the table's stake; the match did not start."""
 
-    code = "insufficient_stake"
+
+class AlreadyReported(TablesError, kind.Conflict):
+    """The wallet already reported this player at this table."""
 
 
-class InvalidRequest(TablesError, kind.Invalid):
-    code = "invalid_request"
+class UnknownPreset(TablesError, kind.Invalid):
+    """No preset has the name asked for."""
 
 
-class UnknownPreset(InvalidRequest):
-    code = "unknown_preset"
+class InvalidOptions(TablesError, kind.Invalid):
+    """The options do not make a valid game of the preset."""
 
 
-class InvalidOptions(InvalidRequest):
-    code = "invalid_options"
+class InvalidTalk(TablesError, kind.Invalid):
+    """A talk message (or one relayed by another process) that is not one known phrase,
+    emote or clean text within its bounds."""
 
 
-class Unavailable(TablesError, kind.Unavailable):
-    code = "unavailable"
+class TalkRateLimited(TablesError, kind.TooMany, code="rate_limited"):
+    """A seat talks faster than the talk rate allows."""
 
 
-class ChainUnavailable(Unavailable):
-    code = "chain_unavailable"
+class TooManyReports(TablesError, kind.TooMany):
+    """The wallet filed as many reports in 24 hours as it may."""
+
+
+# A tables refusal that has no class of its own is one of these.
+class NotFound(TablesError, kind.NotFound): ...
+
+
+class Forbidden(TablesError, kind.Forbidden): ...
+
+
+class Conflict(TablesError, kind.Conflict): ...
+
+
+class InvalidRequest(TablesError, kind.Invalid): ...
+
+
+class Unavailable(TablesError, kind.Unavailable): ...
 
 
 # Live-play errors, sent over the WebSocket (the same shape as HTTP errors).
 class PlayError(TablesError):
-    code = "play_error"
+    """Root of the refusals of a move or a live match's action."""
 
 
 class IllegalMove(PlayError):
-    code = "illegal_move"
+    """The text is not a move, or not one the rules allow now."""
 
 
 class NotYourTurn(PlayError):
-    code = "not_your_turn"
+    """A move from a seat whose turn it is not."""
 
 
 class StalePly(PlayError):
     """The client's move was for a position that is no longer current."""
 
-    code = "stale_ply"
-
 
 class MatchNotLive(PlayError):
-    code = "match_not_live"
-
-
-# --- table talk and reports (tables.live.talk, tables.moderation.complaints) ---------------
-class InvalidTalk(InvalidRequest):
-    code = "invalid_talk"
-
-
-class FreeTextOff(Forbidden):
-    code = "free_text_off"
-
-
-class TalkRateLimited(TablesError, kind.TooMany):
-    code = "rate_limited"
-
-
-class NotTableMate(Forbidden):
-    """Only a player who shares or shared a table with you can be reported."""
-
-    code = "not_table_mate"
-
-
-class AlreadyReported(Conflict):
-    code = "already_reported"
-
-
-class TooManyReports(TablesError, kind.TooMany):
-    code = "too_many_reports"
-
-
-class ComplaintNotFound(NotFound):
-    code = "complaint_not_found"
+    """The match is over (or was abandoned): it takes no more moves."""

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from backend.chain.models import ChainRequest, RequestStatus
 from backend.economy import stakes, withdrawals
-from backend.economy.exceptions import EconomyValueError, NotFound
+from backend.economy.exceptions import EconomyValueError
 from backend.economy.ledger import sync_settlements
 from backend.economy.models import LedgerLeg, PlannedSettlement, StakeEntry, StakeWallet
 from tests.fixtures.dew_cli import invoke_dew, only_database, run_dew
@@ -231,7 +231,7 @@ def test_someone_elses_withdrawal_is_not_found_and_bad_ids_are_refused(session_f
             session=session, address=owner, amount=DEW, key="o"
         ).match_id
     with session_factory() as session:
-        with pytest.raises(NotFound):
+        with pytest.raises(withdrawals.WithdrawalNotFound):
             withdrawals.get_withdrawal(
                 session=session, withdrawal_id=wid, address=Account.create().address
             )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
-from backend.api.params import error_responses
+from backend.api.params import error_responses, out_of
 from backend.tables.moderation import complaints
 from backend.tables.schemas import ComplaintOut, ReportIn
 
@@ -31,4 +31,4 @@ def report_player(
         note=body.note,
         per_day=settings.talk.reports_per_day,
     )
-    return ComplaintOut(**{k: getattr(row, k) for k in ComplaintOut.model_fields})
+    return out_of(ComplaintOut, row)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from backend.accounts import terms
-from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep
+from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep, terms_for_play
 from backend.api.params import error_responses
 from backend.tables import matchmaking, schemas
 
@@ -24,13 +23,7 @@ def enqueue(
 ) -> schemas.TicketOut:
     """Wait for a table of this preset with these options and this stake: only tickets that
     ask for the same meet. Bots fill the empty seats after the configured wait."""
-    terms.require_for_play(  # terms & legal age (h25-terms)
-        session=session,
-        settings=settings,
-        address=player.address,
-        stake=body.stake,
-        earning=body.earning,
-    )
+    terms_for_play(session, settings, player.address, body)
     ticket = matchmaking.enqueue(
         session=session,
         gate=gate,

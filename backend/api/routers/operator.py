@@ -20,7 +20,7 @@ from fastapi import APIRouter, Request
 from sqlalchemy.orm import Session
 
 from backend.api.deps import CurrentOperator, MarketsDep, SessionDep, queued_once
-from backend.api.params import Id31, Id63, RequestId, error_responses
+from backend.api.params import Id31, Id63, RequestId, error_responses, out_of
 from backend.centers import operator as center_minting
 from backend.centers.schemas import CenterMintIn, CenterMintOut
 from backend.db.base import aware
@@ -59,27 +59,21 @@ def _season_out(session: Session, season: Season) -> OperatorSeasonOut:
     )
 
 
-def _mint_out(status: operator.MintStatus) -> MintOut:
-    return MintOut(**status.__dict__)
-
-
 @router.post("/mints", response_model=MintOut, status_code=202, responses=_ERRORS)
 def queue_mint(
     body: MintIn, request: Request, session: SessionDep, _operator: CurrentOperator
 ) -> Any:
     """Queue one avatar mint per recipient; the worker sends it (poll the GET for the ids).
     A repeat of the same key and recipients returns the first request with 200."""
-    key = operator.MINTS.key(body.idempotency_key)
     return queued_once(
         session,
-        key,
-        lambda: _mint_out(
-            operator.queue_mint(
-                session=session,
-                recipients=body.recipients,
-                idempotency_key=body.idempotency_key,
-                chain_id=request.app.state.settings.chain.chain_id,
-            )
+        operator.MINTS.key(body.idempotency_key),
+        MintOut,
+        lambda: operator.queue_mint(
+            session=session,
+            recipients=body.recipients,
+            idempotency_key=body.idempotency_key,
+            chain_id=request.app.state.settings.chain.chain_id,
         ),
     )
 
@@ -91,7 +85,7 @@ def get_mint(
     _operator: CurrentOperator,
 ) -> MintOut:
     """Where a mint stands: ``token_ids`` once the worker's transaction is confirmed."""
-    return _mint_out(operator.mint_status(session=session, request_id=request_id))
+    return out_of(MintOut, operator.mint_status(session=session, request_id=request_id))
 
 
 @router.post("/seasons", response_model=OperatorSeasonOut, status_code=201, responses=_ERRORS)
@@ -148,21 +142,17 @@ def queue_vip(
 ) -> Any:
     """Queue a VIP pass issue or revoke; the worker sends it (poll the GET). A repeat of the
     same key and body returns the first request with 200; another body under it is 409."""
-    key = operator.VIPS.key(body.idempotency_key)
     return queued_once(
         session,
-        key,
-        lambda: VipOut(
-            **(
-                operator.queue_vip(
-                    session=session,
-                    action=body.action,
-                    address=body.address,
-                    expires_at=body.expires_at,
-                    idempotency_key=body.idempotency_key,
-                    chain_id=request.app.state.settings.chain.chain_id,
-                )
-            ).__dict__
+        operator.VIPS.key(body.idempotency_key),
+        VipOut,
+        lambda: operator.queue_vip(
+            session=session,
+            action=body.action,
+            address=body.address,
+            expires_at=body.expires_at,
+            idempotency_key=body.idempotency_key,
+            chain_id=request.app.state.settings.chain.chain_id,
         ),
     )
 
@@ -174,14 +164,10 @@ def get_vip(
     _operator: CurrentOperator,
 ) -> VipOut:
     """Where a VIP request stands: ``confirmed`` once the worker's transaction is final."""
-    return VipOut(**operator.vip_status(session=session, request_id=request_id).__dict__)
+    return out_of(VipOut, operator.vip_status(session=session, request_id=request_id))
 
 
 # --- the shop (docs/economy.md, "Markets") -----------------------------------------------
-
-
-def _shop_out(status: markets_operator.ShopRequest) -> ShopRequestOut:
-    return ShopRequestOut(**status.__dict__)
 
 
 def _item_address(markets: MarketsChain, item_kind: str) -> str:
@@ -206,27 +192,25 @@ def queue_shop_listing(
     """List an item type for sale in the shop (an accessory type not defined yet is defined
     first with ``max_supply``); the worker sends it (poll the GET for the listing id). A
     repeat of the same key and body returns the first request with 200; another body 409."""
-    key = markets_operator.SHOP.key(body.idempotency_key)
     return queued_once(
         session,
-        key,
-        lambda: _shop_out(
-            markets_operator.queue_listing(
-                session=session,
-                item_kind=body.item_kind,
-                item=_item_address(markets, body.item_kind),
-                item_id=body.item_id,
-                price=int(body.price),
-                supply=body.supply,
-                vip_term_s=body.vip_term_s,
-                name=body.name,
-                image=body.image,
-                slot=body.slot,
-                max_supply=body.max_supply,
-                uri=body.uri,
-                idempotency_key=body.idempotency_key,
-                chain_id=request.app.state.settings.chain.chain_id,
-            )
+        markets_operator.SHOP.key(body.idempotency_key),
+        ShopRequestOut,
+        lambda: markets_operator.queue_listing(
+            session=session,
+            item_kind=body.item_kind,
+            item=_item_address(markets, body.item_kind),
+            item_id=body.item_id,
+            price=int(body.price),
+            supply=body.supply,
+            vip_term_s=body.vip_term_s,
+            name=body.name,
+            image=body.image,
+            slot=body.slot,
+            max_supply=body.max_supply,
+            uri=body.uri,
+            idempotency_key=body.idempotency_key,
+            chain_id=request.app.state.settings.chain.chain_id,
         ),
     )
 
@@ -249,15 +233,14 @@ def queue_shop_update(
     return queued_once(
         session,
         key,
-        lambda: _shop_out(
-            markets_operator.queue_update(
-                session=session,
-                listing_id=listing_id,
-                price=int(price),
-                open_=body.open,
-                idempotency_key=body.idempotency_key,
-                chain_id=request.app.state.settings.chain.chain_id,
-            )
+        ShopRequestOut,
+        lambda: markets_operator.queue_update(
+            session=session,
+            listing_id=listing_id,
+            price=int(price),
+            open_=body.open,
+            idempotency_key=body.idempotency_key,
+            chain_id=request.app.state.settings.chain.chain_id,
         ),
     )
 
@@ -269,7 +252,8 @@ def get_shop_request(
     _operator: CurrentOperator,
 ) -> ShopRequestOut:
     """Where a shop request stands: ``listing_id`` once the listing is confirmed."""
-    return _shop_out(markets_operator.request_status(session=session, request_id=request_id))
+    status = markets_operator.request_status(session=session, request_id=request_id)
+    return out_of(ShopRequestOut, status)
 
 
 # --- Game Centers: minted through the chain outbox, mirrored by the indexer -----------------
@@ -285,19 +269,15 @@ def queue_center_mint(
         to=body.to, name=body.name, country=body.country, city=body.city,
         lat_e2=round(body.lat * 100), lon_e2=round(body.lon * 100), capacity=body.capacity,
     )  # fmt: skip
-    key = center_minting.CENTER_MINTS.key(body.idempotency_key)
     return queued_once(
         session,
-        key,
-        lambda: CenterMintOut(
-            **(
-                center_minting.queue_center_mint(
-                    session=session,
-                    center=center,
-                    idempotency_key=body.idempotency_key,
-                    chain_id=request.app.state.settings.chain.chain_id,
-                )
-            ).__dict__
+        center_minting.CENTER_MINTS.key(body.idempotency_key),
+        CenterMintOut,
+        lambda: center_minting.queue_center_mint(
+            session=session,
+            center=center,
+            idempotency_key=body.idempotency_key,
+            chain_id=request.app.state.settings.chain.chain_id,
         ),
     )
 
@@ -308,4 +288,4 @@ def get_center_mint(
 ) -> CenterMintOut:
     """Where a center mint stands: ``center_id`` once the worker's transaction is final."""
     status = center_minting.center_mint_status(session=session, request_id=request_id)
-    return CenterMintOut(**status.__dict__)
+    return out_of(CenterMintOut, status)

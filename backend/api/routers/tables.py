@@ -10,9 +10,9 @@ from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 from web3 import Web3
 
-from backend.accounts import terms
+from backend.api import deps
 from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
-from backend.api.params import error_responses
+from backend.api.params import error_responses, out_of
 from backend.economy.fees.schedule import BPS, FeeSchedule
 from backend.tables import exceptions as exc
 from backend.tables import schemas
@@ -36,30 +36,10 @@ def table_out(
 ) -> schemas.TableOut:
     seats = tables.seats_of(session=session, table_id=table.id)
     mine = viewer is not None and viewer == table.creator
-    return schemas.TableOut(
-        id=table.id,
-        preset=table.preset,
-        options=table.options,
-        seat_count=table.seat_count,
-        stake=table.stake,
-        earning=table.earning,
-        kind=table.kind,
-        visibility=table.visibility,
-        status=table.status,
-        creator=table.creator,
-        bot_level=table.bot_level,
-        bot_levels=table.bot_levels,
-        turn_timeout_s=table.turn_timeout_s,
-        spectators_allowed=table.spectators_allowed,
-        spectator_delay_s=table.spectator_delay_s,
-        match_id=table.match_id,
-        created_at=table.created_at,
-        seats=[
-            schemas.SeatOut(
-                seat=s.seat, address=s.address, bot_level=s.bot_level, avatar_id=s.avatar_id
-            )
-            for s in seats
-        ],
+    return out_of(
+        schemas.TableOut,
+        table,
+        seats=[out_of(schemas.SeatOut, s) for s in seats],
         invite_code=table.invite_code if mine else None,
         invite_link=_invite_link(request, table) if mine else None,
         ws_path=f"/ws/tables/{table.id}",
@@ -105,15 +85,7 @@ async def create_table(
     spec = tables.TableSpec(
         **{**body.model_dump(), "invite": [checksum_address(a) for a in body.invite]}
     )
-    await run_in_threadpool(  # terms & legal age (h25-terms)
-        lambda: terms.require_for_play(
-            session=session,
-            settings=settings,
-            address=player.address,
-            stake=spec.stake,
-            earning=spec.earning,
-        )
-    )
+    await run_in_threadpool(deps.terms_for_play, session, settings, player.address, spec)
     table = await run_in_threadpool(
         lambda: tables.create_table(
             session=session, settings=settings, gate=gate, creator=player.address, spec=spec
@@ -186,18 +158,8 @@ async def join_table(
     """Take a seat (private tables: by invitation address or the invite code of the link).
     The join that fills the last seat starts the match."""
     body = body or schemas.JoinRequest()
-    wanted = await run_in_threadpool(  # terms & legal age (h25-terms)
-        lambda: tables.get_table(session=session, table_id=table_id)
-    )
-    await run_in_threadpool(
-        lambda: terms.require_for_play(
-            session=session,
-            settings=settings,
-            address=player.address,
-            stake=wanted.stake,
-            earning=wanted.earning,
-        )
-    )
+    wanted = await run_in_threadpool(lambda: tables.get_table(session=session, table_id=table_id))
+    await run_in_threadpool(deps.terms_for_play, session, settings, player.address, wanted)
     table = await run_in_threadpool(
         lambda: tables.join_table(
             session=session,

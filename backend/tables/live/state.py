@@ -113,7 +113,7 @@ def deadline_ms(lt: LiveTable) -> int | None:
     return None if deadline is None else int(deadline * 1000)
 
 
-def watch_refusal(lt: LiveTable, conn: Conn) -> exc.Forbidden | None:
+def watch_refusal(lt: LiveTable, conn: Conn) -> exc.TablesError | None:
     """Why ``conn`` may not watch ``lt`` (None: it may). Seats always may; a private table
     is watched only by its invited wallets."""
     if conn.seat is not None:

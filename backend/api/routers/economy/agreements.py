@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from sqlalchemy import select
 
 from backend.api.deps import BuilderDep, SessionDep
-from backend.api.params import MAX_ID, described_errors
+from backend.api.params import MAX_ID, described_errors, out_of
 from backend.api.params import Id63 as AgreementId
 from backend.economy import exceptions as exc
 from backend.economy import reports, schemas
@@ -102,24 +102,4 @@ def get_agreement(agreement_id: AgreementId, session: SessionDep) -> schemas.Agr
 
 
 def _agreement_out(a: AgreementMirror) -> schemas.AgreementOut:
-    return schemas.AgreementOut(
-        id=a.id,
-        avatar_id=a.avatar_id,
-        owner=a.owner,
-        scholar=a.scholar,
-        terms=a.terms,
-        duration_s=a.duration_s,
-        rent=a.rent,
-        owner_bps=a.owner_bps,
-        manager_bps=a.manager_bps,
-        manager=a.manager,
-        dust_to=a.dust_to,
-        status=reports.agreement_status(a),
-        starts_at=a.starts_at,
-        ends_at=a.ends_at,
-        ended_at=a.ended_at,
-        valid_until=a.valid_until,
-        rent_escrowed=a.rent_escrowed,
-        rent_paid=a.rent_paid,
-        rent_refunded=a.rent_refunded,
-    )
+    return out_of(schemas.AgreementOut, a, status=reports.agreement_status(a))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from backend.api.deps import SessionDep
-from backend.api.params import described_errors
-from backend.economy import exceptions as exc
+from backend.api.params import described_errors, out_of
 from backend.economy import schemas
 from backend.economy.models import PlannedSettlement
+from backend.kit import errors as kind
 
 router = APIRouter(prefix="/matches")
 _ERRORS = described_errors(404, 409, 422, 503)
@@ -19,17 +19,5 @@ def settlement(match_id: str, session: SessionDep) -> schemas.SettlementOut:
     """A finished match's reward plan and where its payment stands."""
     s = session.get(PlannedSettlement, match_id)
     if s is None:
-        raise exc.NotFound(f"match {match_id!r} has not been planned")
-    return schemas.SettlementOut(
-        match_id=s.match_id,
-        chain_match_id=s.chain_match_id,
-        economy=s.economy,
-        status=s.status,
-        stake_pot=s.stake_pot,
-        emission=s.emission,
-        fee=s.fee,
-        returned=s.returned,
-        paid=s.paid,
-        tx_hash=s.tx_hash,
-        season_id=s.season_id,
-    )
+        raise kind.NotFound(f"match {match_id!r} has not been planned")
+    return out_of(schemas.SettlementOut, s)
