@@ -131,6 +131,10 @@ def test_sign_in_play_a_hand_reload_and_resume_never_seeing_other_tiles(browser,
     assert sum(m["type"] == "snapshot" for m in messages) >= 2  # before and after the reload
     for message in messages:
         view = message.get("view") or {}
+        # A finished hand's tiles are public (what the winner counts): only a finished hand
+        # is listed there; the live hand's tiles are checked below.
+        finished = view.pop("previous_hands", [])
+        assert all(h["index"] < view["hand_number"] or view["match_over"] for h in finished)
         seen = {oriented(t) for t in tiles_in(message)}
         may_see = allowed[view["hand_number"]] if "hand_number" in view else everything
         assert seen <= may_see, f"{message['type']} frame showed {seen - may_see}"
