@@ -11,23 +11,14 @@ from sqlalchemy import func, select
 
 from backend.centers import service
 from backend.chain.models import ChainRequest
-from backend.db import create_db_engine, make_session_factory
 from tests.chain.conftest import wait_for
-from tests.fixtures.database import create_migrated_sqlite
+from tests.cli.conftest import start_worker_and_beat
 from tests.fixtures.dew_cli import invoke_dew, run_dew
-from tests.fixtures.workers import worker_env
 
 
-def test_center_mint_through_the_worker_is_mirrored(deployment, interval_mining, workers, tmp_path):  # type: ignore[no-untyped-def]
-    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
-    engine = create_db_engine(url)
-    sessions = make_session_factory(engine)
-    env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
-    env["DEW_BROKER_PUMP_EVERY_S"] = "1"
-    worker = workers(env)
-    wait_for(lambda: "succeeded" in worker.log(), timeout_s=60, what="the start-up pump")
-    beat = workers(env, beat=True)
-    wait_for(lambda: "beat: Starting" in beat.log(), timeout_s=60, what="beat to start")
+def test_center_mint_through_the_worker_is_mirrored(deployment, interval_mining, workers, cli_flow):  # type: ignore[no-untyped-def]
+    sessions, env = cli_flow.sessions, cli_flow.env
+    start_worker_and_beat(workers, env)
     owner = deployment.w3.eth.account.create().address
     args = [
         "center", "mint", owner, "--name", "Peña Triana", "--country", "ES", "--city", "Sevilla",
@@ -51,4 +42,3 @@ def test_center_mint_through_the_worker_is_mirrored(deployment, interval_mining,
     assert bad.returncode == 1 and "capacity" in bad.stderr
     with sessions() as session:
         assert session.scalar(select(func.count()).select_from(ChainRequest)) == 1
-    engine.dispose()

@@ -15,21 +15,14 @@ from backend.chain.models import ChainRequest
 from backend.db import create_db_engine, make_session_factory
 from backend.economy.models import Season
 from tests.chain.conftest import wait_for
+from tests.cli.conftest import start_worker_and_beat
 from tests.fixtures.database import create_migrated_sqlite
 from tests.fixtures.dew_cli import invoke_dew, run_dew
-from tests.fixtures.workers import worker_env
 
 
-def test_mint_avatars_through_the_worker_once(deployment, interval_mining, workers, tmp_path):
-    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
-    engine = create_db_engine(url)
-    sessions = make_session_factory(engine)
-    env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
-    env["DEW_BROKER_PUMP_EVERY_S"] = "1"
-    worker = workers(env)
-    wait_for(lambda: "succeeded" in worker.log(), timeout_s=60, what="the start-up pump")
-    beat = workers(env, beat=True)
-    wait_for(lambda: "beat: Starting" in beat.log(), timeout_s=60, what="beat to start")
+def test_mint_avatars_through_the_worker_once(deployment, interval_mining, workers, cli_flow):
+    sessions, env = cli_flow.sessions, cli_flow.env
+    start_worker_and_beat(workers, env)
     alice, bob = Account.create().address, Account.create().address
     avatar = deployment.contracts.avatar.functions
 
@@ -61,7 +54,6 @@ def test_mint_avatars_through_the_worker_once(deployment, interval_mining, worke
         assert refused.returncode == 1 and refused.stderr.startswith("error:"), refused
     with sessions() as session:
         assert session.scalar(select(func.count()).select_from(ChainRequest)) == before
-    engine.dispose()
 
 
 def test_season_create_and_schedule(tmp_path):
@@ -140,7 +132,7 @@ def test_season_create_and_schedule(tmp_path):
     engine.dispose()
 
 
-def test_beat_pays_an_ended_seasons_rewards_once(deployment, interval_mining, workers, tmp_path):
+def test_beat_pays_an_ended_seasons_rewards_once(deployment, interval_mining, workers, cli_flow):
     """The beat entry ``settle-season-rewards`` finds the ended season, plans its one
     settlement, and the worker pays it; later passes pay nothing more."""
     from datetime import timedelta
@@ -153,9 +145,7 @@ def test_beat_pays_an_ended_seasons_rewards_once(deployment, interval_mining, wo
     from backend.economy.settlement import plan_settlement
 
     dew = 10**18
-    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
-    engine = create_db_engine(url)
-    sessions = make_session_factory(engine)
+    sessions, env = cli_flow.sessions, cli_flow.env
     alice, bob = Account.create().address, Account.create().address
     ends = utcnow() + timedelta(seconds=5)
     with sessions.begin() as session:
@@ -189,12 +179,8 @@ def test_beat_pays_an_ended_seasons_rewards_once(deployment, interval_mining, wo
             policies={e: RewardPolicy() for e in TableEconomy},
             treasury=Account.create().address,
         )
-    env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
-    env["DEW_BROKER_PUMP_EVERY_S"] = "1"
     env["DEW_ECONOMY_SETTLE_EVERY_S"] = "1"
-    workers(env)
-    beat = workers(env, beat=True)
-    wait_for(lambda: "beat: Starting" in beat.log(), timeout_s=60, what="beat to start")
+    start_worker_and_beat(workers, env)
 
     def paid() -> bool:
         with sessions() as session:
@@ -212,4 +198,3 @@ def test_beat_pays_an_ended_seasons_rewards_once(deployment, interval_mining, wo
             select(func.count()).select_from(ChainRequest).where(ChainRequest.kind == "settle")
         )
     assert settles == 1  # the free match paid nothing; the season once
-    engine.dispose()

@@ -12,13 +12,11 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from backend.chain.models import ChainRequest
-from backend.db import create_db_engine, make_session_factory
 from backend.markets.chain_reader import MarketReader
 from backend.markets.indexer import index_markets
 from tests.chain.conftest import wait_for
-from tests.fixtures.database import create_migrated_sqlite
+from tests.cli.conftest import start_worker_and_beat
 from tests.fixtures.dew_cli import invoke_dew, run_dew
-from tests.fixtures.workers import worker_env
 
 
 def _requests(sessions) -> int:
@@ -27,17 +25,10 @@ def _requests(sessions) -> int:
 
 
 def test_shop_list_then_close_through_the_worker_once(
-    deployment, interval_mining, workers, tmp_path
+    deployment, interval_mining, workers, cli_flow
 ):
-    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
-    engine = create_db_engine(url)
-    sessions = make_session_factory(engine)
-    env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
-    env["DEW_BROKER_PUMP_EVERY_S"] = "1"
-    worker = workers(env)
-    wait_for(lambda: "succeeded" in worker.log(), timeout_s=60, what="the start-up pump")
-    beat = workers(env, beat=True)
-    wait_for(lambda: "beat: Starting" in beat.log(), timeout_s=60, what="beat to start")
+    sessions, env = cli_flow.sessions, cli_flow.env
+    start_worker_and_beat(workers, env)
     shop = deployment.contracts.shop.functions
     args = ["shop", "list", "accessory", "--price", str(3 * 10**18), "--supply", "7"]
     args += ["--name", "Red scarf", "--item-id", "77", "--max-supply", "9", "--slot", "neck"]
@@ -73,7 +64,6 @@ def test_shop_list_then_close_through_the_worker_once(
     closed = invoke_dew(env, "shop", "close", str(listing_id), "--key", "scarf-close", "--wait")
     assert closed.returncode == 0, closed.stderr
     assert _open_on_chain(deployment, listing_id) is False
-    engine.dispose()
 
 
 def _listed(sessions, listing_id: int) -> bool:

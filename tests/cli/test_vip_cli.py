@@ -12,11 +12,8 @@ from eth_account import Account
 from sqlalchemy import func, select
 
 from backend.chain.models import ChainRequest, ChainTx
-from backend.db import create_db_engine, make_session_factory
-from tests.chain.conftest import wait_for
-from tests.fixtures.database import create_migrated_sqlite
+from tests.cli.conftest import start_worker_and_beat
 from tests.fixtures.dew_cli import invoke_dew, run_dew
-from tests.fixtures.workers import worker_env
 
 
 def _counts(sessions) -> tuple[int, int]:
@@ -29,17 +26,10 @@ def _counts(sessions) -> tuple[int, int]:
 
 
 def test_vip_issue_then_revoke_through_the_worker_once(
-    deployment, interval_mining, workers, tmp_path
+    deployment, interval_mining, workers, cli_flow
 ):
-    url = create_migrated_sqlite(tmp_path / "dew.sqlite3")
-    engine = create_db_engine(url)
-    sessions = make_session_factory(engine)
-    env = worker_env(deployment, url, f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
-    env["DEW_BROKER_PUMP_EVERY_S"] = "1"
-    worker = workers(env)
-    wait_for(lambda: "succeeded" in worker.log(), timeout_s=60, what="the start-up pump")
-    beat = workers(env, beat=True)
-    wait_for(lambda: "beat: Starting" in beat.log(), timeout_s=60, what="beat to start")
+    sessions, env = cli_flow.sessions, cli_flow.env
+    start_worker_and_beat(workers, env)
     vera = Account.create().address
     vip = deployment.contracts.vip.functions
 
@@ -91,4 +81,3 @@ def test_vip_issue_then_revoke_through_the_worker_once(
         assert refused.returncode == 1 and refused.stderr.startswith("error:"), refused
     assert _counts(sessions) == sent
     assert not vip.isValid(nobody).call()
-    engine.dispose()
