@@ -32,6 +32,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,7 @@ class Launcher:
         self.workdir = workdir
         self.socket_path = str(workdir / "preload.sock")
         self.process: subprocess.Popen[bytes] | None = None
+        self._starting = threading.Lock()  # two threads' first spawns start one launcher
 
     def _start(self) -> None:
         with (self.workdir / "preload.log").open("ab") as log:
@@ -141,8 +143,9 @@ class Launcher:
         Its output goes to ``log``, and its errors too unless ``err`` names another file."""
         if entry_point(args) is None:
             return None
-        if self.process is None:
-            self._start()
+        with self._starting:
+            if self.process is None:
+                self._start()
         request = {
             "args": args,
             "env": env,

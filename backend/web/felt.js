@@ -72,18 +72,23 @@ export function tableEffects({ h, root, board, state, seatName }, message, befor
       }
     });
   } else {
-    // The hand is over: count what was left in this player's hand, tile by tile.
+    // The hand is over: count what was left in the hands, tile by tile.
     const summary = view.previous_hands?.find((x) => x.index === before.hand_number)
       ?? { index: before.hand_number, points: view.scores.map((s, side) => s - (before.scores[side] ?? 0)) };
-    let hands = summary.tiles_left?.map((tiles, s) => [s, tiles]);
-    if (!hands) {  // only this player's own tiles are known
-      const tiles = state.you !== null ? [...before.hand] : [];
+    // Every seat's tiles once the server shows them; none when the target was reached mid-hand,
+    // and then only this player's own tiles are known.
+    const shown = summary.tiles_left?.length > 0;
+    let hands = [];
+    if (shown) {
+      hands = summary.tiles_left.map((tiles, s) => [s, tiles]);
+    } else if (state.you !== null) {
+      const tiles = [...before.hand];
       const played = tiles.indexOf(move.slice(0, 3));
       if (TILE_MOVE.test(move) && seat === state.you && played >= 0) tiles.splice(played, 1);
-      hands = state.you !== null ? [[state.you, tiles]] : [];
+      hands = [[state.you, tiles]];
     }
     state.handCount = handCount(h, {
-      hands, summary, scores: view.scores, mine: !summary.tiles_left,
+      hands, summary, scores: view.scores, mine: !shown,
       sideName: (side) => sideName(view, side), seatName: (s) => seatName(s).split(":")[0],
     });
     const slot = root.querySelector(".board-row");
