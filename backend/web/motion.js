@@ -92,7 +92,7 @@ export function handCount(h, { hands, summary, sideName, seatName, scores, mine 
     const list = h("ol", { class: "count-tiles", "data-seat": String(seat) });
     const sum = h("output", { class: "seat-sum" }, "0");
     const row = h("li", { "data-seat": String(seat) }, h("span", {}, `${seatName(seat)}: `), list, " = ", sum);
-    return { seat, tiles, list, sum, row };
+    return { tiles, list, sum, row, pips: 0 };
   });
   const steps = lists.flatMap((row) => row.tiles.map((tile) => [row, tile]));
   const box = h("section", { id: "hand-count", "data-hand": String(summary.index), "aria-live": "polite" },
@@ -111,7 +111,8 @@ export function handCount(h, { hands, summary, sideName, seatName, scores, mine 
     const [a, b] = tile.split(":").map(Number);
     sum += a + b;
     row.list.append(h("li", { "data-tile": tile }, tileSvg(tile, { size: 16 })));
-    row.sum.textContent = String(Number(row.sum.textContent) + a + b);
+    row.pips += a + b;
+    row.sum.textContent = String(row.pips);
     total.textContent = String(sum);
     total.dataset.sum = String(sum);
     if (reducedMotion()) step(i + 1);
