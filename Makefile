@@ -96,3 +96,4 @@ bench: install
 	$(UV) run python scripts/bench_server.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_web.py $(BENCH_ARGS)
 	$(UV) run python scripts/bench_tournament.py $(BENCH_ARGS)
+	$(UV) run python scripts/bench_launcher.py $(BENCH_ARGS)

@@ -98,3 +98,19 @@ def test_run_answers_as_subprocess_run_does(launcher, tmp_path):
     assert failed is not None and failed.returncode == 1
     assert "FileNotFoundError" in failed.stderr and failed.stdout == ""
     assert launcher.run(["/bin/true"], {}, stack.REPO_ROOT, 30) is None
+
+
+def test_the_launcher_benchmark_prints_both_start_times_and_their_ratio():
+    done = subprocess.run(
+        [sys.executable, "scripts/bench_launcher.py", "--quick", "--json"],
+        cwd=stack.REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout)
+    assert figures["runs"] == 3
+    plain, forked = figures["plain_start_s_median"], figures["forked_start_s_median"]
+    assert plain > 0 and forked > 0
+    assert abs(figures["ratio_plain_over_forked"] - plain / forked) <= 0.02  # both rounded
