@@ -5,7 +5,7 @@ and the match hub. They live at the API layer: the services never import FastAPI
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Protocol, cast
+from typing import Annotated, Any, Protocol, TypeVar, cast
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
@@ -19,9 +19,10 @@ from backend.accounts import terms as accounts_terms
 from backend.accounts.service import Principal
 from backend.api.params import out_of
 from backend.chain.outbox import inserted_here
+from backend.chain.unsigned import TxBuilder
+from backend.competitions.contributions import ContributionTxBuilder
 from backend.config import Settings
 from backend.db.session import make_session_factory
-from backend.economy import exceptions as economy_exc
 from backend.economy.chain_reader import ChainReader
 from backend.economy.scholarships.screening import ScreenerRoles
 from backend.economy.scholarships.transactions import ScholarshipTxBuilder
@@ -182,21 +183,36 @@ ChainReaderDep = Annotated[Callable[[], ChainReader], Depends(get_chain_reader)]
 # --- unsigned transactions ----------------------------------------------------------------
 
 
-def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
-    """One builder per app, bound to the deployment in settings (or set by the app/tests)."""
-    builder = getattr(request.app.state, "economy_tx_builder", None)
+def get_contributions(request: Request) -> ContributionTxBuilder:
+    """The contributions' builder, one per app, bound to the deployment in settings."""
+    return _builder(request, "contribution_tx_builder", ContributionTxBuilder)
+
+
+ContributionsDep = Annotated[ContributionTxBuilder, Depends(get_contributions)]
+
+
+B = TypeVar("B", bound=TxBuilder)
+
+
+def _builder(request: Request, name: str, kind: type[B]) -> B:
+    """The app's builder of ``kind`` (``app.state.<name>``), made on the first call from the
+    deployment's reader; no deployment is the builder's own ``unavailable`` error."""
+    builder = getattr(request.app.state, name, None)
     if builder is None:
         from backend.chain.exceptions import ChainError
 
         try:
             reader = get_chain_reader(request)()
         except (ChainError, OSError) as error:
-            raise economy_exc.Unavailable(
-                f"no deployment to build transactions for: {error}"
-            ) from error
-        builder = ScholarshipTxBuilder(reader.contracts)
-        request.app.state.economy_tx_builder = builder
-    return cast(ScholarshipTxBuilder, builder)
+            raise kind.unavailable(f"no deployment to build transactions for: {error}") from error
+        builder = kind(reader.contracts)
+        setattr(request.app.state, name, builder)
+    return cast(B, builder)
+
+
+def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
+    """One builder per app, bound to the deployment in settings (or set by the app/tests)."""
+    return _builder(request, "economy_tx_builder", ScholarshipTxBuilder)
 
 
 BuilderDep = Annotated[ScholarshipTxBuilder, Depends(get_tx_builder)]

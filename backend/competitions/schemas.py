@@ -9,11 +9,33 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from backend.centers.schemas import CenterOut
+from backend.economy.schemas import MoneyWei
 from backend.tables.schemas import BotLevel, TableOut
 
 
 class RegisterIn(BaseModel):
     avatar_id: int | None = Field(default=None, ge=1, le=2**63 - 1)
+
+
+class ContributionIn(BaseModel):
+    """DEW (in wei) the signed-in wallet adds to a tournament's prizes."""
+
+    amount: MoneyWei
+
+    model_config = {"extra": "forbid"}
+
+
+class ContributionOut(BaseModel):
+    contributor: str
+    amount: str = Field(description="DEW wei")
+    at: datetime
+
+
+class ContributionsOut(BaseModel):
+    """What contributions add to a tournament's prizes, and who gave it."""
+
+    total: str = Field(description="DEW wei")
+    contributions: list[ContributionOut]
 
 
 class CenterDetail(CenterOut):
