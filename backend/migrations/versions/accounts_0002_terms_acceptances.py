@@ -8,10 +8,9 @@ from backend.migrations.columns import (
     address,
     boolean,
     create_index,
+    create_table,
     drop_index,
-    foreign_key_to,
     moment,
-    primary_key,
     string,
 )
 
@@ -20,7 +19,7 @@ down_revision = "accounts_0001"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "terms_acceptances",
         string("message_hash", 64),
         address("address"),
@@ -28,8 +27,8 @@ def upgrade() -> None:
         boolean("legal_age_confirmed"),
         moment("accepted_at"),
         moment("created_at"),
-        foreign_key_to("terms_acceptances", "address", "accounts", "address"),
-        primary_key("terms_acceptances", "message_hash"),
+        key="message_hash",
+        references={"address": "accounts.address"},
     )
     create_index("terms_acceptances", "address")
 

@@ -10,12 +10,12 @@ from backend.migrations.columns import (
     chain_key,
     create_index,
     create_indexes,
+    create_table,
     drop_index,
     drop_indexes,
     integer,
     log_position,
     moment,
-    primary_key,
     string,
 )
 
@@ -25,7 +25,7 @@ branch_labels = ("centers",)
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "game_centers",
         chain_key("center_id"),
         string("name", 64),
@@ -40,17 +40,17 @@ def upgrade() -> None:
         big_integer("minted_block"),
         big_integer("updated_block"),
         moment("updated_at"),
-        primary_key("game_centers", "center_id"),
+        key="center_id",
     )
     op.create_index("ix_game_centers_lat_lon", "game_centers", ["lat_e2", "lon_e2"])
     create_indexes("game_centers", "name", "owner", "renter")
-    op.create_table(
+    create_table(
         "game_center_events",
         *log_position(),
         big_integer("center_id"),
         string("kind", 16),
         big_integer("block_number"),
-        primary_key("game_center_events", "tx_hash", "log_index"),
+        key=("tx_hash", "log_index"),
     )
     create_index("game_center_events", "center_id")
 

@@ -10,16 +10,14 @@ from backend.migrations.columns import (
     big_integer,
     boolean,
     create_index,
-    foreign_key,
+    create_table,
     hash32,
     integer,
     json,
     moment,
-    primary_key,
     serial_id,
     string,
     text,
-    unique,
 )
 
 revision = "chain_0001"
@@ -27,7 +25,7 @@ down_revision = "0000_base"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "chain_wallets",
         serial_id(),
         big_integer("chain_id"),
@@ -35,10 +33,10 @@ def upgrade() -> None:
         big_integer("next_nonce"),
         string("lease_owner", 100, nullable=True),
         moment("lease_until", nullable=True),
-        primary_key("chain_wallets", "id"),
-        unique("chain_wallets", "chain_id", "address"),
+        key="id",
+        uniques=[("chain_id", "address")],
     )
-    op.create_table(
+    create_table(
         "chain_requests",
         serial_id(),
         string("idempotency_key", 200),
@@ -60,13 +58,13 @@ def upgrade() -> None:
         moment("submitted_at", nullable=True),
         moment("confirmed_at", nullable=True),
         moment("failed_at", nullable=True),
-        foreign_key("chain_requests", "wallet_id", "chain_wallets"),
-        primary_key("chain_requests", "id"),
-        unique("chain_requests", "idempotency_key"),
+        key="id",
+        references={"wallet_id": "chain_wallets"},
+        uniques=["idempotency_key"],
     )
     op.create_index("ix_chain_requests_slot", "chain_requests", ["wallet_id", "nonce"])
     op.create_index("ix_chain_requests_status_id", "chain_requests", ["status", "id"])
-    op.create_table(
+    create_table(
         "chain_txs",
         serial_id(),
         integer("wallet_id"),
@@ -97,22 +95,21 @@ def upgrade() -> None:
         moment("confirmed_at", nullable=True),
         moment("failed_at", nullable=True),
         moment("replaced_at", nullable=True),
-        foreign_key("chain_txs", "replaces_id", "chain_txs"),
-        foreign_key("chain_txs", "wallet_id", "chain_wallets"),
-        primary_key("chain_txs", "id"),
-        unique("chain_txs", "tx_hash"),
+        key="id",
+        references={"replaces_id": "chain_txs", "wallet_id": "chain_wallets"},
+        uniques=["tx_hash"],
     )
     create_index("chain_txs", "status")
     op.create_index("ix_chain_txs_wallet_nonce", "chain_txs", ["wallet_id", "nonce"])
-    op.create_table(
+    create_table(
         "chain_tx_events",
         serial_id(),
         integer("tx_id"),
         string("status", 16),
         text("detail", nullable=True),
         moment("at"),
-        foreign_key("chain_tx_events", "tx_id", "chain_txs"),
-        primary_key("chain_tx_events", "id"),
+        key="id",
+        references={"tx_id": "chain_txs"},
     )
     create_index("chain_tx_events", "tx_id")
 

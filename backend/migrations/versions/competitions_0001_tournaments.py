@@ -11,18 +11,16 @@ from backend.migrations.columns import (
     boolean,
     create_index,
     create_indexes,
+    create_table,
     drop_index,
     drop_indexes,
-    foreign_key,
     integer,
     json,
     moment,
-    primary_key,
     seat_occupant,
     serial_id,
     string,
     text,
-    unique,
 )
 
 revision = "competitions_0001"
@@ -34,7 +32,7 @@ branch_labels = ("competitions",)
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "competitions_tournaments",
         serial_id(),
         string("name", 64),
@@ -66,13 +64,12 @@ def upgrade() -> None:
         moment("finished_at", nullable=True),
         text("cancel_reason", nullable=True),
         moment("created_at"),
-        foreign_key("competitions_tournaments", "season_id", "economy_seasons"),
-        foreign_key("competitions_tournaments", "qualifier_of", "competitions_tournaments"),
-        primary_key("competitions_tournaments", "id"),
-        unique("competitions_tournaments", "name"),
+        key="id",
+        references={"season_id": "economy_seasons", "qualifier_of": "competitions_tournaments"},
+        uniques=["name"],
     )
     create_index("competitions_tournaments", "status")
-    op.create_table(
+    create_table(
         "competitions_entrants",
         integer("tournament_id"),
         integer("number"),
@@ -84,12 +81,12 @@ def upgrade() -> None:
         amount("prize"),
         boolean("qualified"),
         moment("registered_at"),
-        foreign_key("competitions_entrants", "tournament_id", "competitions_tournaments"),
-        primary_key("competitions_entrants", "tournament_id", "number"),
-        unique("competitions_entrants", "tournament_id", "address"),
+        key=("tournament_id", "number"),
+        references={"tournament_id": "competitions_tournaments"},
+        uniques=[("tournament_id", "address")],
     )
     create_index("competitions_entrants", "address")
-    op.create_table(
+    create_table(
         "competitions_games",
         integer("tournament_id"),
         integer("round"),
@@ -101,10 +98,12 @@ def upgrade() -> None:
         string("status", 16),
         integer("winner", nullable=True),
         string("outcome", 16, nullable=True),
-        foreign_key("competitions_games", "tournament_id", "competitions_tournaments"),
-        foreign_key("competitions_games", "table_id", "game_tables"),
-        foreign_key("competitions_games", "match_id", "matches"),
-        primary_key("competitions_games", "tournament_id", "round", "board"),
+        key=("tournament_id", "round", "board"),
+        references={
+            "tournament_id": "competitions_tournaments",
+            "table_id": "game_tables",
+            "match_id": "matches",
+        },
     )
     create_indexes("competitions_games", "match_id", "status")
 

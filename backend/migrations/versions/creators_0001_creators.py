@@ -5,7 +5,13 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import address, create_indexes, moment, string, text
+from backend.migrations.columns import (
+    address,
+    create_indexes,
+    moment,
+    string,
+    text,
+)
 
 revision = "creators_h20creators_0001"
 down_revision = "0000_base"

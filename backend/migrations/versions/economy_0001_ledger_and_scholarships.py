@@ -12,19 +12,16 @@ from backend.migrations.columns import (
     chain_key,
     create_index,
     create_indexes,
+    create_table,
     drop_index,
     drop_indexes,
-    foreign_key,
-    foreign_key_to,
     hash32,
     integer,
     moment,
-    primary_key,
     seat_outcome,
     serial_id,
     string,
     text,
-    unique,
 )
 
 revision = "economy_0001"
@@ -32,7 +29,7 @@ down_revision = "0000_base"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "economy_agreements",
         chain_key("id"),
         big_integer("avatar_id"),
@@ -54,24 +51,24 @@ def upgrade() -> None:
         string("ended_by", 16, nullable=True),
         big_integer("offered_block"),
         big_integer("updated_block"),
-        primary_key("economy_agreements", "id"),
+        key="id",
     )
     create_indexes("economy_agreements", "avatar_id", "owner", "scholar", "status")
-    op.create_table(
+    create_table(
         "economy_indexer_cursors",
         string("name", 64),
         big_integer("next_block"),
-        primary_key("economy_indexer_cursors", "name"),
+        key="name",
     )
-    op.create_table(
+    create_table(
         "economy_screened_owners",
         address("address"),
         boolean("approved"),
         address("screener"),
         big_integer("block_number"),
-        primary_key("economy_screened_owners", "address"),
+        key="address",
     )
-    op.create_table(
+    create_table(
         "economy_seasons",
         serial_id(),
         string("name", 64),
@@ -80,11 +77,11 @@ def upgrade() -> None:
         amount("emission_budget"),
         amount("emitted"),
         moment("created_at"),
-        primary_key("economy_seasons", "id"),
-        unique("economy_seasons", "name"),
+        key="id",
+        uniques=["name"],
     )
     create_index("economy_seasons", "starts_at")
-    op.create_table(
+    create_table(
         "economy_settlements",
         string("match_id", 32),
         hash32("chain_match_id"),
@@ -105,12 +102,12 @@ def upgrade() -> None:
         text("failure_reason", nullable=True),
         moment("created_at"),
         moment("updated_at"),
-        foreign_key("economy_settlements", "season_id", "economy_seasons"),
-        primary_key("economy_settlements", "match_id"),
-        unique("economy_settlements", "chain_match_id"),
+        key="match_id",
+        references={"season_id": "economy_seasons"},
+        uniques=["chain_match_id"],
     )
     create_indexes("economy_settlements", "season_id", "status")
-    op.create_table(
+    create_table(
         "economy_ledger_legs",
         serial_id(),
         string("match_id", 32),
@@ -122,11 +119,11 @@ def upgrade() -> None:
         amount("amount"),
         string("status", 16),
         moment("updated_at"),
-        foreign_key_to("economy_ledger_legs", "match_id", "economy_settlements", "match_id"),
-        primary_key("economy_ledger_legs", "id"),
+        key="id",
+        references={"match_id": "economy_settlements.match_id"},
     )
     create_indexes("economy_ledger_legs", "address", "avatar_id", "match_id", "status")
-    op.create_table(
+    create_table(
         "economy_seat_records",
         string("match_id", 32),
         integer("seat"),
@@ -140,8 +137,8 @@ def upgrade() -> None:
         amount("amount"),
         boolean("to_avatar"),
         moment("finished_at"),
-        foreign_key_to("economy_seat_records", "match_id", "economy_settlements", "match_id"),
-        primary_key("economy_seat_records", "match_id", "seat"),
+        key=("match_id", "seat"),
+        references={"match_id": "economy_settlements.match_id"},
     )
     create_indexes("economy_seat_records", "address", "avatar_id")
     op.create_index(

@@ -15,16 +15,15 @@ from backend.migrations.columns import (
     chain_key,
     create_index,
     create_indexes,
+    create_table,
     drop_index,
     drop_indexes,
     integer,
     log_position,
     moment,
-    primary_key,
     serial_id,
     string,
     text,
-    unique,
 )
 
 revision = "markets_h19markets_0001"
@@ -33,30 +32,30 @@ branch_labels = ("markets",)
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "markets_accessory_balances",
         address("address"),
         chain_key("type_id"),
         amount("balance"),
-        primary_key("markets_accessory_balances", "address", "type_id"),
+        key=("address", "type_id"),
     )
-    op.create_table(
+    create_table(
         "markets_accessory_types",
         chain_key("type_id"),
         amount("max_supply"),
         amount("total_supply"),
         text("uri"),
         big_integer("defined_block"),
-        primary_key("markets_accessory_types", "type_id"),
+        key="type_id",
     )
-    op.create_table(
+    create_table(
         "markets_approvals",
         address("token"),
         address("owner"),
         boolean("approved"),
-        primary_key("markets_approvals", "token", "owner"),
+        key=("token", "owner"),
     )
-    op.create_table(
+    create_table(
         "markets_avatars",
         chain_key("avatar_id"),
         address("owner"),
@@ -65,32 +64,32 @@ def upgrade() -> None:
         big_integer("rented_until"),
         big_integer("changed_seq"),
         big_integer("updated_block"),
-        primary_key("markets_avatars", "avatar_id"),
+        key="avatar_id",
     )
     create_indexes("markets_avatars", "owner", "user")
-    op.create_table(
+    create_table(
         "markets_catalog",
         string("item_kind", 16),
         string("item_id", 80),
         string("name", 64),
         string("image", 512),
         string("slot", 32, nullable=True),
-        primary_key("markets_catalog", "item_kind", "item_id"),
+        key=("item_kind", "item_id"),
     )
-    op.create_table(
+    create_table(
         "markets_equipment",
         chain_key("avatar_id"),
         chain_key("type_id"),
         big_integer("equipped_block"),
-        primary_key("markets_equipment", "avatar_id", "type_id"),
+        key=("avatar_id", "type_id"),
     )
-    op.create_table(
+    create_table(
         "markets_indexer_cursors",
         string("name", 96),
         big_integer("next_block"),
-        primary_key("markets_indexer_cursors", "name"),
+        key="name",
     )
-    op.create_table(
+    create_table(
         "markets_ledger_entries",
         serial_id(),
         string("kind", 16),
@@ -105,11 +104,11 @@ def upgrade() -> None:
         integer("leg"),
         big_integer("block_number"),
         moment("created_at"),
-        primary_key("markets_ledger_entries", "id"),
-        unique("markets_ledger_entries", "tx_hash", "log_index", "leg"),
+        key="id",
+        uniques=[("tx_hash", "log_index", "leg")],
     )
     create_indexes("markets_ledger_entries", "block_number", "kind", "payee", "payer", "tx_hash")
-    op.create_table(
+    create_table(
         "markets_listings",
         chain_key("listing_id"),
         address("seller"),
@@ -124,10 +123,10 @@ def upgrade() -> None:
         big_integer("listed_block"),
         big_integer("listed_seq"),
         big_integer("updated_block"),
-        primary_key("markets_listings", "listing_id"),
+        key="listing_id",
     )
     create_indexes("markets_listings", "seller", "status", "token")
-    op.create_table(
+    create_table(
         "markets_shop_listings",
         chain_key("listing_id"),
         address("item"),
@@ -140,7 +139,7 @@ def upgrade() -> None:
         boolean("open"),
         big_integer("listed_block"),
         big_integer("updated_block"),
-        primary_key("markets_shop_listings", "listing_id"),
+        key="listing_id",
     )
     create_index("markets_shop_listings", "item")
 

@@ -8,10 +8,10 @@ from backend.migrations.columns import (
     amount,
     big_integer,
     create_index,
+    create_table,
     drop_index,
     integer,
     moment,
-    primary_key,
     string,
 )
 
@@ -20,7 +20,7 @@ down_revision = "0000_base"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "ops_worker_heartbeats",
         string("worker", 200),
         integer("pid"),
@@ -29,7 +29,7 @@ def upgrade() -> None:
         amount("vault_available", nullable=True),
         amount("vault_limit", nullable=True),
         moment("chain_read_at", nullable=True),
-        primary_key("ops_worker_heartbeats", "worker"),
+        key="worker",
     )
     create_index("ops_worker_heartbeats", "beat_at")
 

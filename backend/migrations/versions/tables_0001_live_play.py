@@ -12,20 +12,18 @@ from backend.migrations.columns import (
     boolean,
     create_index,
     create_indexes,
+    create_table,
     drop_index,
     drop_indexes,
-    foreign_key,
     hash32,
     integer,
     json,
     moment,
-    primary_key,
     seat_occupant,
     seat_outcome,
     serial_id,
     string,
     text,
-    unique,
 )
 
 revision = "tables_0001"
@@ -34,7 +32,7 @@ branch_labels = ("tables",)
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "game_tables",
         string("id", 32),
         string("preset", 64),
@@ -53,11 +51,11 @@ def upgrade() -> None:
         string("status", 16),
         string("match_id", 32, nullable=True),
         moment("created_at"),
-        primary_key("game_tables", "id"),
-        unique("game_tables", "invite_code"),
+        key="id",
+        uniques=["invite_code"],
     )
     create_index("game_tables", "status")
-    op.create_table(
+    create_table(
         "matchmaking_tickets",
         string("id", 32),
         address("address"),
@@ -68,10 +66,10 @@ def upgrade() -> None:
         string("status", 16),
         string("table_id", 32, nullable=True),
         moment("created_at"),
-        primary_key("matchmaking_tickets", "id"),
+        key="id",
     )
     create_indexes("matchmaking_tickets", "address", "status")
-    op.create_table(
+    create_table(
         "matches",
         string("id", 32),
         string("table_id", 32),
@@ -86,29 +84,29 @@ def upgrade() -> None:
         json("record", nullable=True),
         hash32("result_hash", nullable=True),
         moment("created_at"),
-        foreign_key("matches", "table_id", "game_tables"),
-        primary_key("matches", "id"),
+        key="id",
+        references={"table_id": "game_tables"},
     )
     create_indexes("matches", "status", "table_id")
-    op.create_table(
+    create_table(
         "table_invitations",
         string("table_id", 32),
         address("address"),
         moment("created_at"),
-        foreign_key("table_invitations", "table_id", "game_tables"),
-        primary_key("table_invitations", "table_id", "address"),
+        key=("table_id", "address"),
+        references={"table_id": "game_tables"},
     )
-    op.create_table(
+    create_table(
         "table_seats",
         string("table_id", 32),
         integer("seat"),
         *seat_occupant(),
         moment("joined_at"),
-        foreign_key("table_seats", "table_id", "game_tables"),
-        primary_key("table_seats", "table_id", "seat"),
+        key=("table_id", "seat"),
+        references={"table_id": "game_tables"},
     )
     create_index("table_seats", "address")
-    op.create_table(
+    create_table(
         "match_moves",
         string("match_id", 32),
         integer("ply"),
@@ -117,10 +115,10 @@ def upgrade() -> None:
         json("move", nullable=True),
         string("actor", 16),
         moment("created_at"),
-        foreign_key("match_moves", "match_id", "matches"),
-        primary_key("match_moves", "match_id", "ply"),
+        key=("match_id", "ply"),
+        references={"match_id": "matches"},
     )
-    op.create_table(
+    create_table(
         "match_results",
         string("match_id", 32),
         integer("seat"),
@@ -128,11 +126,11 @@ def upgrade() -> None:
         big_integer("avatar_id", nullable=True),
         *seat_outcome(),
         moment("finished_at"),
-        foreign_key("match_results", "match_id", "matches"),
-        primary_key("match_results", "match_id", "seat"),
+        key=("match_id", "seat"),
+        references={"match_id": "matches"},
     )
     create_indexes("match_results", "address", "avatar_id")
-    op.create_table(
+    create_table(
         "settlement_requests",
         serial_id(),
         string("idempotency_key", 64),
@@ -150,11 +148,9 @@ def upgrade() -> None:
         text("last_error", nullable=True),
         moment("updated_at", nullable=True),
         moment("created_at"),
-        foreign_key("settlement_requests", "match_id", "matches"),
-        primary_key("settlement_requests", "id"),
-        unique("settlement_requests", "chain_match_id"),
-        unique("settlement_requests", "idempotency_key"),
-        unique("settlement_requests", "match_id"),
+        key="id",
+        references={"match_id": "matches"},
+        uniques=["chain_match_id", "idempotency_key", "match_id"],
     )
     create_index("settlement_requests", "status")
 

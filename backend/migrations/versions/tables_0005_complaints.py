@@ -7,10 +7,9 @@ from alembic import op
 from backend.migrations.columns import (
     address,
     create_indexes,
+    create_table,
     drop_indexes,
-    foreign_key,
     moment,
-    primary_key,
     serial_id,
     string,
 )
@@ -20,7 +19,7 @@ down_revision = "tables_h25tables_0001"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "complaints",
         serial_id(),
         address("reporter"),
@@ -32,8 +31,8 @@ def upgrade() -> None:
         string("resolution", 280, nullable=True),
         moment("closed_at", nullable=True),
         moment("created_at"),
-        foreign_key("complaints", "table_id", "game_tables"),
-        primary_key("complaints", "id"),
+        key="id",
+        references={"table_id": "game_tables"},
     )
     create_indexes("complaints", "reported", "status")
     op.create_index("ix_complaints_reporter_created_at", "complaints", ["reporter", "created_at"])
