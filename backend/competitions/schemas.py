@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from backend.centers.schemas import CenterOut
+from backend.kit.schemas import StrictIn
 from backend.tables.schemas import BotLevel, TableOut
 
 
@@ -21,7 +22,7 @@ class CenterDetail(CenterOut):
     tournaments: list[dict[str, Any]]
 
 
-class CenterTournamentIn(BaseModel):
+class CenterTournamentIn(StrictIn):
     """A Campeonato at the center (no added prize; the fee is the house's)."""
 
     name: str = Field(min_length=1, max_length=64)
@@ -38,5 +39,3 @@ class CenterTournamentIn(BaseModel):
     round_every_s: float = Field(default=0.0, ge=0, le=7 * 86400)
     turn_timeout_s: float = Field(default=30.0, ge=1, le=600)
     bot_level: BotLevel = "medium"
-
-    model_config = {"extra": "forbid"}
