@@ -8,7 +8,7 @@ naming convention (``pk_<table>``, ``fk_<table>_<column>_<target>``, ``uq_<table
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -72,6 +72,12 @@ def json(name: str, *, nullable: bool = False) -> sa.Column[object]:
 
 
 # Columns that travel together, in this order
+
+
+def each(build: Callable[..., sa.Column[Any]], *names: str, **options: Any) -> list[sa.Column[Any]]:
+    """One column per name, in this order, all of one builder and its options:
+    ``*each(moment, "sent_at", "mined_at", nullable=True)``."""
+    return [build(name, **options) for name in names]
 
 
 def log_position(*, nullable: bool = False) -> tuple[sa.Column[str], sa.Column[int]]:

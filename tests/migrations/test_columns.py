@@ -169,3 +169,26 @@ def test_create_table_takes_a_key_of_several_columns() -> None:
         ),
     )
     assert "CONSTRAINT pk_seats PRIMARY KEY (table_id, seat)" in sql
+
+
+def test_each_builds_one_column_per_name_in_order_with_the_same_options() -> None:
+    def one_by_one() -> None:
+        op.create_table(
+            "runs",
+            col.string("kind", 16),
+            col.string("status", 16),
+            col.moment("sent_at", nullable=True),
+            col.moment("mined_at", nullable=True),
+        )
+
+    def with_each() -> None:
+        op.create_table(
+            "runs",
+            *col.each(col.string, "kind", "status", length=16),
+            *col.each(col.moment, "sent_at", "mined_at", nullable=True),
+        )
+
+    for dialect in ("postgresql", "sqlite"):
+        expected = offline_sql(dialect, one_by_one)
+        assert "mined_at" in expected
+        assert offline_sql(dialect, with_each) == expected

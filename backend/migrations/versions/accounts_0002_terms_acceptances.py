@@ -10,6 +10,7 @@ from backend.migrations.columns import (
     create_index,
     create_table,
     drop_index,
+    each,
     moment,
     string,
 )
@@ -25,8 +26,7 @@ def upgrade() -> None:
         address("address"),
         string("terms_version", 32),
         boolean("legal_age_confirmed"),
-        moment("accepted_at"),
-        moment("created_at"),
+        *each(moment, "accepted_at", "created_at"),
         key="message_hash",
         references={"address": "accounts.address"},
     )

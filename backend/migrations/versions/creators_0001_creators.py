@@ -8,6 +8,7 @@ from alembic import op
 from backend.migrations.columns import (
     address,
     create_indexes,
+    each,
     moment,
     string,
     text,
@@ -32,8 +33,7 @@ def upgrade() -> None:
         address("player"),
         string("code", 16),
         address("creator"),
-        moment("bound_at"),
-        moment("earns_until"),
+        *each(moment, "bound_at", "earns_until"),
         string("nonce", 64),
         string("signature", 132),
         sa.ForeignKeyConstraint(["code"], ["creators.code"]),
@@ -47,8 +47,7 @@ def upgrade() -> None:
         address("player"),
         string("code", 16),
         text("message"),
-        moment("created_at"),
-        moment("expires_at"),
+        *each(moment, "created_at", "expires_at"),
         moment("used_at", nullable=True),
         sa.PrimaryKeyConstraint("nonce"),
     )

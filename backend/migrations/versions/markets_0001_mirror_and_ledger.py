@@ -18,6 +18,7 @@ from backend.migrations.columns import (
     create_table,
     drop_index,
     drop_indexes,
+    each,
     integer,
     log_position,
     moment,
@@ -42,16 +43,14 @@ def upgrade() -> None:
     create_table(
         "markets_accessory_types",
         chain_key("type_id"),
-        amount("max_supply"),
-        amount("total_supply"),
+        *each(amount, "max_supply", "total_supply"),
         text("uri"),
         big_integer("defined_block"),
         key="type_id",
     )
     create_table(
         "markets_approvals",
-        address("token"),
-        address("owner"),
+        *each(address, "token", "owner"),
         boolean("approved"),
         key=("token", "owner"),
     )
@@ -60,10 +59,7 @@ def upgrade() -> None:
         chain_key("avatar_id"),
         address("owner"),
         address("user", nullable=True),
-        big_integer("user_expires"),
-        big_integer("rented_until"),
-        big_integer("changed_seq"),
-        big_integer("updated_block"),
+        *each(big_integer, "user_expires", "rented_until", "changed_seq", "updated_block"),
         key="avatar_id",
     )
     create_indexes("markets_avatars", "owner", "user")
@@ -78,8 +74,7 @@ def upgrade() -> None:
     )
     create_table(
         "markets_equipment",
-        chain_key("avatar_id"),
-        chain_key("type_id"),
+        *each(chain_key, "avatar_id", "type_id"),
         big_integer("equipped_block"),
         key=("avatar_id", "type_id"),
     )
@@ -95,8 +90,7 @@ def upgrade() -> None:
         string("kind", 16),
         string("source", 8),
         big_integer("listing_id"),
-        address("payer"),
-        address("payee"),
+        *each(address, "payer", "payee"),
         amount("amount"),
         address("token"),
         string("item_id", 80),
@@ -111,18 +105,14 @@ def upgrade() -> None:
     create_table(
         "markets_listings",
         chain_key("listing_id"),
-        address("seller"),
-        address("token"),
+        *each(address, "seller", "token"),
         string("item_kind", 16),
         string("token_id", 80),
-        amount("amount"),
-        amount("price"),
+        *each(amount, "amount", "price"),
         big_integer("expires_at"),
         string("status", 16),
         address("buyer", nullable=True),
-        big_integer("listed_block"),
-        big_integer("listed_seq"),
-        big_integer("updated_block"),
+        *each(big_integer, "listed_block", "listed_seq", "updated_block"),
         key="listing_id",
     )
     create_indexes("markets_listings", "seller", "status", "token")
@@ -133,12 +123,9 @@ def upgrade() -> None:
         string("item_kind", 16),
         string("item_id", 80),
         amount("price"),
-        big_integer("supply"),
-        big_integer("sold"),
-        big_integer("vip_term_s"),
+        *each(big_integer, "supply", "sold", "vip_term_s"),
         boolean("open"),
-        big_integer("listed_block"),
-        big_integer("updated_block"),
+        *each(big_integer, "listed_block", "updated_block"),
         key="listing_id",
     )
     create_index("markets_shop_listings", "item")

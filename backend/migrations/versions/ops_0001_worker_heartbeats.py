@@ -10,6 +10,7 @@ from backend.migrations.columns import (
     create_index,
     create_table,
     drop_index,
+    each,
     integer,
     moment,
     string,
@@ -26,8 +27,7 @@ def upgrade() -> None:
         integer("pid"),
         moment("beat_at"),
         big_integer("chain_head", nullable=True),
-        amount("vault_available", nullable=True),
-        amount("vault_limit", nullable=True),
+        *each(amount, "vault_available", "vault_limit", nullable=True),
         moment("chain_read_at", nullable=True),
         key="worker",
     )
