@@ -144,8 +144,10 @@ def create_table(
     key: str | tuple[str, ...],
     references: Mapping[str, str] | None = None,
     uniques: Sequence[str | tuple[str, ...]] = (),
+    indexes: Sequence[str] = (),
 ) -> None:
-    """``op.create_table`` with its constraints named once, from ``table``.
+    """``op.create_table`` with its constraints named once, from ``table``, then a plain index
+    on each of ``indexes`` in this order (as ``create_indexes``).
 
     ``references`` maps a column to ``target`` (its ``id``) or ``target.column``; an entry of
     ``uniques`` is a column or a tuple of columns. The DDL lists the foreign keys in the
@@ -162,6 +164,7 @@ def create_table(
     keys = (key,) if isinstance(key, str) else key
     constraints = [unique(table, *((u,) if isinstance(u, str) else u)) for u in uniques]
     op.create_table(table, *columns, *foreign_keys, primary_key(table, *keys), *constraints)
+    create_indexes(table, *indexes)
 
 
 # Indexes

@@ -124,7 +124,7 @@ def test_dropping_an_indexed_column_drops_its_index_first() -> None:
     assert sql == ("DROP INDEX ix_things_center_id;\n\nALTER TABLE things DROP COLUMN center_id;")
 
 
-def test_create_table_names_its_constraints_as_the_separate_builders_do() -> None:
+def test_create_table_names_its_constraints_and_indexes_as_the_separate_builders_do() -> None:
     def with_builders() -> None:
         op.create_table(
             "legs",
@@ -139,6 +139,7 @@ def test_create_table_names_its_constraints_as_the_separate_builders_do() -> Non
             col.unique("legs", "owner"),
             col.unique("legs", "tx_hash", "log_index"),
         )
+        col.create_indexes("legs", "seat", "owner")
 
     def with_create_table() -> None:
         col.create_table(
@@ -151,6 +152,7 @@ def test_create_table_names_its_constraints_as_the_separate_builders_do() -> Non
             key="id",
             references={"seat": "seats", "owner": "accounts.address"},
             uniques=["owner", ("tx_hash", "log_index")],
+            indexes=["seat", "owner"],
         )
 
     for dialect in ("postgresql", "sqlite"):

@@ -10,7 +10,6 @@ from backend.migrations.columns import (
     amount,
     boolean,
     create_index,
-    create_indexes,
     create_table,
     drop_index,
     drop_indexes,
@@ -91,8 +90,8 @@ def upgrade() -> None:
             "table_id": "game_tables",
             "match_id": "matches",
         },
+        indexes=["match_id", "status"],
     )
-    create_indexes("competitions_games", "match_id", "status")
 
 
 def downgrade() -> None:

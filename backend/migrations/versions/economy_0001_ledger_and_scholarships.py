@@ -11,7 +11,6 @@ from backend.migrations.columns import (
     boolean,
     chain_key,
     create_index,
-    create_indexes,
     create_table,
     drop_index,
     drop_indexes,
@@ -47,8 +46,8 @@ def upgrade() -> None:
         string("ended_by", 16, nullable=True),
         *each(big_integer, "offered_block", "updated_block"),
         key="id",
+        indexes=["avatar_id", "owner", "scholar", "status"],
     )
-    create_indexes("economy_agreements", "avatar_id", "owner", "scholar", "status")
     create_table(
         "economy_indexer_cursors",
         string("name", 64),
@@ -92,8 +91,8 @@ def upgrade() -> None:
         key="match_id",
         references={"season_id": "economy_seasons"},
         uniques=["chain_match_id"],
+        indexes=["season_id", "status"],
     )
-    create_indexes("economy_settlements", "season_id", "status")
     create_table(
         "economy_ledger_legs",
         serial_id(),
@@ -107,8 +106,8 @@ def upgrade() -> None:
         moment("updated_at"),
         key="id",
         references={"match_id": "economy_settlements.match_id"},
+        indexes=["address", "avatar_id", "match_id", "status"],
     )
-    create_indexes("economy_ledger_legs", "address", "avatar_id", "match_id", "status")
     create_table(
         "economy_seat_records",
         string("match_id", 32),
@@ -123,8 +122,8 @@ def upgrade() -> None:
         moment("finished_at"),
         key=("match_id", "seat"),
         references={"match_id": "economy_settlements.match_id"},
+        indexes=["address", "avatar_id"],
     )
-    create_indexes("economy_seat_records", "address", "avatar_id")
     op.create_index(
         "ix_economy_seat_records_season_address", "economy_seat_records", ["season_id", "address"]
     )

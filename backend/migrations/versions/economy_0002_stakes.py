@@ -7,7 +7,6 @@ from alembic import op
 from backend.migrations.columns import (
     address,
     amount,
-    create_indexes,
     create_table,
     drop_indexes,
     integer,
@@ -40,8 +39,8 @@ def upgrade() -> None:
         moment("created_at"),
         key="id",
         uniques=[("kind", "match_id", "seat"), ("tx_hash", "log_index")],
+        indexes=["address", "match_id"],
     )
-    create_indexes("economy_stake_entries", "address", "match_id")
 
 
 def downgrade() -> None:

@@ -14,7 +14,6 @@ from backend.migrations.columns import (
     boolean,
     chain_key,
     create_index,
-    create_indexes,
     create_table,
     drop_index,
     drop_indexes,
@@ -61,8 +60,8 @@ def upgrade() -> None:
         address("user", nullable=True),
         *each(big_integer, "user_expires", "rented_until", "changed_seq", "updated_block"),
         key="avatar_id",
+        indexes=["owner", "user"],
     )
-    create_indexes("markets_avatars", "owner", "user")
     create_table(
         "markets_catalog",
         string("item_kind", 16),
@@ -100,8 +99,8 @@ def upgrade() -> None:
         moment("created_at"),
         key="id",
         uniques=[("tx_hash", "log_index", "leg")],
+        indexes=["block_number", "kind", "payee", "payer", "tx_hash"],
     )
-    create_indexes("markets_ledger_entries", "block_number", "kind", "payee", "payer", "tx_hash")
     create_table(
         "markets_listings",
         chain_key("listing_id"),
@@ -114,8 +113,8 @@ def upgrade() -> None:
         address("buyer", nullable=True),
         *each(big_integer, "listed_block", "listed_seq", "updated_block"),
         key="listing_id",
+        indexes=["seller", "status", "token"],
     )
-    create_indexes("markets_listings", "seller", "status", "token")
     create_table(
         "markets_shop_listings",
         chain_key("listing_id"),

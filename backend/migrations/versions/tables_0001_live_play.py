@@ -11,7 +11,6 @@ from backend.migrations.columns import (
     big_integer,
     boolean,
     create_index,
-    create_indexes,
     create_table,
     drop_index,
     drop_indexes,
@@ -67,8 +66,8 @@ def upgrade() -> None:
         string("table_id", 32, nullable=True),
         moment("created_at"),
         key="id",
+        indexes=["address", "status"],
     )
-    create_indexes("matchmaking_tickets", "address", "status")
     create_table(
         "matches",
         *each(string, "id", "table_id", length=32),
@@ -82,8 +81,8 @@ def upgrade() -> None:
         moment("created_at"),
         key="id",
         references={"table_id": "game_tables"},
+        indexes=["status", "table_id"],
     )
-    create_indexes("matches", "status", "table_id")
     create_table(
         "table_invitations",
         string("table_id", 32),
@@ -123,8 +122,8 @@ def upgrade() -> None:
         moment("finished_at"),
         key=("match_id", "seat"),
         references={"match_id": "matches"},
+        indexes=["address", "avatar_id"],
     )
-    create_indexes("match_results", "address", "avatar_id")
     create_table(
         "settlement_requests",
         serial_id(),

@@ -6,7 +6,6 @@ from alembic import op
 
 from backend.migrations.columns import (
     address,
-    create_indexes,
     create_table,
     drop_indexes,
     each,
@@ -32,8 +31,8 @@ def upgrade() -> None:
         moment("created_at"),
         key="id",
         references={"table_id": "game_tables"},
+        indexes=["reported", "status"],
     )
-    create_indexes("complaints", "reported", "status")
     op.create_index("ix_complaints_reporter_created_at", "complaints", ["reporter", "created_at"])
     op.create_index(
         "uq_complaints_reporter_reported_table",
