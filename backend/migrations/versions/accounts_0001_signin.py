@@ -6,7 +6,6 @@ from alembic import op
 
 from backend.migrations.columns import (
     address,
-    create_index,
     create_table,
     moment,
     string,
@@ -32,8 +31,8 @@ def upgrade() -> None:
         moment("used_at", nullable=True),
         moment("created_at"),
         key="nonce",
+        indexes=["expires_at"],
     )
-    create_index("signin_nonces", "expires_at")
     create_table(
         "auth_sessions",
         string("id", 32),
@@ -42,8 +41,8 @@ def upgrade() -> None:
         moment("created_at"),
         key="id",
         references={"address": "accounts.address"},
+        indexes=["address"],
     )
-    create_index("auth_sessions", "address")
     create_table(
         "refresh_tokens",
         string("token_hash", 64),
@@ -53,8 +52,8 @@ def upgrade() -> None:
         moment("created_at"),
         key="token_hash",
         references={"session_id": "auth_sessions"},
+        indexes=["session_id"],
     )
-    create_index("refresh_tokens", "session_id")
 
 
 def downgrade() -> None:

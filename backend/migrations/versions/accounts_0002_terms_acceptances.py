@@ -7,7 +7,6 @@ from alembic import op
 from backend.migrations.columns import (
     address,
     boolean,
-    create_index,
     create_table,
     drop_index,
     each,
@@ -29,8 +28,8 @@ def upgrade() -> None:
         *each(moment, "accepted_at", "created_at"),
         key="message_hash",
         references={"address": "accounts.address"},
+        indexes=["address"],
     )
-    create_index("terms_acceptances", "address")
 
 
 def downgrade() -> None:

@@ -8,7 +8,6 @@ from backend.migrations.columns import (
     address,
     big_integer,
     chain_key,
-    create_index,
     create_indexes,
     create_table,
     drop_index,
@@ -49,8 +48,8 @@ def upgrade() -> None:
         string("kind", 16),
         big_integer("block_number"),
         key=("tx_hash", "log_index"),
+        indexes=["center_id"],
     )
-    create_index("game_center_events", "center_id")
 
 
 def downgrade() -> None:

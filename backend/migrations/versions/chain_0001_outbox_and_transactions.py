@@ -9,7 +9,6 @@ from backend.migrations.columns import (
     address,
     big_integer,
     boolean,
-    create_index,
     create_table,
     each,
     hash32,
@@ -94,8 +93,8 @@ def upgrade() -> None:
         key="id",
         references={"replaces_id": "chain_txs", "wallet_id": "chain_wallets"},
         uniques=["tx_hash"],
+        indexes=["status"],
     )
-    create_index("chain_txs", "status")
     op.create_index("ix_chain_txs_wallet_nonce", "chain_txs", ["wallet_id", "nonce"])
     create_table(
         "chain_tx_events",
@@ -106,8 +105,8 @@ def upgrade() -> None:
         moment("at"),
         key="id",
         references={"tx_id": "chain_txs"},
+        indexes=["tx_id"],
     )
-    create_index("chain_tx_events", "tx_id")
 
 
 def downgrade() -> None:

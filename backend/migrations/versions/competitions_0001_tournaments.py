@@ -9,7 +9,6 @@ from backend.migrations.columns import (
     address,
     amount,
     boolean,
-    create_index,
     create_table,
     drop_index,
     drop_indexes,
@@ -59,8 +58,8 @@ def upgrade() -> None:
         key="id",
         references={"season_id": "economy_seasons", "qualifier_of": "competitions_tournaments"},
         uniques=["name"],
+        indexes=["status"],
     )
-    create_index("competitions_tournaments", "status")
     create_table(
         "competitions_entrants",
         *each(integer, "tournament_id", "number"),
@@ -74,8 +73,8 @@ def upgrade() -> None:
         key=("tournament_id", "number"),
         references={"tournament_id": "competitions_tournaments"},
         uniques=[("tournament_id", "address")],
+        indexes=["address"],
     )
-    create_index("competitions_entrants", "address")
     create_table(
         "competitions_games",
         *each(integer, "tournament_id", "round", "board", "a"),

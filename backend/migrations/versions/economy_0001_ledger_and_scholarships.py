@@ -10,7 +10,6 @@ from backend.migrations.columns import (
     big_integer,
     boolean,
     chain_key,
-    create_index,
     create_table,
     drop_index,
     drop_indexes,
@@ -71,8 +70,8 @@ def upgrade() -> None:
         moment("created_at"),
         key="id",
         uniques=["name"],
+        indexes=["starts_at"],
     )
-    create_index("economy_seasons", "starts_at")
     create_table(
         "economy_settlements",
         string("match_id", 32),

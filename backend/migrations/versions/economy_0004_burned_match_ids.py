@@ -7,7 +7,6 @@ from alembic import op
 from backend.migrations.columns import (
     amount,
     big_integer,
-    create_index,
     create_table,
     drop_index,
     each,
@@ -36,8 +35,8 @@ def upgrade() -> None:
         key="chain_match_id",
         references={"match_id": "economy_settlements.match_id"},
         uniques=["reissued_as"],
+        indexes=["match_id"],
     )
-    create_index("economy_burned_match_ids", "match_id")
 
 
 def downgrade() -> None:

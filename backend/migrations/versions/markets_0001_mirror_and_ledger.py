@@ -13,7 +13,6 @@ from backend.migrations.columns import (
     big_integer,
     boolean,
     chain_key,
-    create_index,
     create_table,
     drop_index,
     drop_indexes,
@@ -126,8 +125,8 @@ def upgrade() -> None:
         boolean("open"),
         *each(big_integer, "listed_block", "updated_block"),
         key="listing_id",
+        indexes=["item"],
     )
-    create_index("markets_shop_listings", "item")
 
 
 def downgrade() -> None:

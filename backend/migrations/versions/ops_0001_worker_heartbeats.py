@@ -7,7 +7,6 @@ from alembic import op
 from backend.migrations.columns import (
     amount,
     big_integer,
-    create_index,
     create_table,
     drop_index,
     each,
@@ -30,8 +29,8 @@ def upgrade() -> None:
         *each(amount, "vault_available", "vault_limit", nullable=True),
         moment("chain_read_at", nullable=True),
         key="worker",
+        indexes=["beat_at"],
     )
-    create_index("ops_worker_heartbeats", "beat_at")
 
 
 def downgrade() -> None:

@@ -10,7 +10,6 @@ from backend.migrations.columns import (
     amount,
     big_integer,
     boolean,
-    create_index,
     create_table,
     drop_index,
     drop_indexes,
@@ -52,8 +51,8 @@ def upgrade() -> None:
         moment("created_at"),
         key="id",
         uniques=["invite_code"],
+        indexes=["status"],
     )
-    create_index("game_tables", "status")
     create_table(
         "matchmaking_tickets",
         string("id", 32),
@@ -99,8 +98,8 @@ def upgrade() -> None:
         moment("joined_at"),
         key=("table_id", "seat"),
         references={"table_id": "game_tables"},
+        indexes=["address"],
     )
-    create_index("table_seats", "address")
     create_table(
         "match_moves",
         string("match_id", 32),
@@ -145,8 +144,8 @@ def upgrade() -> None:
         key="id",
         references={"match_id": "matches"},
         uniques=["chain_match_id", "idempotency_key", "match_id"],
+        indexes=["status"],
     )
-    create_index("settlement_requests", "status")
 
 
 def downgrade() -> None:

@@ -6,7 +6,6 @@ from alembic import op
 
 from backend.migrations.columns import (
     address,
-    create_index,
     create_table,
     create_unique_where,
     drop_index,
@@ -46,8 +45,8 @@ def upgrade() -> None:
         moment("created_at"),
         key="holder",
         references={"table_id": "game_tables"},
+        indexes=["table_id"],
     )
-    create_index("earning_holds", "table_id")
 
 
 def downgrade() -> None:
