@@ -11,7 +11,6 @@ import typer
 from backend.centers.exceptions import CentersError
 from backend.cli.app import app
 from backend.cli.kit import RequestKey, Wait, WaitTimeout, queued
-from backend.config import get_settings
 
 # The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
@@ -38,15 +37,14 @@ def mint(
     """Queue one Game Center mint in the chain outbox; the worker sends it."""
     from backend.centers import operator
 
-    def mint(session: Session) -> operator.CenterMintStatus:
+    def mint(*, session: Session, idempotency_key: str, chain_id: int) -> operator.CenterMintStatus:
         center = operator.describe(
             to=to, name=name, country=country, city=city, lat_e2=round(lat * 100),
             lon_e2=round(lon * 100), capacity=capacity,
         )  # fmt: skip
         return operator.queue_center_mint(
-            session=session, center=center, idempotency_key=key,
-            chain_id=get_settings().chain.chain_id,
-        )  # fmt: skip
+            session=session, center=center, idempotency_key=idempotency_key, chain_id=chain_id
+        )
 
     status = queued(
         CentersError,
@@ -56,6 +54,7 @@ def mint(
         lambda status: (
             f"center mint #{status.id} ({status.status}), key {status.idempotency_key!r}"
         ),
+        key=key,
         wait=wait,
         timeout_s=timeout_s,
     )

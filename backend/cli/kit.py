@@ -110,20 +110,24 @@ def settled(
 
 def queued(
     refusals: type[Exception],
-    queue: Callable[[Session], R],
+    queue: Callable[..., R],
     lookup: Callable[..., R],
     noun: str,
     said: Callable[[R], str],
     *,
+    key: str,
     wait: bool,
     timeout_s: float,
+    **fields: object,
 ) -> R:
-    """A chain request queued by ``queue(session)`` in one transaction (a refusal ends the
-    command) and said by ``said``; with ``wait``, read anew through ``lookup`` until the worker
-    confirmed it. A failed one ends the command, waited for or not (``settled``)."""
+    """A chain request queued in one transaction by the operator service ``queue(session=,
+    idempotency_key=key, chain_id=, **fields)`` (a refusal ends the command) and said by
+    ``said``; with ``wait``, read anew through ``lookup`` until the worker confirmed it. A
+    failed one ends the command, waited for or not (``settled``)."""
+    chain_id = get_settings().chain.chain_id
     with database(refusals) as sessions:
         with sessions.begin() as session:
-            status = queue(session)
+            status = queue(session=session, idempotency_key=key, chain_id=chain_id, **fields)
         typer.echo(said(status))
         again = reader(sessions, lookup, status.id)
         return settled(status, again, noun, timeout_s, wait=wait)

@@ -17,7 +17,6 @@ import typer
 
 from backend.cli.app import app
 from backend.cli.kit import RequestKey, Wait, WaitTimeout, database, fail, queued
-from backend.config import get_settings
 from backend.economy.exceptions import EconomyError
 
 # The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
@@ -62,20 +61,17 @@ def mint_avatars(
 
     status = queued(
         EconomyError,
-        lambda session: operator.queue_mint(
-            session=session,
-            recipients=recipients,
-            idempotency_key=key,
-            chain_id=get_settings().chain.chain_id,
-        ),
+        operator.queue_mint,
         operator.mint_status,
         "mint request",
         lambda status: (
             f"mint request #{status.id} ({status.status}): {len(status.recipients)} avatars, "
             f"key {status.idempotency_key!r}"
         ),
+        key=key,
         wait=wait,
         timeout_s=timeout_s,
+        recipients=recipients,
     )
     if wait:
         for recipient, token_id in zip(status.recipients, status.token_ids or [], strict=True):
@@ -185,8 +181,8 @@ def vip_issue(
     if not 0 < days <= operator.MAX_VIP_TERM_S / 86400:
         raise fail(f"--days must be in (0, {operator.MAX_VIP_TERM_S // 86400}], got {days}")
 
-    def issue(session: Session) -> operator.VipStatus:
-        first = operator.vip_by_key(session=session, idempotency_key=key)
+    def issue(*, session: Session, idempotency_key: str, chain_id: int) -> operator.VipStatus:
+        first = operator.vip_by_key(session=session, idempotency_key=idempotency_key)
         expires_at = (
             first.expires_at
             if first is not None and first.action == "issue" and first.expires_at is not None
@@ -197,8 +193,8 @@ def vip_issue(
             action="issue",
             address=address,
             expires_at=expires_at,
-            idempotency_key=key,
-            chain_id=get_settings().chain.chain_id,
+            idempotency_key=idempotency_key,
+            chain_id=chain_id,
         )
 
     def said(status: operator.VipStatus) -> str:
@@ -214,6 +210,7 @@ def vip_issue(
         operator.vip_status,
         "VIP request",
         said,
+        key=key,
         wait=wait,
         timeout_s=timeout_s,
     )
@@ -233,21 +230,18 @@ def vip_revoke(
 
     status = queued(
         EconomyError,
-        lambda session: operator.queue_vip(
-            session=session,
-            action="revoke",
-            address=address,
-            idempotency_key=key,
-            chain_id=get_settings().chain.chain_id,
-        ),
+        operator.queue_vip,
         operator.vip_status,
         "VIP request",
         lambda status: (
             f"VIP revoke request #{status.id} ({status.status}): {status.address}, "
             f"key {status.idempotency_key!r}"
         ),
+        key=key,
         wait=wait,
         timeout_s=timeout_s,
+        action="revoke",
+        address=address,
     )
     if wait:
         typer.echo(f"revoked in tx {status.tx_hash}")

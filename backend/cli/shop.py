@@ -7,7 +7,7 @@ item contracts' addresses come from the deployment manifest in settings.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -32,7 +32,9 @@ shop_app = typer.Typer(
 app.add_typer(shop_app, name="shop")
 
 
-def _run(queue: Callable[[Session], ShopRequest], wait: bool, timeout_s: float) -> None:
+def _run(
+    queue: Callable[..., ShopRequest], key: str, wait: bool, timeout_s: float, **fields: object
+) -> None:
     from backend.markets import operator
 
     done = queued(
@@ -44,8 +46,10 @@ def _run(queue: Callable[[Session], ShopRequest], wait: bool, timeout_s: float) 
             f"shop {status.action} request #{status.id} ({status.status}), "
             f"key {status.idempotency_key!r}"
         ),
+        key=key,
         wait=wait,
         timeout_s=timeout_s,
+        **fields,
     )
     if wait:
         typer.echo(f"listing #{done.listing_id} in tx {done.tx_hash}")
@@ -90,23 +94,20 @@ def shop_list(
     if kind not in items:
         raise fail(f"kind must be avatar, accessory or vip, got {kind!r}")
     _run(
-        lambda session: operator.queue_listing(
-            session=session,
-            item_kind=kind,
-            item=items[kind],
-            item_id=item_id,
-            price=int(price),
-            supply=supply,
-            vip_term_s=int(vip_days * 86400),
-            name=name,
-            image=image,
-            slot=slot,
-            max_supply=max_supply,
-            idempotency_key=key,
-            chain_id=settings.chain.chain_id,
-        ),
+        operator.queue_listing,
+        key,
         wait,
         timeout_s,
+        item_kind=kind,
+        item=items[kind],
+        item_id=item_id,
+        price=int(price),
+        supply=supply,
+        vip_term_s=int(vip_days * 86400),
+        name=name,
+        image=image,
+        slot=slot,
+        max_supply=max_supply,
     )
 
 
@@ -120,15 +121,10 @@ def shop_close(
     """Queue the close of a shop listing (its price unchanged); the worker sends it."""
     from backend.markets import operator, service
 
-    def close(session: Session) -> operator.ShopRequest:
+    def close(*, session: Session, **queue_args: Any) -> operator.ShopRequest:
         row = service.get_shop_listing(session=session, listing_id=listing_id)
         return operator.queue_update(
-            session=session,
-            listing_id=listing_id,
-            price=int(row.price),
-            open_=False,
-            idempotency_key=key,
-            chain_id=get_settings().chain.chain_id,
+            session=session, listing_id=listing_id, price=int(row.price), open_=False, **queue_args
         )
 
-    _run(close, wait, timeout_s)
+    _run(close, key, wait, timeout_s)
