@@ -18,6 +18,7 @@ from backend.accounts import service as accounts
 from backend.accounts import terms as accounts_terms
 from backend.accounts.service import Principal
 from backend.api.params import out_of
+from backend.chain.operator_requests import RequestFamily
 from backend.chain.outbox import inserted_here
 from backend.chain.unsigned import TxBuilder
 from backend.competitions.contributions import ContributionTxBuilder
@@ -254,13 +255,24 @@ MarketsDep = Annotated[MarketsChain, Depends(get_markets)]
 
 
 def queued_once(
-    session: Session, key: str, model: type[BaseModel], queue: Callable[[], object]
+    request: Request,
+    session: Session,
+    family: RequestFamily,
+    model: type[BaseModel],
+    queue: Callable[..., object],
+    *,
+    idempotency_key: str,
+    **fields: object,
 ) -> Any:
-    """An operator's chain request queued under its idempotency key, committed: the new
-    request (as ``model``) with the route's 202, or, for a repeat of the same key and body,
-    the first one with 200 (another body under the key is the service's 409). One place for
-    the five operator routes that queue a mint, a VIP pass, a shop listing or update, a center."""
-    out = out_of(model, queue())
+    """An operator's chain request of ``family`` queued under its idempotency key, committed:
+    ``queue(session=, idempotency_key=, chain_id=, **fields)`` (the service) answered as
+    ``model`` with the route's 202, or, for a repeat of the same key and body, the first one
+    with 200 (another body under the key is the service's 409). One place for the five
+    operator routes that queue a mint, a VIP pass, a shop listing or update, a center."""
+    key = family.key(idempotency_key)  # a bad key is refused before anything is read
+    chain_id = request.app.state.settings.chain.chain_id
+    queued = queue(session=session, idempotency_key=idempotency_key, chain_id=chain_id, **fields)
+    out = out_of(model, queued)
     first = inserted_here(session, key)
     session.commit()
     if not first:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from backend.centers.schemas import CenterOut
 from backend.economy.schemas import MoneyWei
+from backend.kit.schemas import StrictIn
 from backend.tables.schemas import BotLevel, TableOut
 
 
@@ -17,12 +18,10 @@ class RegisterIn(BaseModel):
     avatar_id: int | None = Field(default=None, ge=1, le=2**63 - 1)
 
 
-class ContributionIn(BaseModel):
+class ContributionIn(StrictIn):
     """DEW (in wei) the signed-in wallet adds to a tournament's prizes."""
 
     amount: MoneyWei
-
-    model_config = {"extra": "forbid"}
 
 
 class ContributionOut(BaseModel):
@@ -43,7 +42,7 @@ class CenterDetail(CenterOut):
     tournaments: list[dict[str, Any]]
 
 
-class CenterTournamentIn(BaseModel):
+class CenterTournamentIn(StrictIn):
     """A Campeonato at the center (no added prize; the fee is the house's)."""
 
     name: str = Field(min_length=1, max_length=64)
@@ -60,5 +59,3 @@ class CenterTournamentIn(BaseModel):
     round_every_s: float = Field(default=0.0, ge=0, le=7 * 86400)
     turn_timeout_s: float = Field(default=30.0, ge=1, le=600)
     bot_level: BotLevel = "medium"
-
-    model_config = {"extra": "forbid"}
