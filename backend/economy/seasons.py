@@ -63,7 +63,12 @@ def schedule_seasons(
     create: Callable[..., Season] | None = None,
 ) -> list[Season]:
     """Back-to-back seasons ``<prefix> 1..count``, each ``length`` long with its own budget,
-    each made by ``create`` (keyword arguments as :func:`create_season`, the default)."""
+    each made by ``create`` (keyword arguments as :func:`create_season`, the default); the
+    caller's rollback undoes all on a refusal."""
+    if first_starts_at.tzinfo is None:
+        raise EconomyValueError("season times must be timezone-aware")
+    if not name_prefix or len(name_prefix) > 48:
+        raise EconomyValueError(f"name prefix must be 1..48 characters, got {name_prefix!r}")
     create = create or create_season
     return [
         create(

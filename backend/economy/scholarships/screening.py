@@ -34,6 +34,7 @@ from backend.chain.contracts import Contracts
 from backend.db.base import aware, utcnow
 from backend.economy import exceptions as exc
 from backend.economy.models import ScreenedOwner, ScreeningApplication, ScreeningStatus
+from backend.kit.rows import columns
 from backend.kit.text import clean_text
 
 _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
@@ -69,18 +70,12 @@ def _text(value: str, what: str, max_chars: int) -> str:
 
 
 def view(app: ScreeningApplication) -> dict[str, Any]:
-    return {
-        "id": app.id,
-        "applicant": app.applicant,
-        "statement": app.statement,
-        "status": app.status,
-        "reason": app.reason,
-        "decided_by": app.decided_by,
-        "tx_hash": app.tx_hash,
-        "block_number": app.block_number,
-        "created_at": aware(app.created_at),
-        "decided_at": aware(app.decided_at),
-    }
+    return columns(
+        app,
+        "id applicant statement status reason decided_by tx_hash block_number",
+        created_at=aware(app.created_at),
+        decided_at=aware(app.decided_at),
+    )
 
 
 # --- the owner ----------------------------------------------------------------------------
