@@ -37,6 +37,7 @@ __all__ = [
     "ChainReaderDep",
     "CurrentOperator",
     "CurrentPlayer",
+    "CurrentScreener",
     "GateDep",
     "HubDep",
     "MarketsDep",
@@ -231,6 +232,14 @@ def get_screeners(request: Request, builder: BuilderDep, settings: SettingsDep) 
 
 
 ScreenersDep = Annotated[ScreenerRoles, Depends(get_screeners)]
+
+
+def get_screener(player: CurrentPlayer, screeners: ScreenersDep) -> str:
+    """The signed-in wallet's address, if it holds SCREENER_ROLE; else 403 (``NotScreener``)."""
+    return screeners.require(player.address)
+
+
+CurrentScreener = Annotated[str, Depends(get_screener)]
 
 
 # --- markets ------------------------------------------------------------------------------

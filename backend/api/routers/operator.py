@@ -35,6 +35,7 @@ from backend.economy.schemas import (
     VipIn,
     VipOut,
 )
+from backend.kit.rows import columns
 from backend.markets import operator as markets_operator
 from backend.markets import service as markets_service
 from backend.markets.jobs import MarketsChain
@@ -185,17 +186,9 @@ def queue_shop_listing(
         ShopRequestOut,
         markets_operator.queue_listing,
         idempotency_key=body.idempotency_key,
-        item_kind=body.item_kind,
+        **columns(body, "item_kind item_id supply vip_term_s name image slot max_supply uri"),
         item=_item_address(markets, body.item_kind),
-        item_id=body.item_id,
         price=int(body.price),
-        supply=body.supply,
-        vip_term_s=body.vip_term_s,
-        name=body.name,
-        image=body.image,
-        slot=body.slot,
-        max_supply=body.max_supply,
-        uri=body.uri,
     )
 
 
