@@ -29,7 +29,7 @@ from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import SHOP_KINDS, ChainRequest, RequestKind, RequestStatus
 from backend.config import get_settings
 from backend.db import dialect
-from backend.db.base import utcnow
+from backend.db.base import get_or_raise, utcnow
 
 # The server's cap on one match's payouts, checked when a settlement is queued: 64 avatar
 # payouts (the dearest kind, contracts.SETTLE_GAS_PER_AVATAR_PAYOUT) stay near half of a
@@ -318,10 +318,8 @@ def request_center_mint(
 
 def get_request(*, session: Session, request_id: int) -> ChainRequest:
     """One request by id, for callers that wait on its outcome (``dew demo``'s mint)."""
-    request = session.get(ChainRequest, request_id)
-    if request is None:
-        raise LookupError(f"no chain request with id {request_id!r}")
-    return request
+    missing = LookupError(f"no chain request with id {request_id!r}")
+    return get_or_raise(session, ChainRequest, request_id, missing)
 
 
 def request_shop_call(

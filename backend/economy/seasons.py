@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.db import dialect
+from backend.db.base import get_or_raise
 from backend.economy.exceptions import EconomyValueError, SeasonNotFound
 from backend.economy.models import Season
 
@@ -105,7 +106,6 @@ def season_at(*, session: Session, when: datetime, lock: bool = False) -> Season
 
 
 def get_season(*, session: Session, season_id: int) -> Season:
-    season = session.get(Season, season_id)
-    if season is None:
-        raise SeasonNotFound(f"no season with id {season_id!r}")
-    return season
+    return get_or_raise(
+        session, Season, season_id, SeasonNotFound(f"no season with id {season_id!r}")
+    )

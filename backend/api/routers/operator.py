@@ -49,14 +49,12 @@ _CENTER_ERRORS = error_responses(401, 403, 404, 409, 422, 503)
 
 def _season_out(session: Session, season: Season) -> OperatorSeasonOut:
     places = operator.season_reward_places(session=session, season_id=season.id)
-    return OperatorSeasonOut(
+    return out_of(
+        OperatorSeasonOut,
+        season,
         rewards=[str(a) for a in places],
-        id=season.id,
-        name=season.name,
         starts_at=aware(season.starts_at),
         ends_at=aware(season.ends_at),
-        emission_budget=season.emission_budget,
-        emitted=season.emitted,
     )
 
 
@@ -90,9 +88,7 @@ def create_season(
     """Open a season with an emission budget; overlapping another season is refused (422)."""
     season = operator.create_season(
         session=session,
-        name=body.name,
-        starts_at=body.starts_at,
-        ends_at=body.ends_at,
+        **columns(body, "name starts_at ends_at"),
         emission_budget=int(body.emission_budget),
         rewards=[int(a) for a in body.rewards],
     )

@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from web3.exceptions import TransactionNotFound, Web3Exception
 
 from backend.chain.contracts import Contracts
-from backend.db.base import aware, utcnow
+from backend.db.base import aware, get_or_raise, utcnow
 from backend.economy import exceptions as exc
 from backend.economy.models import ScreenedOwner, ScreeningApplication, ScreeningStatus
 from backend.kit.rows import columns
@@ -191,9 +191,8 @@ def queue(*, session: Session, limit: int = 100) -> list[dict[str, Any]]:
 
 
 def _pending(session: Session, application_id: int) -> ScreeningApplication:
-    app = session.get(ScreeningApplication, application_id)
-    if app is None:
-        raise exc.ApplicationNotFound(f"no application {application_id!r}")
+    missing = exc.ApplicationNotFound(f"no application {application_id!r}")
+    app = get_or_raise(session, ScreeningApplication, application_id, missing)
     if app.status != ScreeningStatus.PENDING:
         raise exc.ApplicationClosed(f"application {application_id} is already {app.status}")
     return app

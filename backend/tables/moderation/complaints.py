@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from backend.db import dialect
-from backend.db.base import Base, TimestampMixin, aware, utcnow
+from backend.db.base import Base, TimestampMixin, aware, get_or_raise, utcnow
 from backend.kit.rows import columns
 from backend.kit.text import clean_text
 from backend.protocol.messages import REPORT_REASONS
@@ -179,10 +179,8 @@ def list_complaints(
 
 
 def get_complaint(*, session: Session, complaint_id: int) -> ComplaintRow:
-    complaint = session.get(Complaint, complaint_id)
-    if complaint is None:
-        raise exc.ComplaintNotFound(f"no complaint {complaint_id}")
-    return _row(complaint)
+    missing = exc.ComplaintNotFound(f"no complaint {complaint_id}")
+    return _row(get_or_raise(session, Complaint, complaint_id, missing))
 
 
 def close_complaint(*, session: Session, complaint_id: int, resolution: str) -> ComplaintRow:
