@@ -13,6 +13,7 @@ PostgreSQL, each through a real server process and the module's anvil:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -37,8 +38,9 @@ from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.economy.models import StakeEntry
 from backend.tables.models import TableSeat
-from tests.fixtures.harness import api, sign_in
+from tests.fixtures.harness import Player, api, sign_in
 from tests.hostile.test_tables import SLOW_BOTS, Chain, _error, _send
+from tests.hostile.test_talk import _until
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -367,9 +369,25 @@ def test_a_moderator_acts_on_a_complaint_and_a_muted_wallet_cannot_talk(  # type
     sanction = acted.json()
     assert (sanction["address"], sanction["complaint_id"]) == (reported.address, complaint_id)
     with books() as session:
-        with pytest.raises(care_exc.Muted, match="insults"):
-            standing.require(session, reported.address, Door.TALK)
         standing.require(session, reported.address, Door.SEAT)  # a mute closes talk only
+
+    async def talk(expect_muted: bool) -> None:
+        speaker = await Player(server.ws_url, table["id"], reported_token).connect()
+        hearer = await Player(server.ws_url, table["id"], reporter_token).connect()
+        await speaker.send({"type": "talk", "phrase": "hello", "ref": "t"})
+        answer = await _until(speaker, ("error", "talk"))
+        if expect_muted:
+            assert (answer["type"], answer["error"]["code"]) == ("error", "muted"), answer
+            assert "insults at the table" in answer["error"]["message"]
+            # It reached nobody: the table's next talk the hearer gets is its own.
+            await hearer.send({"type": "talk", "emote": "wow"})
+            assert (await _until(hearer, ("talk",)))["emote"] == "wow"
+        else:
+            assert (answer["type"], answer["phrase"]) == ("talk", "hello"), answer
+        await speaker.close()
+        await hearer.close()
+
+    asyncio.run(talk(expect_muted=True))
     with api(server.url, reported_token) as client:
         appealed = client.post(
             f"/care/sanctions/{sanction['id']}/appeal", json={"text": "it was a joke"}
@@ -388,5 +406,4 @@ def test_a_moderator_acts_on_a_complaint_and_a_muted_wallet_cannot_talk(  # type
         trail = client.get(f"/care/moderation/sanctions/{sanction['id']}/audit").json()
         assert [a["action"] for a in trail] == ["impose", "appeal", "lift"]
     assert _count(books, SanctionAudit, SanctionAudit.sanction_id == sanction["id"]) == 3
-    with books() as session:
-        standing.require(session, reported.address, Door.TALK)  # lifted: it talks again
+    asyncio.run(talk(expect_muted=False))  # lifted on appeal: it talks again
