@@ -22,6 +22,7 @@ from backend.care.standing import (
     Door,
     Limit,
     active_breaks,
+    check_duration,
     in_force,
     limits,
     wallet,
@@ -102,11 +103,7 @@ def take_break(
 ) -> BreakRow:
     """Start a time-out or a self-exclusion now. It cannot be shortened or ended; a second
     one runs beside the first (whichever ends later holds). Committed."""
-    if kind not in BREAKS:
-        raise exc.InvalidCare(f"unknown break {kind!r:.20}: timeout or exclusion")
-    low, high = BREAKS[kind]
-    if not low <= duration <= high:
-        raise exc.InvalidCare(f"the {kind} lasts {low} to {high}, not {duration}")
+    check_duration(kind, duration, BREAKS)
     address = wallet(address)
     now = now or utcnow()
     row = PlayerBreak(

@@ -23,7 +23,7 @@ from backend.care.models import (
     Sanction,
     SanctionAudit,
 )
-from backend.care.standing import wallet
+from backend.care.standing import check_duration, wallet
 from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.economy import stakes
@@ -105,11 +105,7 @@ def record(
     now: datetime | None = None,
 ) -> SanctionRow:
     """Write a sanction and its audit row; flushes, the caller commits."""
-    if kind not in KINDS:
-        raise exc.InvalidCare(f"unknown sanction {kind!r:.20}: one of {', '.join(KINDS)}")
-    low, high = DURATIONS[kind]
-    if not low <= duration <= high:
-        raise exc.InvalidCare(f"the {kind} lasts {low} to {high}, not {duration}")
+    check_duration(kind, duration, DURATIONS)
     address = wallet(address)
     text = _text(reason, "a reason", REASON_MAX_CHARS)
     now = now or utcnow()

@@ -84,6 +84,17 @@ def wallet(address: str) -> str:
     return to_checksum_address(address)
 
 
+def check_duration(
+    kind: str, duration: timedelta, bounds: dict[str, tuple[timedelta, timedelta]]
+) -> None:
+    """``InvalidCare`` unless ``kind`` is in ``bounds`` and ``duration`` within its own."""
+    if kind not in bounds:
+        raise exc.InvalidCare(f"unknown kind {kind!r:.20}: one of {', '.join(bounds)}")
+    low, high = bounds[kind]
+    if not low <= duration <= high:
+        raise exc.InvalidCare(f"the {kind} lasts {low} to {high}, not {duration}")
+
+
 def _when(moment: datetime) -> str:
     return f"{aware(moment):%Y-%m-%d %H:%M} UTC"
 

@@ -28,7 +28,7 @@ def test_moderation_and_limits_commands(sqlite_url: str) -> None:
     bad = invoke_dew(
         env, "moderation", "sanction", wallet, "--kind", "exile", "--reason", "x", "--hours", "1"
     )
-    assert bad.returncode == 2 and "unknown sanction" in bad.stderr
+    assert bad.returncode == 2 and "unknown kind" in bad.stderr
     short = invoke_dew(
         env, "moderation", "sanction", wallet, "--kind", "ban", "--reason", "x", "--hours", "2"
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 from eth_account import Account
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from backend.care import exceptions as care_exc
 from backend.care import limits, moderation, standing
@@ -35,11 +34,11 @@ from backend.competitions import service as competitions
 from backend.competitions.models import Entrant
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
-from backend.economy import stakes
 from backend.economy.models import StakeEntry
 from backend.tables.models import TableSeat
 from tests.fixtures.harness import Player, api, sign_in
-from tests.hostile.test_tables import SLOW_BOTS, Chain, _error, _send
+from tests.hostile.test_seats_and_holds import _balance, _deposit
+from tests.hostile.test_tables import SLOW_BOTS, Chain, _count, _error, _send
 from tests.hostile.test_talk import _until
 
 pytestmark = pytest.mark.timeout(300)
@@ -70,27 +69,6 @@ def books(db_url: str) -> Any:
     engine = create_db_engine(db_url)
     yield make_session_factory(engine)
     engine.dispose()
-
-
-def _deposit(books: Any, address: str, amount: int) -> None:
-    with books() as session, session.begin():
-        stakes.credit_deposit(
-            session=session,
-            address=address,
-            amount=amount,
-            tx_hash="0x" + os.urandom(32).hex(),
-            log_index=0,
-        )
-
-
-def _balance(books: Any, address: str) -> int:
-    with books() as session:
-        return stakes.stake_balance(session=session, address=address)
-
-
-def _count(books: Any, model: Any, *where: Any) -> int:
-    with books() as session:
-        return int(session.scalar(select(func.count()).select_from(model).where(*where)) or 0)
 
 
 def _paid_tournament(books: Any, name: str, fee: int) -> int:
@@ -162,9 +140,9 @@ def test_a_refused_wallet_finds_every_door_shut_but_its_withdrawal_pays(  # type
         for door, answer in doors.items():
             assert _error(answer) == (403, code), (door, answer.text)
         # Nothing was written behind the refusals.
-        assert _count(books, TableSeat, TableSeat.address == player.address) == 0
-        assert _count(books, Entrant, Entrant.address == player.address) == 0
-        assert _count(books, DepositAsked, DepositAsked.address == player.address) == 0
+        assert _count(db_url, TableSeat, TableSeat.address == player.address) == 0
+        assert _count(db_url, Entrant, Entrant.address == player.address) == 0
+        assert _count(db_url, DepositAsked, DepositAsked.address == player.address) == 0
         assert _balance(books, player.address) == 3 * STAKE
         # The wallet sees why.
         seen = client.get("/care/standing").json()
@@ -314,10 +292,10 @@ def test_twenty_parallel_deposits_or_entries_cannot_pass_a_limit(  # type: ignor
         a.text for a in entries if a.status_code not in (200, 409)
     ]
     assert {_error(a) for a in entries if a.status_code != 200} == {(409, "limit_reached")}
-    assert _count(books, Entrant, Entrant.address == player.address) == 3
+    assert _count(db_url, Entrant, Entrant.address == player.address) == 3
     assert _balance(books, player.address) == 17 * STAKE
     escrowed = _count(
-        books, StakeEntry, StakeEntry.address == player.address, StakeEntry.kind == "escrow"
+        db_url, StakeEntry, StakeEntry.address == player.address, StakeEntry.kind == "escrow"
     )
     assert escrowed == 3
 
@@ -326,7 +304,7 @@ def test_twenty_parallel_deposits_or_entries_cannot_pass_a_limit(  # type: ignor
 
 
 def test_a_moderator_acts_on_a_complaint_and_a_muted_wallet_cannot_talk(  # type: ignore[no-untyped-def]
-    start_server, chain, books
+    start_server, chain, books, db_url
 ) -> None:
     server = start_server(**SLOW_BOTS, extra_env={**chain.env, **LIMITS})
     _, operator_token = sign_in(server.url, OPERATOR)
@@ -405,5 +383,5 @@ def test_a_moderator_acts_on_a_complaint_and_a_muted_wallet_cannot_talk(  # type
         assert answered.json()["active"] is False
         trail = client.get(f"/care/moderation/sanctions/{sanction['id']}/audit").json()
         assert [a["action"] for a in trail] == ["impose", "appeal", "lift"]
-    assert _count(books, SanctionAudit, SanctionAudit.sanction_id == sanction["id"]) == 3
+    assert _count(db_url, SanctionAudit, SanctionAudit.sanction_id == sanction["id"]) == 3
     asyncio.run(talk(expect_muted=False))  # lifted on appeal: it talks again

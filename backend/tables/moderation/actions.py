@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.care import moderation
 from backend.care.moderation import SanctionRow
-from backend.db import dialect
 from backend.db.base import utcnow
-from backend.tables import exceptions as exc
-from backend.tables.moderation.complaints import RESOLUTION_MAX_CHARS, Complaint
+from backend.tables.moderation.complaints import RESOLUTION_MAX_CHARS, lock_open
 
 
 def act_on_complaint(
@@ -28,13 +25,7 @@ def act_on_complaint(
     now: datetime | None = None,
 ) -> SanctionRow:
     """Sanction the wallet an open complaint reports and close the complaint; committed."""
-    complaint = session.scalar(
-        dialect.for_update(session, select(Complaint).where(Complaint.id == complaint_id))
-    )
-    if complaint is None:
-        raise exc.ComplaintNotFound(f"no complaint {complaint_id}")
-    if complaint.status == "closed":
-        raise exc.Conflict(f"complaint {complaint_id} is already closed")
+    complaint = lock_open(session, complaint_id)
     now = now or utcnow()
     row = moderation.record(
         session=session,
