@@ -168,6 +168,7 @@ def at_door(door: Door) -> Callable[..., Principal]:
 
 ShopDoor = Annotated[Principal, Depends(at_door(Door.SHOP))]
 MarketDoor = Annotated[Principal, Depends(at_door(Door.MARKET))]
+DepositDoor = Annotated[Principal, Depends(at_door(Door.DEPOSIT))]
 
 # --- live play ----------------------------------------------------------------------------
 
