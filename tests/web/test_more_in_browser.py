@@ -179,8 +179,8 @@ def test_a_wallet_invited_by_address_joins_the_private_table(browser, server):
     guest.click("#table #take-seat")
     guest.wait_for_selector("#table[data-status=live][data-link=open] #hand button")
     host.wait_for_selector("#table[data-status=live][data-link=open] #hand button")
-    assert host.locator(f"#seats li[data-address='{guest_address}']").count() == 1
-    assert guest.locator(f"#seats li[data-address='{host_address}']").count() == 1
+    host.wait_for_selector(f"#seats li[data-address='{guest_address}']")
+    guest.wait_for_selector(f"#seats li[data-address='{host_address}']")
     with http_as(guest, server.url) as http:
         table = http.get(f"/tables/{table_id}").json()
         assert (table["visibility"], table["status"]) == ("private", "playing")

@@ -88,30 +88,42 @@ def _check_around_the_board(layout: dict[str, Any], wide: bool) -> None:
             assert r["l"] >= board["r"] - 1, seat
 
 
-@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_four_seats_around_the_board_with_names_ring_and_the_servers_move(
-    browser: Any, server: Any, artifacts: Any, viewport: dict[str, int]
-) -> None:
+def _at_own_table(
+    browser: Any,
+    server: Any,
+    viewport: dict[str, int],
+    table: dict[str, Any],
+    name: str | None = None,
+) -> tuple[Any, Any]:
+    """A new wallet (named ``name``) creates ``table`` over HTTP and opens it in a page of
+    ``viewport``, signed in: (page, account)."""
     account = Account.create()
-    name = _name()
     _, token = sign_in(server.url, account)
     with api(server.url, token) as client:
-        assert client.put("/names/me", json={"name": name}).status_code == 200
-        made = client.post(
-            "/tables",
-            json={
-                "preset": "dew200",
-                "seats": 4,
-                "kind": "practice",
-                "bot_level": "easy",
-                "turn_timeout_s": 12,
-            },
-        )
+        if name:
+            assert client.put("/names/me", json={"name": name}).status_code == 200
+        made = client.post("/tables", json=table)
         assert made.status_code == 201, made.text
         table_id = made.json()["id"]
     page = open_wallet_page(browser, server.url, InjectedWallet(account.key.hex()), viewport)
     sign_in_page(page)
     goto_view(page, f"{server.url}/#/table/{table_id}")
+    return page, account
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_four_seats_around_the_board_with_names_ring_and_the_servers_move(
+    browser: Any, server: Any, artifacts: Any, viewport: dict[str, int]
+) -> None:
+    name = _name()
+    table = {
+        "preset": "dew200",
+        "seats": 4,
+        "kind": "practice",
+        "bot_level": "easy",
+        "turn_timeout_s": 12,
+    }
+    page, account = _at_own_table(browser, server, viewport, table, name)
     page.wait_for_selector("#table[data-link=open] #seats li.me .seat-pic svg")
     page.wait_for_function("() => document.querySelectorAll('#seats li.seat').length === 4")
     layout = page.evaluate(LAYOUT_JS)
@@ -165,15 +177,8 @@ def test_four_seats_around_the_board_with_names_ring_and_the_servers_move(
 def test_same_device_keeps_player_one_at_the_bottom_and_player_two_at_the_top(
     browser: Any, server: Any, viewport: dict[str, int]
 ) -> None:
-    account = Account.create()
-    _, token = sign_in(server.url, account)
-    with api(server.url, token) as client:
-        made = client.post("/tables", json={"preset": "draw", "seats": 2, "kind": "same_device"})
-        assert made.status_code == 201, made.text
-        table_id = made.json()["id"]
-    page = open_wallet_page(browser, server.url, InjectedWallet(account.key.hex()), viewport)
-    sign_in_page(page)
-    goto_view(page, f"{server.url}/#/table/{table_id}")
+    table = {"preset": "draw", "seats": 2, "kind": "same_device"}
+    page, _ = _at_own_table(browser, server, viewport, table)
     page.wait_for_selector("#table[data-link=open][data-status=live] #seats li.seat")
     for _ in range(2):  # before and after a move: the device changes hands, the seats do not
         layout = page.evaluate(LAYOUT_JS)
