@@ -37,13 +37,20 @@ export function slideIn(tile, from) {
   return animation.finished.then(finish, finish);
 }
 
-/** A short note at a seat ("draws", "passes"), faded out after a moment. */
-export function seatBubble(root, seat, text, kind) {
+/**
+ * A short note inside a seat's own box ("draws", "passes"), faded out after a moment: it
+ * takes the place kept for it there, so it never covers another seat. `who` is read out
+ * before it (screen readers only: the box already says whose seat it is).
+ */
+export function seatBubble(root, seat, text, kind, who = "") {
   const bubble = root.querySelector(`#seats li[data-seat="${seat}"] .bubble`);
   const counter = `shown${kind[0].toUpperCase()}${kind.slice(1)}s`;
   root.dataset[counter] = String(Number(root.dataset[counter] || 0) + 1);
   if (!bubble) return;
-  bubble.textContent = text;
+  const name = document.createElement("span");
+  name.className = "sr-only";
+  name.textContent = who ? `${who}: ` : "";
+  bubble.replaceChildren(name, text);
   bubble.dataset.kind = kind;
   bubble.classList.add("show");
   if (!reducedMotion()) {

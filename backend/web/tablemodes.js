@@ -66,8 +66,9 @@ export function tableModes(h, redraw) {
       const take = () => { shownSeat = you; redraw(); };
       return h("section", { id: "hand-over", "aria-labelledby": "hand-over-h" },
         h("h3", { id: "hand-over-h" }, t("handOver")),
-        h("p", {}, t("handOverText").replace("{seat}", String(you))),
-        h("button", { type: "button", id: "show-hand", onclick: take }, t("showHand").replace("{seat}", String(you))));
+        h("p", {}, t("handOverText").replace("{seat}", String(you + 1))),
+        h("button", { type: "button", id: "show-hand", onclick: take },
+          t("showHand").replace("{seat}", String(you + 1))));
     },
   };
 }
