@@ -4,7 +4,7 @@
 // Both close with Escape (focus back on their button), on a click elsewhere, or on a new route.
 
 import { ApiError } from "./api.js";
-import { addWords, t } from "./i18n.js";
+import { addWords, fill, t } from "./i18n.js";
 
 addWords({
   navPlay: ["Jugar", "Play"],
@@ -55,8 +55,6 @@ export function rolesOf(api) {
   }
   return roleCache.get(key);
 }
-
-const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
 
 // Every open disclosure (the phone's menu, a group): closed by closeAll().
 const openers = new Set();

@@ -4,7 +4,7 @@
 
 import { ApiError } from "../api.js";
 import { guideSeen, resetGuide } from "../guide.js";
-import { addWords, currentLang, t, toggleLang } from "../i18n.js";
+import { addWords, currentLang, fill, t, toggleLang } from "../i18n.js";
 import { MOTION_CHOICES, motionChoice, setMotionChoice } from "../motion.js";
 import { setSoundEnabled, soundEnabled } from "../sound.js";
 import { BOT_SPEEDS, botSpeed, setBotSpeed } from "../tablemodes.js";
@@ -31,8 +31,6 @@ addWords({
   vipSignIn: ["Conecta tu billetera para ver tu pase VIP.", "Connect your wallet to see your VIP pass."],
   settingsSaved: ["Guardado.", "Saved."],
 });
-
-const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
 
 /** A date in the player's language: "3 de marzo de 2027" / "3 March 2027". */
 export function longDate(iso) {
