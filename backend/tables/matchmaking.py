@@ -13,6 +13,9 @@ from sqlalchemy import CursorResult, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from backend.care import standing
+from backend.care.exceptions import CareError
+from backend.care.standing import Door
 from backend.config import Settings
 from backend.db import dialect
 from backend.db.base import aware, utcnow
@@ -55,6 +58,7 @@ def enqueue(
             "valid VIP pass"
         )
     admission = gate.admit(address, avatar_id) if earning else None
+    standing.require(session, address, Door.QUEUE, amount=stake)
     if stake and stakes.stake_balance(session=session, address=address) < stake:
         session.rollback()
         raise exc.InsufficientStake(
@@ -173,6 +177,12 @@ def run_matchmaking(
         if stake and stakes.stake_balance(session=session, address=ticket.address) < stake:
             # Withdrawn or escrowed elsewhere since it queued: seating it would refuse the
             # whole table's start, so the ticket ends here.
+            ticket.status = "cancelled"
+            continue
+        try:
+            # Sanctioned, on a break or past its stake limit since it queued: no seat.
+            standing.require(session, ticket.address, Door.SEAT, amount=stake, now=now)
+        except CareError:
             ticket.status = "cancelled"
             continue
         key = (ticket.preset, _options_key(ticket.options), ticket.earning, stake)

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from backend.kit.schemas import ADDRESS_PATTERN
+from backend.kit.schemas import ADDRESS_PATTERN, StrictIn
 from backend.protocol.messages import REPORT_REASONS
 from backend.tables.moderation import complaints
 
@@ -172,15 +172,13 @@ class CenterTableIn(_TableRules):
 Reason = Annotated[str, Field(max_length=32, description=", ".join(REPORT_REASONS))]
 
 
-class ReportIn(BaseModel):
+class ReportIn(StrictIn):
     table_id: str = Field(pattern=r"^[0-9a-f]{32}$", description="where you sit or sat together")
     address: str = Field(pattern=ADDRESS_PATTERN, description="the reported player")
     reason: Reason
     # The service counts characters once control characters are stripped; this bounds the
     # raw body first.
     note: str | None = Field(default=None, max_length=4 * complaints.NOTE_MAX_CHARS)
-
-    model_config = {"extra": "forbid"}
 
 
 class ComplaintOut(BaseModel):

@@ -149,6 +149,24 @@ const ERRORS = {
   method_not_allowed: ["Esa acción no existe.", "That action does not exist."],
   too_large: ["Demasiados datos en la petición.", "Too much data in the request."],
   http_error: ["El servidor no respondió como se esperaba.", "The server did not answer as expected."],
+  // Sanctions, breaks and limits (the one gate: backend/care/standing.py).
+  banned: ["Un moderador bloqueó esta billetera. Tu saldo depositado se puede retirar.",
+    "A moderator banned this wallet. Your deposited balance can still be withdrawn."],
+  suspended: ["Un moderador suspendió tu juego por un tiempo.",
+    "A moderator suspended your play for a while."],
+  muted: ["Un moderador silenció tus mensajes en la mesa por un tiempo.",
+    "A moderator muted your table talk for a while."],
+  timed_out: ["Estás en una pausa que tú elegiste: vuelve cuando termine.",
+    "You are on a break you chose: come back when it ends."],
+  self_excluded: ["Te autoexcluiste: las mesas con apuesta, las inscripciones y los depósitos están cerrados.",
+    "You excluded yourself: staked tables, entry fees and deposits are closed."],
+  limit_reached: ["Eso superaría un límite que tú pusiste.", "That would go past a limit you set."],
+  already_appealed: ["Ya apelaste esta sanción: se apela una sola vez.",
+    "You already appealed this sanction: it is appealed once."],
+  not_appealed: ["Esa sanción no tiene una apelación pendiente.", "That sanction has no appeal waiting."],
+  already_lifted: ["Esa sanción ya terminó.", "That sanction has already ended."],
+  not_moderator: ["Solo los moderadores pueden hacer eso.", "Only moderators can do that."],
+  sanction_not_found: ["No se encontró esa sanción.", "That sanction was not found."],
 };
 
 addWords(Object.fromEntries(Object.entries(ERRORS).map(([code, words]) => [`err_${code}`, words])));

@@ -18,6 +18,7 @@ from sqlalchemy import select
 
 from backend.api.deps import CurrentPlayer, GateDep, SessionDep, get_tx_builder
 from backend.api.params import error_responses
+from backend.care import limits
 from backend.chain import outbox
 from backend.chain.models import ChainRequest
 from backend.competitions.models import Tournament
@@ -117,11 +118,19 @@ def my_vip_pass(player: CurrentPlayer, gate: GateDep) -> VipPassOut:
 
 
 @router.post("/deposit", response_model=TransactionsOut, responses=_ERRORS)
-def deposit(body: DepositIn, request: Request, player: CurrentPlayer) -> TransactionsOut:
+def deposit(
+    body: DepositIn, request: Request, session: SessionDep, player: CurrentPlayer
+) -> TransactionsOut:
     """The DEW transfer into the vault for the player's wallet to sign; the stake balance is
-    credited once the transfer is confirmed."""
+    credited once the transfer is confirmed. The one gate first: a sanction, a break or the
+    player's own deposit limit refuses it before the chain is asked."""
     amount = _amount(body.amount)  # bad input is refused before the chain is asked
-    tx = get_tx_builder(request).deposit(sender=player.address, amount=amount)
+    tx = limits.deposit_door(
+        session=session,
+        address=player.address,
+        amount=amount,
+        build=lambda: get_tx_builder(request).deposit(sender=player.address, amount=amount),
+    )
     return TransactionsOut.of(tx)
 
 
