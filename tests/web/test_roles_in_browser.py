@@ -12,19 +12,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import ExitStack
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from backend.demo.players import api_txs
-from backend.demo.season import DemoConfig, Season
+from backend.demo.season import Season
 from tests.web.conftest import InjectedWallet, goto_view, open_wallet_page, sign_in_page
 from tests.web.phone import PHONE
+from tests.web.test_dashboard_in_browser import season  # noqa: F401 (the demo's stack)
 from tests.web.test_markets_in_browser import shop_list
-from tests.web.test_words_in_browser import problems_of, raw_values
+from tests.web.test_words_in_browser import problems_of, raw_values, speak
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -41,39 +39,29 @@ OFF_SCREEN_JS = """() => [...document.querySelectorAll(
 
 
 @pytest.fixture(scope="module")
-def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Season]:
-    """The demo's chain and services, minted avatars, oscar screened, a VIP pass for vera and
-    an avatar in the shop."""
-    config = DemoConfig(workdir=tmp_path_factory.mktemp("web-roles"), out=lambda _text: None)
-    with ExitStack() as stack:
-        run = Season(config, stack)
-        run.start()
-        run.sign_in()
-        run.mint_avatars()
-        body = {"screener": run.operator, "owner": run.oscar.address}
-        run.chain.send(run.operator_key, api_txs(run.http.post("/economy/screenings", json=body)))
-        run.vip_pass()
-        shop_list(run, "avatar", price=10 * DEW, supply=5, name="Avatar del salón")
-        yield run
+def stack(season: Season) -> Season:  # noqa: F811 (the imported fixture)
+    """The demo's stack (minted avatars, oscar screened: test_dashboard_in_browser's), with a
+    VIP pass for vera and an avatar in the shop."""
+    season.vip_pass()
+    shop_list(season, "avatar", price=10 * DEW, supply=5, name="Avatar del salón")
+    return season
 
 
-def signed_in(
-    browser: Any, season: Season, key: str, viewport: dict[str, int] | None = None
-) -> Any:
-    page = open_wallet_page(browser, season.base, InjectedWallet(key, season.w3), viewport)
+def signed_in(browser: Any, stack: Season, key: str, viewport: dict[str, int] | None = None) -> Any:
+    page = open_wallet_page(browser, stack.base, InjectedWallet(key, stack.w3), viewport)
     sign_in_page(page)
     return page
 
 
 def test_a_screener_sees_the_review_queue_and_an_owner_does_not(
-    browser: Any, season: Season
+    browser: Any, stack: Season
 ) -> None:
-    operator = signed_in(browser, season, season.operator_key)
+    operator = signed_in(browser, stack, stack.operator_key)
     operator.wait_for_selector("#nav-tools")
     operator.click("#nav-tools")
     operator.click("#nav-screening-queue")
     operator.wait_for_selector("main[data-ready=true][data-view=screening]")
-    owner = signed_in(browser, season, season.oscar.key)
+    owner = signed_in(browser, stack, stack.oscar.key)
     owner.wait_for_load_state("networkidle")
     assert owner.locator("#nav-tools, #nav-screening-queue").count() == 0
     for page in (operator, owner):
@@ -81,10 +69,10 @@ def test_a_screener_sees_the_review_queue_and_an_owner_does_not(
         page.context.close()
 
 
-def test_the_settings_give_the_vip_pass_and_its_expiry(browser: Any, season: Season) -> None:
-    expires = season.contracts.vip.functions.expiresAt(season.vera.address).call()
-    page = signed_in(browser, season, season.vera.key)
-    goto_view(page, f"{season.base}/#/settings")
+def test_the_settings_give_the_vip_pass_and_its_expiry(browser: Any, stack: Season) -> None:
+    expires = stack.contracts.vip.functions.expiresAt(stack.vera.address).call()
+    page = signed_in(browser, stack, stack.vera.key)
+    goto_view(page, f"{stack.base}/#/settings")
     assert page.get_attribute("#vip-status", "data-vip") == "valid"
     shown = datetime.fromisoformat(str(page.get_attribute("#vip-status", "data-expires")))
     assert shown == datetime.fromtimestamp(expires, UTC)
@@ -101,8 +89,8 @@ def test_the_settings_give_the_vip_pass_and_its_expiry(browser: Any, season: Sea
     text = page.inner_text("#vip-status")
     assert text.startswith("You hold a VIP pass, valid until ") and day.strftime("%B") in text
     # Another player holds none, and is told where passes are sold.
-    other = signed_in(browser, season, season.oscar.key)
-    goto_view(other, f"{season.base}/#/settings")
+    other = signed_in(browser, stack, stack.oscar.key)
+    goto_view(other, f"{stack.base}/#/settings")
     assert other.get_attribute("#vip-status", "data-vip") == "none"
     assert other.locator("#vip-status a[href='#/shop']").count() == 1
     for p in (page, other):
@@ -112,16 +100,14 @@ def test_the_settings_give_the_vip_pass_and_its_expiry(browser: Any, season: Sea
 
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_the_wide_screens_fit_a_phone(
-    browser: Any, season: Season, artifacts: Any, lang: str
+    browser: Any, stack: Season, artifacts: Any, lang: str
 ) -> None:
-    page = signed_in(browser, season, season.oscar.key, PHONE)
-    if lang == "en":
-        page.click("#lang")
-        page.wait_for_selector("html[lang=en] main[data-ready=true]")
-    values = raw_values(season.base)
+    page = signed_in(browser, stack, stack.oscar.key, PHONE)
+    speak(page, lang)
+    values = raw_values(stack.base)
     report: dict[str, list[str]] = {}
     for screen in PHONE_SCREENS:
-        goto_view(page, f"{season.base}/#/{screen}")
+        goto_view(page, f"{stack.base}/#/{screen}")
         page.wait_for_load_state("networkidle")
         found = problems_of(page, lang, values)
         found += [f"off screen: {c}" for c in page.evaluate(OFF_SCREEN_JS)]
@@ -129,7 +115,7 @@ def test_the_wide_screens_fit_a_phone(
         if found:
             report[screen] = found
     # The shop's row is a card: its buy button is inside the screen.
-    goto_view(page, f"{season.base}/#/shop")
+    goto_view(page, f"{stack.base}/#/shop")
     page.wait_for_selector("main table.cards button")
     assert report == {}, report
     assert not page.js_errors, page.js_errors
