@@ -391,6 +391,11 @@ export function t(key) {
   return STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
 }
 
+/** A sentence's {placeholders} filled in: `fill(t("vipValid"), { date })`. */
+export function fill(text, values) {
+  return text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
+}
+
 /** Every string of one language (the browser tests compare a page with the other language). */
 export function catalogue(code) {
   return { ...STRINGS[code] };

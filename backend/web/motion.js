@@ -9,7 +9,25 @@ import { tileSvg } from "./tiles.js";
 
 const SLIDE_MS = 320;
 
+// The player's choice on the settings page: "system" (the device's setting), "reduce" or "full".
+const MOTION_KEY = "dew.motion";
+export const MOTION_CHOICES = ["system", "reduce", "full"];
+
+export function motionChoice() {
+  const kept = localStorage.getItem(MOTION_KEY);
+  return MOTION_CHOICES.includes(kept) ? kept : "system";
+}
+
+export function setMotionChoice(choice) {
+  if (!MOTION_CHOICES.includes(choice)) throw new Error(`no motion choice ${choice}`);
+  localStorage.setItem(MOTION_KEY, choice);
+  document.documentElement.dataset.motion = choice;  // style.css stops transitions on "reduce"
+}
+document.documentElement.dataset.motion = motionChoice();
+
 export function reducedMotion() {
+  const choice = motionChoice();
+  if (choice !== "system") return choice === "reduce";
   return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 

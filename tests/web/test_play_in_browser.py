@@ -226,10 +226,10 @@ def test_private_table_by_invite_link_then_matchmaking_and_the_language_switch(b
     )
     guest.wait_for_selector("#table[data-status=live] #hand")
 
-    assert host.inner_text("#nav").startswith("Salón")
+    assert host.inner_text("#nav").startswith("Jugar")
     host.click("#lang")
     host.wait_for_function("() => document.documentElement.lang === 'en'")
-    assert host.inner_text("#nav").startswith("Lobby")
+    assert host.inner_text("#nav").startswith("Play")
     assert not host.js_errors and not guest.js_errors
 
 
