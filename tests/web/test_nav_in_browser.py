@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import httpx
@@ -140,6 +141,13 @@ def test_settings_keep_the_players_choices(
     assert page.get_attribute("#vip-status", "data-vip") == "unknown"
     assert page.inner_text("#vip-status") == "No se puede consultar el pase VIP ahora mismo."
     assert page.locator("#settings-name[data-slot=display-name]").count() == 1
+    # The display name is chosen here and kept by the server.
+    name = f"Ana{secrets.token_hex(3)}"
+    page.fill("#display-name", name)
+    page.click("#name-form button[type=submit]")
+    page.wait_for_selector("#display-name-next:not(:empty)")
+    me = httpx.get(f"{server.url}/names/me", headers={"Authorization": f"Bearer {token}"})
+    assert me.json()["name"] == name, me.text
     page.check("#setting-sound")
     page.select_option("#setting-motion", "reduce")
     page.select_option("#setting-speed", "slow")

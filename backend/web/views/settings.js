@@ -6,6 +6,7 @@ import { ApiError } from "../api.js";
 import { guideSeen, resetGuide } from "../guide.js";
 import { addWords, currentLang, fill, t, toggleLang } from "../i18n.js";
 import { MOTION_CHOICES, motionChoice, setMotionChoice } from "../motion.js";
+import { nameForm } from "../names.js";
 import { setSoundEnabled, soundEnabled } from "../sound.js";
 import { BOT_SPEEDS, botSpeed, setBotSpeed } from "../tablemodes.js";
 
@@ -29,6 +30,8 @@ addWords({
     "You hold no valid VIP pass. The shop sells them."],
   vipUnknown: ["No se puede consultar el pase VIP ahora mismo.", "The VIP pass cannot be checked right now."],
   vipSignIn: ["Conecta tu billetera para ver tu pase VIP.", "Connect your wallet to see your VIP pass."],
+  nameSignIn: ["Conecta tu billetera o juega como invitado para elegir tu nombre.",
+    "Connect your wallet or play as a guest to choose your name."],
   settingsSaved: ["Guardado.", "Saved."],
 });
 
@@ -94,8 +97,10 @@ export async function settingsView(api, ui) {
       choice("motion", MOTION_CHOICES, motionChoice(), t("motionLabel"), setMotionChoice),
       choice("speed", BOT_SPEEDS, botSpeed(), t("botSpeed"), setBotSpeed),
       h("p", {}, h("span", {}, t("guideLabel")), " ", guide, " ", guideNote)),
-    // The display name's place: its field is built with the names work (not here).
-    h("div", { id: "settings-name", "data-slot": "display-name" }),
+    // The display name: a signed-in wallet or guest chooses it here (names.js checks nothing
+    // the server does not check again).
+    h("div", { id: "settings-name", "data-slot": "display-name" },
+      api.address ? nameForm(h, api, { say, fail: ui.fail }) : h("p", { id: "name-signed-out" }, t("nameSignIn"))),
     h("section", { id: "settings-vip", class: "settings-box", "aria-labelledby": "settings-vip-h" },
       h("h3", { id: "settings-vip-h" }, t("vipTitle")), await vipLine(api, h)),
   ));
