@@ -6,7 +6,17 @@ import { ApiError } from "./api.js";
 import "./errors.js";
 import { addWords, t } from "./i18n.js";
 
-addWords({ scrollCue: ["Desliza la tabla para ver más →", "Swipe the table to see more →"] });
+addWords({
+  scrollCue: ["Desliza la tabla para ver más →", "Swipe the table to see more →"],
+  txStep: ["Paso", "Step"],
+  tx_approve: ["Autorizar al contrato a usar tus DEW", "Let the contract use your DEW"],
+  tx_transfer: ["Enviar DEW a la bóveda", "Send DEW to the vault"],
+  tx_call: ["Confirmar la operación", "Confirm the operation"],
+});
+
+// The ERC-20 calls a panel names in words (the first four bytes of the call data); the
+// server's own description (English, with wei) stays in data-description, off the screen.
+const TX_WORDS = { "0x095ea7b3": "tx_approve", "0xa9059cbb": "tx_transfer" };
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -106,8 +116,10 @@ export function errorText(error) {
 
 /** The transactions a wallet signs, one after another (deposits, offers, purchases). */
 export function txPanel(ui, result, done) {
-  const txLine = (tx) => `${tx.description} → ${short(tx.to)} (${(tx.data.length - 2) / 2} bytes)`;
-  const list = h("ol", { class: "txs" }, result.transactions.map((tx) => h("li", {}, txLine(tx))));
+  const steps = result.transactions.length;
+  const txLine = (tx, i) => h("li", { "data-description": tx.description },
+    `${t("txStep")} ${i + 1}/${steps}: ${t(TX_WORDS[tx.data.slice(0, 10)] ?? "tx_call")}`);
+  const list = h("ol", { class: "txs" }, result.transactions.map(txLine));
   const button = h("button", { type: "button", class: "sign-send", onclick: async () => {
     button.disabled = true;
     try {
