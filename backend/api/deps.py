@@ -18,6 +18,8 @@ from backend.accounts import service as accounts
 from backend.accounts import terms as accounts_terms
 from backend.accounts.service import Principal
 from backend.api.params import out_of
+from backend.care import standing
+from backend.care.standing import Door
 from backend.chain.operator_requests import RequestFamily
 from backend.chain.outbox import inserted_here
 from backend.chain.unsigned import TxBuilder
@@ -35,15 +37,18 @@ from backend.tables.live.hub import MatchHub
 __all__ = [
     "BuilderDep",
     "ChainReaderDep",
+    "CurrentModerator",
     "CurrentOperator",
     "CurrentPlayer",
     "CurrentScreener",
     "GateDep",
     "HubDep",
+    "MarketDoor",
     "MarketsDep",
     "ScreenersDep",
     "SessionDep",
     "SettingsDep",
+    "ShopDoor",
     "get_current_player",
     "get_operator",
     "get_session",
@@ -129,6 +134,42 @@ def get_operator(settings: SettingsDep, player: CurrentPlayer) -> Principal:
 
 
 CurrentOperator = Annotated[Principal, Depends(get_operator)]
+
+
+def get_moderator(request: Request, settings: SettingsDep, player: CurrentPlayer) -> Principal:
+    """The signed-in wallet, if it is the operator's or one the operator made a moderator;
+    else 403."""
+    from backend.care import moderation
+    from backend.care.exceptions import NotModerator
+    from backend.economy.operator import is_operator
+
+    if is_operator(player.address, settings.operator.addresses):
+        return player
+    with read_sessions(request.app.state)() as session:
+        if moderation.is_moderator(session=session, address=player.address):
+            return player
+    raise NotModerator("this route is for the operator and the moderators it named")
+
+
+CurrentModerator = Annotated[Principal, Depends(get_moderator)]
+
+
+def at_door(door: Door) -> Callable[..., Principal]:
+    """A dependency: the signed-in wallet, once the one gate lets it through ``door``
+    (``backend.care.standing``). Declared before a route's chain dependencies, it refuses
+    a wallet before the chain is asked."""
+
+    def through(request: Request, player: CurrentPlayer) -> Principal:
+        with read_sessions(request.app.state)() as session:
+            standing.require(session, player.address, door)
+        return player
+
+    return through
+
+
+ShopDoor = Annotated[Principal, Depends(at_door(Door.SHOP))]
+MarketDoor = Annotated[Principal, Depends(at_door(Door.MARKET))]
+DepositDoor = Annotated[Principal, Depends(at_door(Door.DEPOSIT))]
 
 # --- live play ----------------------------------------------------------------------------
 

@@ -60,3 +60,46 @@ def mint(
     )
     if status.center_id is not None:
         typer.echo(f"center #{status.center_id} -> {status.center['to']} in tx {status.tx_hash}")
+
+
+@center_app.command("report")
+def report(
+    center_id: Annotated[int, typer.Argument(help="The Game Center's id")],
+    season: Annotated[int | None, typer.Option(help="Only this season")] = None,
+    limit: Annotated[int, typer.Option(help="Matches listed, newest first (1..500)")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="The report as one JSON object")] = False,
+) -> None:
+    """A host's earnings: the center's fee share per season, then per match with the
+    transaction that paid it (as ``GET /centers/{id}/report`` gives it)."""
+    import json
+    from decimal import Decimal
+
+    from backend.cli.kit import database
+    from backend.competitions import hosting
+
+    if not 1 <= limit <= 500:
+        raise typer.BadParameter(f"1..500, got {limit}", param_hint="--limit")
+    with database(CentersError) as sessions, sessions() as session:
+        got = hosting.center_report(
+            session=session, center_id=center_id, season_id=season, limit=limit
+        )
+    if as_json:
+        typer.echo(json.dumps(got, default=str))
+        return
+
+    def dew(wei: str) -> str:
+        return f"{Decimal(wei) / 10**18:,.2f} DEW"
+
+    typer.echo(f"center #{got['center_id']} {got['name']}, paid to {got['payee']}")
+    for s in got["seasons"]:
+        name = s["season"] or "no season"
+        typer.echo(
+            f"  {name}: {s['matches']} matches, earned {dew(s['earned'])} "
+            f"(paid {dew(s['paid'])}, pending {dew(s['pending'])}, failed {dew(s['failed'])})"
+        )
+    for m in got["matches"]:
+        typer.echo(
+            f"  {m['finished_at']:%Y-%m-%d %H:%M}  {m['match_id']}  {dew(m['amount'])}  "
+            f"{m['status']}  {m['tx_hash'] or '-'}"
+        )
+    typer.echo(f"earned {dew(got['earned'])}, paid {dew(got['paid'])}")

@@ -13,6 +13,7 @@ import pytest
 from eth_account import Account
 from sqlalchemy import select
 
+from backend.care import limits
 from backend.chain.unsigned import UnsignedTx
 from backend.competitions import contributions
 from backend.competitions import service as competitions
@@ -220,6 +221,15 @@ def test_contributions_the_prizes_could_not_pay_are_refused_and_build_nothing(
         assert words in answer.text
     anonymous = api(server.url).post(f"/competitions/{full_id}/contributions", json={"amount": "1"})
     assert anonymous.status_code == 401
+    # A self-excluded wallet sends no DEW in: refused at the door, as a deposit is.
+    open_id = _tournament(sessions)
+    with sessions() as session:
+        limits.take_break(
+            session=session, address=wallet.address, kind="exclusion", duration=timedelta(days=183)
+        )
+    excluded = client.post(f"/competitions/{open_id}/contributions", json={"amount": str(DEW)})
+    assert excluded.status_code == 403, excluded.text
+    assert excluded.json()["error"]["code"] == "self_excluded"
     # Nothing was approved, contributed or booked.
     assert c.token.functions.allowance(wallet.address, c.contributions.address).call() == 0
     assert c.contributions.functions.contributedTo(full_id).call() == 0

@@ -253,9 +253,13 @@ def sign_in_page(page: Any) -> str:
 
 def sign_tx_panel(page: Any) -> list[str]:
     """Sign and send every step of the page's transaction panel and wait until it is done;
-    the steps' texts, as the panel listed them."""
+    the server's description of each step, as the panel listed them (the panel shows the
+    player words, never these: they are in English and count wei)."""
     page.wait_for_selector(".tx-panel .txs li")
-    steps = [str(step) for step in page.locator(".tx-panel .txs li").all_inner_texts()]
+    items = page.locator(".tx-panel .txs li")
+    shown = " ".join(items.all_inner_texts())
+    assert "wei" not in shown and "0x" not in shown, shown
+    steps = [str(d) for d in items.evaluate_all("els => els.map((e) => e.dataset.description)")]
     page.click(".tx-panel .sign-send")
     page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
     return steps

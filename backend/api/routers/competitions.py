@@ -23,6 +23,7 @@ from backend.accounts import terms
 from backend.api.deps import (
     ContributionsDep,
     CurrentPlayer,
+    DepositDoor,
     GateDep,
     SessionDep,
     SettingsDep,
@@ -102,12 +103,14 @@ def contribute(
     body: ContributionIn,
     session: SessionDep,
     tournament_id: TournamentId,
-    player: CurrentPlayer,
+    player: DepositDoor,
     builder: ContributionsDep,
 ) -> TransactionsOut:
     """A DEW approval when the wallet's allowance is short, then ``Contributions.contribute``;
     the pool grows once the indexer sees the contribution confirmed. Refused, with nothing
-    built, when the tournament is closed or the pool would outgrow what the vault pays."""
+    built, when the tournament is closed or the pool would outgrow what the vault pays, and
+    for a wallet whose standing closes deposits (suspended, banned, on a time-out or
+    self-excluded: DEW it sends in is money in, as a deposit is)."""
     txs = builder.contribute(
         session=session,
         tournament_id=tournament_id,
