@@ -4,6 +4,7 @@ It lives outside ``backend.db`` so that the database layer never imports the agg
 """
 
 import backend.accounts.models
+import backend.care.models
 import backend.centers.models
 import backend.chain.follower
 import backend.chain.models

@@ -14,6 +14,7 @@ from backend.api.errors import install_error_handlers
 from backend.api.ops.http import install as install_ops
 from backend.api.routers import (
     auth,
+    care,
     centers,
     competitions,
     complaints,
@@ -23,6 +24,7 @@ from backend.api.routers import (
     markets,
     matches,
     matchmaking,
+    names,
     operator,
     presets,
     results,
@@ -90,6 +92,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     install_error_handlers(app)
     # One router per URL prefix, each in backend/api/routers/<prefix>.py.
     app.include_router(auth.router)
+    app.include_router(names.router)
     app.include_router(presets.router)
     app.include_router(tables.router)
     app.include_router(matchmaking.router)
@@ -104,6 +107,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     # only the outbox; a deposit or the on-chain balance answers 503 without a deployment.
     app.include_router(wallet.router)
     app.include_router(complaints.router)
+    app.include_router(care.router)  # standing, limits, breaks, moderation
     app.include_router(operator.router)
     if settings.chain.manifest_path.exists():
         # Scholarship transactions to sign, the mirror, reports and seasons (docs/economy.md).

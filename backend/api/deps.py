@@ -5,7 +5,7 @@ and the match hub. They live at the API layer: the services never import FastAPI
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Protocol, cast
+from typing import Annotated, Any, Protocol, TypeVar, cast
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
@@ -18,10 +18,14 @@ from backend.accounts import service as accounts
 from backend.accounts import terms as accounts_terms
 from backend.accounts.service import Principal
 from backend.api.params import out_of
+from backend.care import standing
+from backend.care.standing import Door
+from backend.chain.operator_requests import RequestFamily
 from backend.chain.outbox import inserted_here
+from backend.chain.unsigned import TxBuilder
+from backend.competitions.contributions import ContributionTxBuilder
 from backend.config import Settings
 from backend.db.session import make_session_factory
-from backend.economy import exceptions as economy_exc
 from backend.economy.chain_reader import ChainReader
 from backend.economy.scholarships.screening import ScreenerRoles
 from backend.economy.scholarships.transactions import ScholarshipTxBuilder
@@ -33,14 +37,17 @@ from backend.tables.live.hub import MatchHub
 __all__ = [
     "BuilderDep",
     "ChainReaderDep",
+    "CurrentModerator",
     "CurrentOperator",
     "CurrentPlayer",
     "GateDep",
     "HubDep",
+    "MarketDoor",
     "MarketsDep",
     "ScreenersDep",
     "SessionDep",
     "SettingsDep",
+    "ShopDoor",
     "get_current_player",
     "get_operator",
     "get_session",
@@ -127,6 +134,42 @@ def get_operator(settings: SettingsDep, player: CurrentPlayer) -> Principal:
 
 CurrentOperator = Annotated[Principal, Depends(get_operator)]
 
+
+def get_moderator(request: Request, settings: SettingsDep, player: CurrentPlayer) -> Principal:
+    """The signed-in wallet, if it is the operator's or one the operator made a moderator;
+    else 403."""
+    from backend.care import moderation
+    from backend.care.exceptions import NotModerator
+    from backend.economy.operator import is_operator
+
+    if is_operator(player.address, settings.operator.addresses):
+        return player
+    with read_sessions(request.app.state)() as session:
+        if moderation.is_moderator(session=session, address=player.address):
+            return player
+    raise NotModerator("this route is for the operator and the moderators it named")
+
+
+CurrentModerator = Annotated[Principal, Depends(get_moderator)]
+
+
+def at_door(door: Door) -> Callable[..., Principal]:
+    """A dependency: the signed-in wallet, once the one gate lets it through ``door``
+    (``backend.care.standing``). Declared before a route's chain dependencies, it refuses
+    a wallet before the chain is asked."""
+
+    def through(request: Request, player: CurrentPlayer) -> Principal:
+        with read_sessions(request.app.state)() as session:
+            standing.require(session, player.address, door)
+        return player
+
+    return through
+
+
+ShopDoor = Annotated[Principal, Depends(at_door(Door.SHOP))]
+MarketDoor = Annotated[Principal, Depends(at_door(Door.MARKET))]
+DepositDoor = Annotated[Principal, Depends(at_door(Door.DEPOSIT))]
+
 # --- live play ----------------------------------------------------------------------------
 
 
@@ -182,21 +225,36 @@ ChainReaderDep = Annotated[Callable[[], ChainReader], Depends(get_chain_reader)]
 # --- unsigned transactions ----------------------------------------------------------------
 
 
-def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
-    """One builder per app, bound to the deployment in settings (or set by the app/tests)."""
-    builder = getattr(request.app.state, "economy_tx_builder", None)
+def get_contributions(request: Request) -> ContributionTxBuilder:
+    """The contributions' builder, one per app, bound to the deployment in settings."""
+    return _builder(request, "contribution_tx_builder", ContributionTxBuilder)
+
+
+ContributionsDep = Annotated[ContributionTxBuilder, Depends(get_contributions)]
+
+
+B = TypeVar("B", bound=TxBuilder)
+
+
+def _builder(request: Request, name: str, kind: type[B]) -> B:
+    """The app's builder of ``kind`` (``app.state.<name>``), made on the first call from the
+    deployment's reader; no deployment is the builder's own ``unavailable`` error."""
+    builder = getattr(request.app.state, name, None)
     if builder is None:
         from backend.chain.exceptions import ChainError
 
         try:
             reader = get_chain_reader(request)()
         except (ChainError, OSError) as error:
-            raise economy_exc.Unavailable(
-                f"no deployment to build transactions for: {error}"
-            ) from error
-        builder = ScholarshipTxBuilder(reader.contracts)
-        request.app.state.economy_tx_builder = builder
-    return cast(ScholarshipTxBuilder, builder)
+            raise kind.unavailable(f"no deployment to build transactions for: {error}") from error
+        builder = kind(reader.contracts)
+        setattr(request.app.state, name, builder)
+    return cast(B, builder)
+
+
+def get_tx_builder(request: Request) -> ScholarshipTxBuilder:
+    """One builder per app, bound to the deployment in settings (or set by the app/tests)."""
+    return _builder(request, "economy_tx_builder", ScholarshipTxBuilder)
 
 
 BuilderDep = Annotated[ScholarshipTxBuilder, Depends(get_tx_builder)]
@@ -238,13 +296,24 @@ MarketsDep = Annotated[MarketsChain, Depends(get_markets)]
 
 
 def queued_once(
-    session: Session, key: str, model: type[BaseModel], queue: Callable[[], object]
+    request: Request,
+    session: Session,
+    family: RequestFamily,
+    model: type[BaseModel],
+    queue: Callable[..., object],
+    *,
+    idempotency_key: str,
+    **fields: object,
 ) -> Any:
-    """An operator's chain request queued under its idempotency key, committed: the new
-    request (as ``model``) with the route's 202, or, for a repeat of the same key and body,
-    the first one with 200 (another body under the key is the service's 409). One place for
-    the five operator routes that queue a mint, a VIP pass, a shop listing or update, a center."""
-    out = out_of(model, queue())
+    """An operator's chain request of ``family`` queued under its idempotency key, committed:
+    ``queue(session=, idempotency_key=, chain_id=, **fields)`` (the service) answered as
+    ``model`` with the route's 202, or, for a repeat of the same key and body, the first one
+    with 200 (another body under the key is the service's 409). One place for the five
+    operator routes that queue a mint, a VIP pass, a shop listing or update, a center."""
+    key = family.key(idempotency_key)  # a bad key is refused before anything is read
+    chain_id = request.app.state.settings.chain.chain_id
+    queued = queue(session=session, idempotency_key=idempotency_key, chain_id=chain_id, **fields)
+    out = out_of(model, queued)
     first = inserted_here(session, key)
     session.commit()
     if not first:

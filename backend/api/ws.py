@@ -24,6 +24,7 @@ from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.api.deps import read_sessions
 from backend.api.ratelimit import client_key, make_storage
+from backend.care.exceptions import CareError
 from backend.kit.errors import NotFound
 from backend.ops.metrics import MOVE_SECONDS, WS_MESSAGE_SECONDS, WS_MESSAGE_TYPES, bounded
 from backend.protocol import messages as protocol
@@ -246,11 +247,13 @@ async def _dispatch(hub: MatchHub, conn: Conn, raw: str, budget: talk.TalkBudget
             lt = await hub.get(conn.table_id or "")
             if kind == "talk":
                 relay = hub.bus.publish_talk if hub.bus else None
-                await talk.say(lt, conn, message, hub.settings.talk, budget, relay)
+                await talk.say(
+                    lt, conn, message, hub.settings.talk, budget, relay, hub.read_sessions
+                )
             else:
                 talk.mute(lt, conn, message)
         else:
             conn.push(error_message("unknown_type", f"unknown message type {kind!r}", ref))
-    except tables_exc.TablesError as error:
+    except (tables_exc.TablesError, CareError) as error:
         conn.push(error_message(error.code, error.message, ref))
     return kind if isinstance(kind, str) else "invalid"

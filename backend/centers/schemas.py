@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from backend.centers import operator as center_minting
-from backend.kit.schemas import ADDRESS_PATTERN, IdempotencyKey
+from backend.kit.schemas import ADDRESS_PATTERN, IdempotencyKey, StrictIn
 
 
 class CenterOut(BaseModel):
@@ -27,7 +27,7 @@ class CenterOut(BaseModel):
     distance_km: float | None = Field(default=None, description="from the point searched")
 
 
-class CenterMintIn(BaseModel):
+class CenterMintIn(StrictIn):
     to: str = Field(pattern=ADDRESS_PATTERN, description="the center's first owner")
     name: str = Field(min_length=1, max_length=64)
     country: str = Field(pattern=r"^[A-Z]{2}$", description="ISO 3166-1 alpha-2")
@@ -36,8 +36,6 @@ class CenterMintIn(BaseModel):
     lon: float = Field(ge=-180, le=180, allow_inf_nan=False)
     capacity: int = Field(ge=center_minting.MIN_CAPACITY, le=center_minting.MAX_CAPACITY)
     idempotency_key: IdempotencyKey
-
-    model_config = {"extra": "forbid"}
 
 
 class CenterMintOut(BaseModel):

@@ -4,6 +4,7 @@ pre-checks them: what the scholarship and the markets builders are
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -26,6 +27,19 @@ class UnsignedTx:
     description: str
     gas: int | None = None
 
+    @classmethod
+    def from_json(cls, tx: dict[str, Any]) -> UnsignedTx:
+        """The transaction ``to_json`` wrote (as a route returns it), for a wallet to sign."""
+        return cls(
+            from_=tx["from"],
+            to=tx["to"],
+            data=tx["data"],
+            value=int(tx["value"], 16),
+            chain_id=int(tx["chainId"], 16),
+            description=tx["description"],
+            gas=int(tx["gas"], 16) if tx.get("gas") else None,
+        )
+
     def to_json(self) -> dict[str, Any]:
         tx: dict[str, Any] = {
             "from": self.from_,
@@ -38,6 +52,39 @@ class UnsignedTx:
         if self.gas is not None:
             tx["gas"] = hex(self.gas)
         return tx
+
+
+def sign_and_send(w3: Any, key: str, txs: Sequence[UnsignedTx], timeout_s: float = 60) -> list[str]:
+    """What a wallet does with a builder's transactions: sign each with ``key`` at the next
+    nonces, send them in order, and wait for every receipt; a reverted one raises
+    ``ChainError`` naming it. The hashes, in order."""
+    from eth_account import Account
+
+    from backend.chain.exceptions import ChainError
+
+    account = Account.from_key(key)
+    nonce = w3.eth.get_transaction_count(account.address, "pending")
+    fee = 2 * int(w3.eth.get_block("latest")["baseFeePerGas"]) + 10**9
+    hashes = []
+    for i, tx in enumerate(txs):
+        if tx.from_.lower() != account.address.lower():
+            raise ChainError(f"{tx.description} is for {tx.from_}, not the key's {account.address}")
+        fields = {
+            "to": tx.to,
+            "data": tx.data,
+            "value": tx.value,
+            "chainId": tx.chain_id,
+            "gas": tx.gas or 1_000_000,  # unset: built before an approval it needs was mined
+            "nonce": nonce + i,
+            "maxFeePerGas": fee,
+            "maxPriorityFeePerGas": 10**9,
+        }
+        signed = account.sign_transaction(fields)
+        hashes.append(w3.eth.send_raw_transaction(signed.raw_transaction).to_0x_hex())
+    for tx, tx_hash in zip(txs, hashes, strict=True):
+        if w3.eth.wait_for_transaction_receipt(tx_hash, timeout=timeout_s)["status"] != 1:
+            raise ChainError(f"{tx.description}: transaction {tx_hash} reverted")
+    return hashes
 
 
 class TxBuilder:
@@ -95,3 +142,22 @@ class TxBuilder:
         except (Web3Exception, OSError) as exc:
             raise self.unavailable(f"{description}: the chain node did not answer: {exc}") from exc
         return replace(tx, gas=gas)
+
+    def _pay_then(
+        self, payer: str, spender: Any, amount: int, fn: str, args: list[Any], what: str
+    ) -> list[UnsignedTx]:
+        """A DEW ``approve`` of ``amount`` to ``spender`` if its allowance is short, then the
+        call ``what`` that spends it (simulated when no approval has to be mined first); a
+        wallet holding less than ``amount`` is ``refused`` before anything is built."""
+        token = self.contracts.token
+        have = int(self._read(token.functions.balanceOf(payer)))
+        if have < amount:
+            raise self.refused(f"{payer} holds {have} DEW wei, less than the {amount} to {what}")
+        if int(self._read(token.functions.allowance(payer, spender.address))) >= amount:
+            return [self._build(payer, spender, fn, args, what)]
+        return [
+            self._build(
+                payer, token, "approve", [spender.address, amount], f"approve {amount} DEW wei"
+            ),
+            self._unsigned(payer, spender, fn, args, what),
+        ]

@@ -12,6 +12,7 @@ multiprocess directory before any metric exists (``backend/ops/multiproc.py``).
 """
 
 from backend.cli import (  # noqa: F401  (registers commands)
+    care,
     centers,
     chain,
     competitions,

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from backend.cli.app import app
-from backend.cli.kit import database
+from backend.cli.kit import database, echo_rows
 from backend.competitions import exceptions as exc
 from backend.config import get_settings
 
@@ -112,3 +112,70 @@ def cancel_tournament(
         f"tournament {tournament_id} cancelled; {done.refunded} DEW wei of entry fees refunded; "
         f"{len(done.abandoned_matches)} matches abandoned"
     )
+
+
+@app.command("contribute")
+def contribute(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament whose prizes grow")],
+    amount: Annotated[str, typer.Argument(help="DEW, e.g. 25 or 2.5")],
+    sender: Annotated[str, typer.Option("--from", help="The contributing wallet's address")],
+    key_env: Annotated[
+        str | None,
+        typer.Option(help="Sign and send with the private key in this environment variable"),
+    ] = None,
+) -> None:
+    """DEW Contribution: add DEW to a tournament's prize pool through the Contributions
+    contract. Checked first (the tournament open, the pool within what the vault pays in one
+    settlement, the wallet's DEW); then the transactions are printed as JSON for the wallet to
+    sign, or signed and sent with --key-env. The pool grows once the indexer sees them."""
+    import json
+    import os
+
+    from web3 import Web3
+
+    from backend.chain.contracts import Contracts, load_manifest
+    from backend.chain.unsigned import sign_and_send
+    from backend.cli.money import parse_dew
+    from backend.competitions.contributions import ContributionTxBuilder
+
+    wei = parse_dew(amount)
+    key = os.environ.get(key_env) if key_env else None
+    if key_env and not key:
+        raise typer.BadParameter(f"{key_env} is not set", param_hint="--key-env")
+    settings = get_settings()
+    w3 = Web3(Web3.HTTPProvider(settings.chain.rpc_url))
+    builder = ContributionTxBuilder(Contracts(w3, load_manifest(settings.chain.manifest_path)))
+    with database(exc.CompetitionsError) as sessions, sessions() as session:
+        txs = builder.contribute(
+            session=session, tournament_id=tournament_id, contributor=sender, amount=wei
+        )
+    if key is None:
+        typer.echo(json.dumps([tx.to_json() for tx in txs], indent=2))
+        return
+    for tx, tx_hash in zip(txs, sign_and_send(w3, key, txs), strict=True):
+        typer.echo(f"{tx.description}: {tx_hash}")
+
+
+@app.command("contributions")
+def list_contributions(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON array")] = False,
+) -> None:
+    """Who contributed DEW to a tournament's prizes, oldest first, and the total."""
+    from decimal import Decimal
+
+    from backend.competitions import contributions, service
+
+    with database(exc.CompetitionsError) as sessions, sessions() as session:
+        service.get_tournament(session=session, tournament_id=tournament_id)
+        rows = contributions.contributions_to(session=session, tournament_id=tournament_id)
+    echo_rows(
+        [(r.created_at, r.contributor, int(r.amount)) for r in rows],
+        lambda r: f"{r[0]:%Y-%m-%d %H:%M}  {r[1]}  {Decimal(r[2]) / 10**18} DEW",
+        "contribution",
+        as_json=as_json,
+        as_dict=lambda r: {"at": r[0], "contributor": r[1], "amount": str(r[2])},
+    )
+    if not as_json:
+        total = sum(int(r.amount) for r in rows)
+        typer.echo(f"{Decimal(total) / 10**18} DEW contributed in all")

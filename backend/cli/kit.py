@@ -1,5 +1,6 @@
 """What the operator's commands share: the configured database for one command, the exit of a
-refused command, a listing's answer, and the wait for a request queued in the chain outbox."""
+refused command, a listing's answer, and the options of and the wait for a request queued in
+the chain outbox."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
 
@@ -17,6 +18,14 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
     from backend.chain.operator_requests import RequestState
+
+
+# The options of every command that queues a chain request: ``--key K [--wait] [--timeout-s S]``.
+RequestKey = Annotated[
+    str, typer.Option(help="Idempotency key: running again with it never queues twice")
+]
+Wait = Annotated[bool, typer.Option(help="Wait until the worker's transaction is confirmed")]
+WaitTimeout = Annotated[float, typer.Option(help="How long --wait waits")]
 
 
 def fail(error: object) -> typer.Exit:
@@ -97,3 +106,28 @@ def settled(
     if status.status == "failed":
         raise fail(f"{noun} #{status.id} failed: {status.failure_reason}")
     return status
+
+
+def queued(
+    refusals: type[Exception],
+    queue: Callable[..., R],
+    lookup: Callable[..., R],
+    noun: str,
+    said: Callable[[R], str],
+    *,
+    key: str,
+    wait: bool,
+    timeout_s: float,
+    **fields: object,
+) -> R:
+    """A chain request queued in one transaction by the operator service ``queue(session=,
+    idempotency_key=key, chain_id=, **fields)`` (a refusal ends the command) and said by
+    ``said``; with ``wait``, read anew through ``lookup`` until the worker confirmed it. A
+    failed one ends the command, waited for or not (``settled``)."""
+    chain_id = get_settings().chain.chain_id
+    with database(refusals) as sessions:
+        with sessions.begin() as session:
+            status = queue(session=session, idempotency_key=key, chain_id=chain_id, **fields)
+        typer.echo(said(status))
+        again = reader(sessions, lookup, status.id)
+        return settled(status, again, noun, timeout_s, wait=wait)

@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backend.cli.app import app
-from backend.cli.kit import database, fail, reader, settled
-from backend.config import get_settings
+from backend.cli.kit import RequestKey, Wait, WaitTimeout, database, fail, queued
 from backend.economy.exceptions import EconomyError
 
 # The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session, sessionmaker
+    from sqlalchemy.orm import Session
 
 season_app = typer.Typer(help="Open seasons (each with an emission budget).", no_args_is_help=True)
 app.add_typer(season_app, name="season")
@@ -53,31 +52,28 @@ def _wei(value: str, what: str) -> int:
 @app.command("mint-avatars")
 def mint_avatars(
     recipients: Annotated[list[str], typer.Argument(help="One avatar to each address")],
-    key: Annotated[
-        str, typer.Option(help="Idempotency key: running again with it never mints twice")
-    ],
-    wait: Annotated[bool, typer.Option(help="Wait for the worker's confirmed mint")] = False,
-    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+    key: RequestKey,
+    wait: Wait = False,
+    timeout_s: WaitTimeout = 120.0,
 ) -> None:
     """Queue avatar mints in the chain outbox; the worker sends them."""
     from backend.economy import operator
 
-    with database(EconomyError) as sessions:
-        with sessions.begin() as session:
-            status = operator.queue_mint(
-                session=session,
-                recipients=recipients,
-                idempotency_key=key,
-                chain_id=get_settings().chain.chain_id,
-            )
-        typer.echo(
+    status = queued(
+        EconomyError,
+        operator.queue_mint,
+        operator.mint_status,
+        "mint request",
+        lambda status: (
             f"mint request #{status.id} ({status.status}): {len(status.recipients)} avatars, "
             f"key {status.idempotency_key!r}"
-        )
-        if not wait:
-            return
-        again = reader(sessions, operator.mint_status, status.id)
-        status = settled(status, again, "mint request", timeout_s)
+        ),
+        key=key,
+        wait=wait,
+        timeout_s=timeout_s,
+        recipients=recipients,
+    )
+    if wait:
         for recipient, token_id in zip(status.recipients, status.token_ids or [], strict=True):
             typer.echo(f"  avatar #{token_id} -> {recipient}")
         typer.echo(f"minted in tx {status.tx_hash}")
@@ -170,23 +166,13 @@ def season_end(
         typer.echo(f"season #{season.id} {season.name!r} ended {aware(season.ends_at).isoformat()}")
 
 
-def _vip_wait(sessions: sessionmaker[Session], request_id: int, timeout_s: float) -> str:
-    """Poll a VIP request until it is confirmed (its tx hash) or failed (exit 1)."""
-    from backend.economy import operator
-
-    again = reader(sessions, operator.vip_status, request_id)
-    return settled(again(), again, "VIP request", timeout_s).tx_hash or ""
-
-
 @vip_app.command("issue")
 def vip_issue(
     address: Annotated[str, typer.Argument(help="The pass holder's address")],
-    key: Annotated[
-        str, typer.Option(help="Idempotency key: running again with it never sends twice")
-    ],
+    key: RequestKey,
     days: Annotated[float, typer.Option(help="The pass is valid this many days from now")] = 30.0,
-    wait: Annotated[bool, typer.Option(help="Wait for the worker's confirmed issue")] = False,
-    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+    wait: Wait = False,
+    timeout_s: WaitTimeout = 120.0,
 ) -> None:
     """Queue a VIP pass for ADDR valid --days from now; the worker sends it. Run again with
     the same key, it is the same request (the first run's expiry stands)."""
@@ -194,55 +180,68 @@ def vip_issue(
 
     if not 0 < days <= operator.MAX_VIP_TERM_S / 86400:
         raise fail(f"--days must be in (0, {operator.MAX_VIP_TERM_S // 86400}], got {days}")
-    with database(EconomyError) as sessions:
-        with sessions.begin() as session:
-            first = operator.vip_by_key(session=session, idempotency_key=key)
-            expires_at = (
-                first.expires_at
-                if first is not None and first.action == "issue" and first.expires_at is not None
-                else int(time.time() + days * 86400)
-            )
-            status = operator.queue_vip(
-                session=session,
-                action="issue",
-                address=address,
-                expires_at=expires_at,
-                idempotency_key=key,
-                chain_id=get_settings().chain.chain_id,
-            )
-        until = datetime.fromtimestamp(expires_at, UTC).isoformat()
-        typer.echo(
+
+    def issue(*, session: Session, idempotency_key: str, chain_id: int) -> operator.VipStatus:
+        first = operator.vip_by_key(session=session, idempotency_key=idempotency_key)
+        expires_at = (
+            first.expires_at
+            if first is not None and first.action == "issue" and first.expires_at is not None
+            else int(time.time() + days * 86400)
+        )
+        return operator.queue_vip(
+            session=session,
+            action="issue",
+            address=address,
+            expires_at=expires_at,
+            idempotency_key=idempotency_key,
+            chain_id=chain_id,
+        )
+
+    def said(status: operator.VipStatus) -> str:
+        until = datetime.fromtimestamp(status.expires_at or 0, UTC).isoformat()
+        return (
             f"VIP issue request #{status.id} ({status.status}): {status.address} until {until}, "
             f"key {status.idempotency_key!r}"
         )
-        if wait:
-            typer.echo(f"issued in tx {_vip_wait(sessions, status.id, timeout_s)}")
+
+    status = queued(
+        EconomyError,
+        issue,
+        operator.vip_status,
+        "VIP request",
+        said,
+        key=key,
+        wait=wait,
+        timeout_s=timeout_s,
+    )
+    if wait:
+        typer.echo(f"issued in tx {status.tx_hash}")
 
 
 @vip_app.command("revoke")
 def vip_revoke(
     address: Annotated[str, typer.Argument(help="The pass holder's address")],
-    key: Annotated[
-        str, typer.Option(help="Idempotency key: running again with it never sends twice")
-    ],
-    wait: Annotated[bool, typer.Option(help="Wait for the worker's confirmed revoke")] = False,
-    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+    key: RequestKey,
+    wait: Wait = False,
+    timeout_s: WaitTimeout = 120.0,
 ) -> None:
     """Queue the revoke of ADDR's VIP pass; the worker sends it (it fails if ADDR holds none)."""
     from backend.economy import operator
 
-    with database(EconomyError) as sessions:
-        with sessions.begin() as session:
-            status = operator.queue_vip(
-                session=session,
-                action="revoke",
-                address=address,
-                idempotency_key=key,
-                chain_id=get_settings().chain.chain_id,
-            )
-        typer.echo(
+    status = queued(
+        EconomyError,
+        operator.queue_vip,
+        operator.vip_status,
+        "VIP request",
+        lambda status: (
             f"VIP revoke request #{status.id} ({status.status}): {status.address}, "
             f"key {status.idempotency_key!r}"
-        )
-        if wait:
-            typer.echo(f"revoked in tx {_vip_wait(sessions, status.id, timeout_s)}")
+        ),
+        key=key,
+        wait=wait,
+        timeout_s=timeout_s,
+        action="revoke",
+        address=address,
+    )
+    if wait:
+        typer.echo(f"revoked in tx {status.tx_hash}")

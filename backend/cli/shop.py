@@ -7,19 +7,23 @@ item contracts' addresses come from the deployment manifest in settings.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from backend.cli.app import app
-from backend.cli.kit import database, fail, reader, settled
+from backend.cli.kit import RequestKey, Wait, WaitTimeout, fail, queued
 from backend.config import get_settings
 from backend.markets.exceptions import MarketsError
 
 # The services are imported inside each command: start-up cost (see backend/cli/__init__.py).
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sqlalchemy.orm import Session
+
+    from backend.markets.operator import ShopRequest
 
 shop_app = typer.Typer(
     help="List item types for sale in the shop, or close a listing (through the chain outbox).",
@@ -28,20 +32,27 @@ shop_app = typer.Typer(
 app.add_typer(shop_app, name="shop")
 
 
-def _run(action: object, wait: bool, timeout_s: float) -> None:
+def _run(
+    queue: Callable[..., ShopRequest], key: str, wait: bool, timeout_s: float, **fields: object
+) -> None:
     from backend.markets import operator
 
-    with database(MarketsError) as sessions:
-        with sessions.begin() as session:
-            status = action(session)  # type: ignore[operator]
-        typer.echo(
+    done = queued(
+        MarketsError,
+        queue,
+        operator.request_status,
+        "shop request",
+        lambda status: (
             f"shop {status.action} request #{status.id} ({status.status}), "
             f"key {status.idempotency_key!r}"
-        )
-        if wait:
-            again = reader(sessions, operator.request_status, status.id)
-            done = settled(again(), again, "shop request", timeout_s)
-            typer.echo(f"listing #{done.listing_id} in tx {done.tx_hash}")
+        ),
+        key=key,
+        wait=wait,
+        timeout_s=timeout_s,
+        **fields,
+    )
+    if wait:
+        typer.echo(f"listing #{done.listing_id} in tx {done.tx_hash}")
 
 
 @shop_app.command("list")
@@ -50,7 +61,7 @@ def shop_list(
     price: Annotated[str, typer.Option(help="DEW wei")],
     supply: Annotated[int, typer.Option(help="How many the shop sells")],
     name: Annotated[str, typer.Option(help="Shown in the shop")],
-    key: Annotated[str, typer.Option(help="Idempotency key: running again never lists twice")],
+    key: RequestKey,
     item_id: Annotated[int, typer.Option(help="Accessory type id")] = 0,
     max_supply: Annotated[
         int | None, typer.Option(help="Supply cap of an accessory type not defined yet")
@@ -58,8 +69,8 @@ def shop_list(
     vip_days: Annotated[float, typer.Option(help="A VIP pass's term, in days")] = 0.0,
     image: Annotated[str, typer.Option(help="Image path or https URL")] = "",
     slot: Annotated[str | None, typer.Option(help="An accessory's slot (hat, ...)")] = None,
-    wait: Annotated[bool, typer.Option(help="Wait for the confirmed listing")] = False,
-    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+    wait: Wait = False,
+    timeout_s: WaitTimeout = 120.0,
 ) -> None:
     """Queue a shop listing of an item type; the worker sends it."""
     from web3 import Web3
@@ -83,45 +94,37 @@ def shop_list(
     if kind not in items:
         raise fail(f"kind must be avatar, accessory or vip, got {kind!r}")
     _run(
-        lambda session: operator.queue_listing(
-            session=session,
-            item_kind=kind,
-            item=items[kind],
-            item_id=item_id,
-            price=int(price),
-            supply=supply,
-            vip_term_s=int(vip_days * 86400),
-            name=name,
-            image=image,
-            slot=slot,
-            max_supply=max_supply,
-            idempotency_key=key,
-            chain_id=settings.chain.chain_id,
-        ),
+        operator.queue_listing,
+        key,
         wait,
         timeout_s,
+        item_kind=kind,
+        item=items[kind],
+        item_id=item_id,
+        price=int(price),
+        supply=supply,
+        vip_term_s=int(vip_days * 86400),
+        name=name,
+        image=image,
+        slot=slot,
+        max_supply=max_supply,
     )
 
 
 @shop_app.command("close")
 def shop_close(
     listing_id: Annotated[int, typer.Argument(help="The shop listing")],
-    key: Annotated[str, typer.Option(help="Idempotency key: running again never sends twice")],
-    wait: Annotated[bool, typer.Option(help="Wait for the confirmed close")] = False,
-    timeout_s: Annotated[float, typer.Option(help="How long --wait waits")] = 120.0,
+    key: RequestKey,
+    wait: Wait = False,
+    timeout_s: WaitTimeout = 120.0,
 ) -> None:
     """Queue the close of a shop listing (its price unchanged); the worker sends it."""
     from backend.markets import operator, service
 
-    def close(session: Session) -> operator.ShopRequest:
+    def close(*, session: Session, **queue_args: Any) -> operator.ShopRequest:
         row = service.get_shop_listing(session=session, listing_id=listing_id)
         return operator.queue_update(
-            session=session,
-            listing_id=listing_id,
-            price=int(row.price),
-            open_=False,
-            idempotency_key=key,
-            chain_id=get_settings().chain.chain_id,
+            session=session, listing_id=listing_id, price=int(row.price), open_=False, **queue_args
         )
 
-    _run(close, wait, timeout_s)
+    _run(close, key, wait, timeout_s)

@@ -21,6 +21,8 @@ from sqlalchemy import BigInteger, DateTime, Integer, String, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
 from backend.chain.follower import claimed_range
+from backend.chain.unsigned import TxBuilder, UnsignedTx
+from backend.competitions import exceptions as exc
 from backend.competitions.models import Tournament, TournamentStatus
 from backend.db.base import Base, utcnow
 from backend.economy.chain_reader import ChainReader
@@ -29,6 +31,10 @@ log = logging.getLogger(__name__)
 
 POOLED = "pooled"
 ORPHANED = "orphaned"
+# Contributions.sol's bounds on one contribution (MIN_CONTRIBUTION, MAX_CONTRIBUTION).
+MIN_CONTRIBUTION = 10**16
+MAX_CONTRIBUTION = 1_000_000 * 10**18
+OPEN = (TournamentStatus.REGISTERING, TournamentStatus.RUNNING)
 
 
 class Contribution(Base):
@@ -75,7 +81,7 @@ def _book(session: Session, event: Any) -> str | None:
         if tournament_id <= 2**31 - 1
         else None
     )
-    open_ = t is not None and t.status in (TournamentStatus.REGISTERING, TournamentStatus.RUNNING)
+    open_ = t is not None and t.status in OPEN
     status = POOLED if open_ else ORPHANED
     session.add(
         Contribution(
@@ -124,3 +130,67 @@ def orphaned_total(*, session: Session) -> int:
 
 def count(*, session: Session) -> int:
     return session.scalar(select(func.count()).select_from(Contribution)) or 0
+
+
+def contributions_to(*, session: Session, tournament_id: int) -> list[Contribution]:
+    """The contributions pooled into a tournament's prizes, oldest first."""
+    return list(
+        session.scalars(
+            select(Contribution)
+            .where(Contribution.tournament_id == tournament_id, Contribution.status == POOLED)
+            .order_by(Contribution.block_number, Contribution.log_index)
+        )
+    )
+
+
+class ContributionTxBuilder(TxBuilder):
+    """The contributor's own transactions: a DEW approval when its allowance is short, then
+    ``Contributions.contribute``."""
+
+    refused = exc.ContributionRefused
+    unavailable = exc.ChainUnavailable
+
+    def settlement_limit(self) -> int:
+        """The most one settlement entry may pay out of the vault (a tournament's prizes are
+        one): ``MatchSettlement.limits()``'s per-match limit, or its per-window one if lower."""
+        period_limit, max_per_match, _period, _matches = self._read(
+            self.contracts.settlement.functions.limits()
+        )
+        return min(int(period_limit), int(max_per_match))
+
+    def contribute(
+        self, *, session: Session, tournament_id: int, contributor: str, amount: int
+    ) -> list[UnsignedTx]:
+        """A contribution of ``amount`` DEW wei to an open tournament's prizes, checked first
+        against what its prizes can pay: the whole pool (every place's entry fee, the added
+        prize, the contributions booked and this one) must fit in one settlement entry, or
+        the prizes would wait in the vault for ever. A closed or unknown tournament is refused
+        (the contract would take the DEW, and nobody would be paid it)."""
+        if not MIN_CONTRIBUTION <= amount <= MAX_CONTRIBUTION:
+            raise exc.InvalidTournament(
+                f"a contribution is {MIN_CONTRIBUTION}..{MAX_CONTRIBUTION} DEW wei, got {amount}"
+            )
+        t = session.get(Tournament, tournament_id)
+        if t is None:
+            raise exc.TournamentNotFound(f"no tournament {tournament_id}")
+        if t.status not in OPEN:
+            raise exc.RegistrationClosed(
+                f"tournament {tournament_id} is {t.status}: only a tournament that is taking "
+                "entries or being played pools contributions"
+            )
+        booked = contributed(session=session, tournament_id=tournament_id)
+        pool = t.max_entrants * int(t.entry_fee) + int(t.added_prize) + booked + amount
+        limit = self.settlement_limit()
+        if pool > limit:
+            raise exc.ContributionRefused(
+                f"the prize pool would be {pool} DEW wei, more than the {limit} the vault pays "
+                f"in one settlement: at most {max(0, limit - pool + amount)} can be contributed"
+            )
+        return self._pay_then(
+            contributor,
+            self.contracts.contributions,
+            amount,
+            "contribute",
+            [tournament_id, amount],
+            f"contribute {amount} DEW wei to tournament {tournament_id}",
+        )

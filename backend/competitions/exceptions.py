@@ -43,3 +43,11 @@ class InsufficientFunds(CompetitionsError, code="insufficient_stake"):
 
 class NotCancellable(CompetitionsError):
     """The tournament is past cancelling, or its entry fees could not be released."""
+
+
+class ContributionRefused(CompetitionsError, kind.Refused):
+    """A contribution the chain would refuse or the prizes could not pay: nothing was built."""
+
+
+class ChainUnavailable(CompetitionsError, kind.Unavailable):
+    """The chain node (or its deployment) did not answer; nothing was built."""

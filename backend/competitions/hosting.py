@@ -110,10 +110,12 @@ def _center_match_ids(center_id: int) -> Select[Any]:
 
 
 def center_report(
-    *, session: Session, center_id: int, season_id: int | None = None
+    *, session: Session, center_id: int, season_id: int | None = None, limit: int = 100
 ) -> dict[str, Any]:
-    """The center's fee legs per season: matches, earned (pending + paid), paid, pending,
-    failed, in DEW wei as decimal strings; ``season_id`` narrows to one season."""
+    """The center's fee legs per season (matches, earned = pending + paid, paid, pending,
+    failed) and per match, newest first, at most ``limit`` of them (each with its season,
+    amount, state and the settlement's transaction), in DEW wei as decimal strings;
+    ``season_id`` narrows both to one season."""
     center = centers.get_center(session=session, center_id=center_id)
     tournament_keys = [
         escrow_key(t_id)
@@ -124,21 +126,40 @@ def center_report(
         LedgerLeg.match_id.in_(tournament_keys),
     )
     query = (
-        select(LedgerLeg, PlannedSettlement.season_id)
+        select(
+            LedgerLeg,
+            PlannedSettlement.season_id,
+            PlannedSettlement.tx_hash,
+            PlannedSettlement.finished_at,
+        )
         .join(PlannedSettlement, PlannedSettlement.match_id == LedgerLeg.match_id)
         .where(LedgerLeg.party == FEE_CENTER_PARTY, hosted)
+        .order_by(PlannedSettlement.finished_at.desc(), LedgerLeg.id.desc())
     )
     if season_id is not None:
         query = query.where(PlannedSettlement.season_id == season_id)
     seasons: dict[int | None, dict[str, Any]] = defaultdict(
         lambda: {"matches": set(), "paid": 0, "pending": 0, "failed": 0}
     )
-    for leg, leg_season in session.execute(query):
+    names = dict(session.execute(select(Season.id, Season.name)).tuples().all())
+    matches: list[dict[str, Any]] = []
+    for leg, leg_season, tx_hash, finished_at in session.execute(query):
         row = seasons[leg_season]
         row["matches"].add(leg.match_id)
         status = leg.status if leg.status in (LegStatus.PAID, LegStatus.PENDING) else "failed"
         row[status] += int(leg.amount)
-    names = dict(session.execute(select(Season.id, Season.name)).tuples().all())
+        if len(matches) < limit:
+            matches.append(
+                {
+                    "match_id": leg.match_id,
+                    "season_id": leg_season,
+                    "season": names.get(leg_season) if leg_season is not None else None,
+                    "finished_at": finished_at,
+                    "amount": leg.amount,
+                    "status": status,
+                    "tx_hash": tx_hash if status == LegStatus.PAID else None,
+                }
+            )
     rows: list[dict[str, Any]] = [
         {
             "season_id": sid,
@@ -158,4 +179,5 @@ def center_report(
         "seasons": rows,
         "earned": str(sum(int(r["earned"]) for r in rows)),
         "paid": str(sum(int(r["paid"]) for r in rows)),
+        "matches": matches,
     }

@@ -9,6 +9,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from backend.centers.schemas import CenterOut
+from backend.economy.schemas import MoneyWei
+from backend.kit.schemas import StrictIn
 from backend.tables.schemas import BotLevel, TableOut
 
 
@@ -16,12 +18,31 @@ class RegisterIn(BaseModel):
     avatar_id: int | None = Field(default=None, ge=1, le=2**63 - 1)
 
 
+class ContributionIn(StrictIn):
+    """DEW (in wei) the signed-in wallet adds to a tournament's prizes."""
+
+    amount: MoneyWei
+
+
+class ContributionOut(BaseModel):
+    contributor: str
+    amount: str = Field(description="DEW wei")
+    at: datetime
+
+
+class ContributionsOut(BaseModel):
+    """What contributions add to a tournament's prizes, and who gave it."""
+
+    total: str = Field(description="DEW wei")
+    contributions: list[ContributionOut]
+
+
 class CenterDetail(CenterOut):
     tables: list[TableOut]
     tournaments: list[dict[str, Any]]
 
 
-class CenterTournamentIn(BaseModel):
+class CenterTournamentIn(StrictIn):
     """A Campeonato at the center (no added prize; the fee is the house's)."""
 
     name: str = Field(min_length=1, max_length=64)
@@ -38,5 +59,3 @@ class CenterTournamentIn(BaseModel):
     round_every_s: float = Field(default=0.0, ge=0, le=7 * 86400)
     turn_timeout_s: float = Field(default=30.0, ge=1, le=600)
     bot_level: BotLevel = "medium"
-
-    model_config = {"extra": "forbid"}

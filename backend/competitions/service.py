@@ -17,6 +17,8 @@ from eth_utils.address import is_address, to_checksum_address
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from backend.care import standing
+from backend.care.standing import Door
 from backend.chain import outbox
 from backend.competitions import exceptions as exc
 from backend.competitions import pairing
@@ -366,8 +368,10 @@ def register(
     if existing is not None:
         raise exc.AlreadyRegistered(f"{address} is already entered in {t.name!r}")
     _check_rules(session, t, address)
-    number = _next_number(session, t)
     fee = int(t.entry_fee)
+    # Under the tournament's lock, then the wallet's: the stake limit counts this fee.
+    standing.require(session, address, Door.ENTRY, amount=fee)
+    number = _next_number(session, t)
     entrant = Entrant(
         tournament_id=t.id,
         number=number,

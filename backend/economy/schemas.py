@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from backend.chain.unsigned import UnsignedTx
 from backend.economy import operator, season_rewards
-from backend.kit.schemas import WEI_DESCRIPTION, IdempotencyKey, wei_pattern
+from backend.kit.schemas import WEI_DESCRIPTION, IdempotencyKey, StrictIn, wei_pattern
 from backend.kit.schemas import Address as CheckedAddress
 from backend.kit.schemas import Wei as Wei31
 
@@ -243,24 +243,18 @@ class StatementLineOut(BaseModel):
     finished_at: datetime
 
 
-class ApplicationIn(BaseModel):
+class ApplicationIn(StrictIn):
     """Why this owner should rent out avatars (the server's limit is in the settings)."""
 
     statement: str = Field(min_length=1, max_length=20_000)
 
-    model_config = {"extra": "forbid"}
 
-
-class RejectionIn(BaseModel):
+class RejectionIn(StrictIn):
     reason: str = Field(min_length=1, max_length=20_000)
 
-    model_config = {"extra": "forbid"}
 
-
-class ApprovalReceiptIn(BaseModel):
+class ApprovalReceiptIn(StrictIn):
     tx_hash: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$")
-
-    model_config = {"extra": "forbid"}
 
 
 class ApplicationOut(BaseModel):
@@ -283,20 +277,16 @@ class ApplicationOut(BaseModel):
 MoneyWei = Annotated[str, Field(pattern=wei_pattern(40), description=WEI_DESCRIPTION)]
 
 
-class DepositIn(BaseModel):
+class DepositIn(StrictIn):
     amount: MoneyWei
 
-    model_config = {"extra": "forbid"}
 
-
-class WithdrawalIn(BaseModel):
+class WithdrawalIn(StrictIn):
     amount: MoneyWei
     idempotency_key: IdempotencyKey | None = Field(
         default=None,
         description="repeat a request safely: the same key returns the same withdrawal",
     )
-
-    model_config = {"extra": "forbid"}
 
 
 class WithdrawalOut(BaseModel):
@@ -332,6 +322,13 @@ class HistoryLineOut(BaseModel):
     at: datetime
 
 
+class VipPassOut(BaseModel):
+    """The signed-in wallet's VIP pass, as the chain reads it now."""
+
+    valid: bool
+    expires_at: datetime | None = Field(description="when a valid pass expires; null without one")
+
+
 class WalletMoneyOut(BaseModel):
     address: str
     dew_balance: str | None = Field(description="on chain (balanceOf); null if unreadable")
@@ -346,13 +343,11 @@ class WalletMoneyOut(BaseModel):
 # --- the operator's mints, VIP passes and seasons (/operator) -------------------------------
 
 
-class MintIn(BaseModel):
+class MintIn(StrictIn):
     recipients: list[CheckedAddress] = Field(min_length=1, max_length=operator.MAX_MINT_RECIPIENTS)
     idempotency_key: IdempotencyKey = Field(
         description="the same key returns the same mint request"
     )
-
-    model_config = {"extra": "forbid"}
 
 
 class MintOut(BaseModel):
@@ -365,7 +360,7 @@ class MintOut(BaseModel):
     failure_reason: str | None
 
 
-class SeasonIn(BaseModel):
+class SeasonIn(StrictIn):
     name: str = Field(min_length=1, max_length=64)
     starts_at: datetime
     ends_at: datetime
@@ -377,17 +372,13 @@ class SeasonIn(BaseModel):
         "and reserved from its budget now",
     )
 
-    model_config = {"extra": "forbid"}
 
-
-class ScheduleIn(BaseModel):
+class ScheduleIn(StrictIn):
     first_starts_at: datetime
     count: int = Field(ge=1, le=100)
     length_s: int = Field(ge=60, le=366 * 86400, description="each season's length")
     emission_budget: Wei31 = Field(description="each season's budget")
     name_prefix: str = Field(default="Season", min_length=1, max_length=48)
-
-    model_config = {"extra": "forbid"}
 
 
 # A season as the operator created, scheduled or ended it (``SeasonOut`` is the schedule's).
@@ -401,7 +392,7 @@ class OperatorSeasonOut(BaseModel):
     rewards: list[str] = Field(description="DEW wei per leaderboard place, place 1 first")
 
 
-class VipIn(BaseModel):
+class VipIn(StrictIn):
     action: Literal["issue", "revoke"]
     address: CheckedAddress = Field(description="the pass holder")
     expires_at: int | None = Field(
@@ -411,8 +402,6 @@ class VipIn(BaseModel):
         description="issue only: the pass's expiry, unix seconds, as VIPPass.issue takes it",
     )
     idempotency_key: IdempotencyKey = Field(description="the same key returns the same VIP request")
-
-    model_config = {"extra": "forbid"}
 
 
 class VipOut(BaseModel):

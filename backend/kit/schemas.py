@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 ADDRESS_PATTERN = r"^0x[0-9a-fA-F]{40}$"
 KEY_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
@@ -22,3 +22,9 @@ Address = Annotated[str, Field(pattern=ADDRESS_PATTERN)]
 IdempotencyKey = Annotated[str, Field(pattern=KEY_PATTERN)]
 # 31 digits hold every amount the contracts take (uint96 and below).
 Wei = Annotated[str, Field(pattern=wei_pattern(31), description=WEI_DESCRIPTION)]
+
+
+class StrictIn(BaseModel):
+    """A request body that refuses a field it does not name (422) rather than drop it."""
+
+    model_config = ConfigDict(extra="forbid")

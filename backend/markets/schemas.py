@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from backend.kit.schemas import Address, IdempotencyKey, Wei
+from backend.kit.schemas import Address, IdempotencyKey, StrictIn, Wei
 
 # ``Wei``: up to 10**31 - 1 DEW wei; the builders refuse more than the contracts' caps (a
 # billion DEW on the market, a million in the shop).
@@ -30,7 +30,7 @@ class ShopListingOut(BaseModel):
     open: bool
 
 
-class ListingIn(BaseModel):
+class ListingIn(StrictIn):
     """``id`` and ``price`` may come as JSON numbers or decimal strings (prices past 2**53
     only as strings: a JSON number loses their digits)."""
 
@@ -39,8 +39,6 @@ class ListingIn(BaseModel):
     amount: int = Field(default=1, ge=1, le=1_000_000)
     price: Wei
     expires_at: int = Field(ge=1, le=2**64 - 1, description="unix seconds (chain time)")
-
-    model_config = {"extra": "forbid"}
 
     @field_validator("id", "price", mode="before")
     @classmethod
@@ -78,11 +76,9 @@ class AvatarOut(BaseModel):
     accessories: list[AccessoryOut]
 
 
-class EquipIn(BaseModel):
+class EquipIn(StrictIn):
     type_id: int = Field(ge=0, le=2**63 - 1)
     equip: bool = True
-
-    model_config = {"extra": "forbid"}
 
 
 class WalletAvatarOut(BaseModel):
@@ -134,7 +130,7 @@ class WalletMarketsOut(BaseModel):
     lines: list[MarketLineOut] = Field(default_factory=list)
 
 
-class ShopListIn(BaseModel):
+class ShopListIn(StrictIn):
     """The operator lists an item type in the shop (through the chain outbox)."""
 
     item_kind: Literal["avatar", "accessory", "vip"]
@@ -150,15 +146,11 @@ class ShopListIn(BaseModel):
     slot: str | None = Field(default=None, max_length=32, pattern=r"^[a-z_]{1,32}$")
     idempotency_key: IdempotencyKey
 
-    model_config = {"extra": "forbid"}
 
-
-class ShopCloseIn(BaseModel):
+class ShopCloseIn(StrictIn):
     price: Wei | None = Field(default=None, description="the new price; default: unchanged")
     open: bool = False
     idempotency_key: IdempotencyKey
-
-    model_config = {"extra": "forbid"}
 
 
 class ShopRequestOut(BaseModel):

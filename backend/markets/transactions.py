@@ -37,24 +37,6 @@ class MarketTxBuilder(TxBuilder):
     refused = Refused
     unavailable = Unavailable
 
-    def _pay_then(
-        self, buyer: str, spender: Any, price: int, fn: str, args: list[Any], what: str
-    ) -> list[UnsignedTx]:
-        """A DEW ``approve`` of ``price`` to ``spender`` if its allowance is short, then the
-        call (simulated when no approval has to be mined first)."""
-        token = self.contracts.token
-        have = int(self._read(token.functions.balanceOf(buyer)))
-        if have < price:
-            raise Refused(f"{buyer} holds {have} DEW wei, less than the price of {price}")
-        if int(self._read(token.functions.allowance(buyer, spender.address))) >= price:
-            return [self._build(buyer, spender, fn, args, what)]
-        return [
-            self._build(
-                buyer, token, "approve", [spender.address, price], f"approve {price} DEW wei"
-            ),
-            self._unsigned(buyer, spender, fn, args, what),
-        ]
-
     # --- the shop -------------------------------------------------------------------------
 
     def shop_buy(self, *, buyer: str, listing_id: int, price: int) -> list[UnsignedTx]:

@@ -8,6 +8,7 @@ naming convention (``pk_<table>``, ``fk_<table>_<column>_<target>``, ``uq_<table
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -73,6 +74,12 @@ def json(name: str, *, nullable: bool = False) -> sa.Column[object]:
 # Columns that travel together, in this order
 
 
+def each(build: Callable[..., sa.Column[Any]], *names: str, **options: Any) -> list[sa.Column[Any]]:
+    """One column per name, in this order, all of one builder and its options:
+    ``*each(moment, "sent_at", "mined_at", nullable=True)``."""
+    return [build(name, **options) for name in names]
+
+
 def log_position(*, nullable: bool = False) -> tuple[sa.Column[str], sa.Column[int]]:
     """Where a chain event stands: its transaction's hash and its index in the block's logs."""
     return hash32("tx_hash", nullable=nullable), integer("log_index", nullable=nullable)
@@ -126,6 +133,38 @@ def foreign_key_to(
 def unique(table: str, *columns: str) -> sa.UniqueConstraint:
     """Named after the first column, as the convention does: ``uq_<table>_<column>``."""
     return sa.UniqueConstraint(*columns, name=op.f(f"uq_{table}_{columns[0]}"))
+
+
+# Tables
+
+
+def create_table(
+    table: str,
+    *columns: sa.Column[Any],
+    key: str | tuple[str, ...],
+    references: Mapping[str, str] | None = None,
+    uniques: Sequence[str | tuple[str, ...]] = (),
+    indexes: Sequence[str] = (),
+) -> None:
+    """``op.create_table`` with its constraints named once, from ``table``, then a plain index
+    on each of ``indexes`` in this order (as ``create_indexes``).
+
+    ``references`` maps a column to ``target`` (its ``id``) or ``target.column``; an entry of
+    ``uniques`` is a column or a tuple of columns. The DDL lists the foreign keys in the
+    mapping's order, then the primary key ``key``, then the unique constraints.
+    """
+    foreign_keys = []
+    for column, target in (references or {}).items():
+        target_table, _, target_column = target.partition(".")
+        foreign_keys.append(
+            foreign_key_to(table, column, target_table, target_column)
+            if target_column
+            else foreign_key(table, column, target_table)
+        )
+    keys = (key,) if isinstance(key, str) else key
+    constraints = [unique(table, *((u,) if isinstance(u, str) else u)) for u in uniques]
+    op.create_table(table, *columns, *foreign_keys, primary_key(table, *keys), *constraints)
+    create_indexes(table, *indexes)
 
 
 # Indexes

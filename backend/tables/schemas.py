@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from backend.kit.schemas import ADDRESS_PATTERN
+from backend.kit.schemas import ADDRESS_PATTERN, StrictIn
 from backend.protocol.messages import REPORT_REASONS
 from backend.tables.moderation import complaints
 
@@ -100,6 +100,9 @@ class QueueRequest(BaseModel):
     stake: int = Field(default=0, ge=0, le=10**30, description="DEW base units; earning only")
     earning: bool = False
     avatar_id: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    seats: int | None = Field(
+        default=None, ge=2, le=4, description="Table size (None: the preset's usual, 4 if it has 4)"
+    )
 
 
 class TicketOut(BaseModel):
@@ -107,6 +110,7 @@ class TicketOut(BaseModel):
     preset: str
     options: dict[str, Any]
     stake: str
+    seat_count: int | None
     earning: bool
     status: str
     table_id: str | None
@@ -172,15 +176,13 @@ class CenterTableIn(_TableRules):
 Reason = Annotated[str, Field(max_length=32, description=", ".join(REPORT_REASONS))]
 
 
-class ReportIn(BaseModel):
+class ReportIn(StrictIn):
     table_id: str = Field(pattern=r"^[0-9a-f]{32}$", description="where you sit or sat together")
     address: str = Field(pattern=ADDRESS_PATTERN, description="the reported player")
     reason: Reason
     # The service counts characters once control characters are stripped; this bounds the
     # raw body first.
     note: str | None = Field(default=None, max_length=4 * complaints.NOTE_MAX_CHARS)
-
-    model_config = {"extra": "forbid"}
 
 
 class ComplaintOut(BaseModel):

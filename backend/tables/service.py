@@ -21,6 +21,8 @@ from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from backend.care import standing
+from backend.care.standing import Door
 from backend.centers import service as centers
 from backend.config import Settings
 from backend.db import dialect
@@ -117,6 +119,8 @@ def create_table(
         raise exc.InvalidRequest(f"a center hosts tables of human players, not {spec.kind!r}")
     seated = spec.earning and spec.kind != "ai" and not hosted
     admission = gate.admit(creator, spec.avatar_id) if seated else None
+    # The one gate: a sanction, a break or a stake limit of the creator's keeps it out.
+    standing.require(session, creator, Door.SEAT, amount=0 if hosted else spec.stake)
     if spec.center_id is not None:
         _check_center_capacity(session, creator, spec.center_id)
     else:
@@ -342,6 +346,8 @@ def join_table(
     table = get_table(session=session, table_id=table_id, lock=True)
     if table.status != "open":
         raise exc.TableNotOpen(f"table {table_id!r} is {table.status}, not open")
+    # Under the table's lock, then the wallet's: the stake limit counts this seat's hold.
+    standing.require(session, address, Door.SEAT, amount=int(table.stake))
     if table.visibility == "private" and invite_code != table.invite_code:
         invited = session.get(TableInvitation, (table_id, address))
         if invited is None:

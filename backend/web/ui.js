@@ -4,7 +4,9 @@
 
 import { ApiError } from "./api.js";
 import "./errors.js";
-import { t } from "./i18n.js";
+import { addWords, t } from "./i18n.js";
+
+addWords({ scrollCue: ["Desliza la tabla para ver más →", "Swipe the table to see more →"] });
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -44,19 +46,36 @@ export function select(name, options, value) {
   return h("select", { name }, options.map(option));
 }
 
+// Observes the tables that scroll sideways: their box shows a cue while there is more to see.
+const overflowWatch = typeof ResizeObserver === "undefined" ? null : new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    const table = target.querySelector("table");
+    if (table) target.dataset.overflows = String(table.scrollWidth > table.clientWidth + 1);
+  }
+});
+
+/**
+ * A table of `rows` under `headers`. On a phone (style.css) a table of four columns or more
+ * turns each row into a card whose cells carry their column's name; a narrower table that is
+ * still too wide scrolls inside its box, which then shows a cue (the catalogue's `scrollCue`).
+ */
 export function table(headers, rows, caption) {
   if (!rows.length) return h("p", {}, t("none"));
-  return h(
+  const cards = headers.length >= 4;
+  const cell = (value, i) => h("td", { "data-label": headers[i] || null }, value);
+  const box = h(
     "div",
-    { class: "wide" },
+    { class: "wide", "data-cue": t("scrollCue") },
     h(
       "table",
-      {},
+      { class: cards ? "cards" : null },
       caption ? h("caption", {}, caption) : null,
       h("thead", {}, h("tr", {}, headers.map((x) => h("th", { scope: "col" }, x)))),
-      h("tbody", {}, rows.map((row) => h("tr", {}, row.map((cell) => h("td", {}, cell))))),
+      h("tbody", {}, rows.map((row) => h("tr", {}, row.map(cell)))),
     ),
   );
+  overflowWatch?.observe(box);
+  return box;
 }
 
 /**

@@ -4,6 +4,7 @@ the hosting to the renter, and the per-season report of the center's fee legs.""
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,7 @@ from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy.models import LedgerLeg, PlannedSettlement, Season
 from tests.centers.helpers import event, mint_center
+from tests.fixtures.dew_cli import invoke_dew, only_database
 from tests.fixtures.harness import ServerProcess, api, sign_in
 
 pytestmark = pytest.mark.timeout(240)
@@ -103,12 +105,14 @@ def test_a_rental_moves_the_hosting_to_the_renter(
 
 def _leg(
     session: Session, match_id: str, season_id: int | None, payee: str, amount: int, status: str
-) -> None:
+) -> str:
+    """A settled match's center fee leg; the settlement's transaction hash."""
+    tx_hash = "0x" + secrets.token_hex(32)
     session.add(
         PlannedSettlement(
             match_id=match_id, chain_match_id="0x" + secrets.token_hex(32),
             result_hash="0x" + "00" * 32, season_id=season_id, economy="staked",
-            finished_at=utcnow(), status="paid",
+            finished_at=utcnow(), status="paid", tx_hash=tx_hash,
         )
     )  # fmt: skip
     session.flush()
@@ -117,6 +121,7 @@ def _leg(
             match_id=match_id, party="fee_center", address=payee, amount=str(amount), status=status
         )
     )
+    return tx_hash
 
 
 def test_the_report_sums_the_center_legs_per_season(
@@ -139,7 +144,7 @@ def test_the_report_sums_the_center_legs_per_season(
         )
         session.add(season)
         session.flush()
-        _leg(session, escrow_key(ids[0]), season.id, host.address, 700, "paid")
+        paid_tx = _leg(session, escrow_key(ids[0]), season.id, host.address, 700, "paid")
         _leg(session, escrow_key(ids[1]), season.id, host.address, 300, "pending")
         _leg(session, escrow_key(ids[2]), season.id, host.address, 5_000, "paid")  # other center
         session.commit()
@@ -156,3 +161,26 @@ def test_the_report_sums_the_center_legs_per_season(
     ]  # fmt: skip
     assert report["earned"] == "1000" and report["paid"] == "700"
     assert narrowed["seasons"] == report["seasons"] and empty["seasons"] == []
+    # Per match, newest first, with the transaction that paid it (none while pending).
+    lines = [(m["match_id"], m["amount"], m["status"], m["tx_hash"]) for m in report["matches"]]
+    assert lines == [
+        (escrow_key(ids[1]), "300", "pending", None),
+        (escrow_key(ids[0]), "700", "paid", paid_tx),
+    ]
+    assert narrowed["matches"] == report["matches"] and empty["matches"] == []
+    with api(server.url) as anonymous:
+        newest = anonymous.get(f"/centers/{center}/report", params={"limit": 1}).json()
+        assert anonymous.get(f"/centers/{center}/report", params={"limit": 501}).status_code == 422
+    assert newest["matches"] == report["matches"][:1] and newest["seasons"] == report["seasons"]
+
+    # `dew center report`: the same report for the host at a shell.
+    env = only_database(server.env["DEW_DB_URL"])
+    said = invoke_dew(env, "center", "report", str(center))
+    assert said.returncode == 0, said.stderr
+    assert f"S {tag}: 2 matches, earned 0.00 DEW" in said.stdout  # 1,000 wei
+    assert paid_tx in said.stdout and escrow_key(ids[1]) in said.stdout
+    as_json = json.loads(invoke_dew(env, "center", "report", str(center), "--json").stdout)
+    assert as_json["seasons"] == report["seasons"]
+    assert [m["tx_hash"] for m in as_json["matches"]] == [None, paid_tx]
+    missing = invoke_dew(env, "center", "report", "999999")
+    assert missing.returncode == 1 and "999999" in missing.stderr

@@ -372,3 +372,85 @@ def test_prizes_are_dated_in_chain_time_like_match_rewards(sessions, monkeypatch
     assert len(asked) == 1  # asked once, at the finish
     (kw,) = planned
     assert kw["played_at_s"] == int(kw["finished_at"].timestamp()) + 3 * 86_400
+
+
+def _tier(sessions, name: str, tier: str, feeder: int | None, humans: list[str], **kw) -> int:
+    """A knock-out of four of ``tier`` open to the qualifiers of ``feeder``: the ``humans``
+    enter (absent wallets: the turn timer plays for them), ``refused`` (a wallet that did not
+    qualify in the tier below) is turned away, and bots fill it, so that it starts full."""
+    refused = kw.pop("refused", None)
+    with sessions() as session:
+        t = service.create_tournament(
+            session=session,
+            spec=spec(
+                name,
+                tier=tier,
+                qualifier_of=feeder,
+                format="elimination",
+                min_entrants=4,
+                max_entrants=4,
+                turn_timeout_s=1.0,
+                **kw,
+            ),
+            settings=FAST_TIMERS,
+        )
+        for address in humans:
+            service.register(session=session, gate=None, tournament_id=t.id, address=address)
+        if refused is not None:
+            with pytest.raises(exc.NotEligible, match="did not qualify"):
+                service.register(session=session, gate=None, tournament_id=t.id, address=refused)
+        service.add_bots(session=session, tournament_id=t.id, count=4 - len(humans), level="easy")
+        return t.id
+
+
+def _qualifiers_once_played(sessions, tournament_id: int) -> list[str]:
+    """Waits for the tournament to end and checks it was played through; returns its
+    qualifiers' addresses in the order of their places."""
+    run_to_end(sessions, tournament_id)
+    with sessions() as session:
+        t = service.get_tournament(session=session, tournament_id=tournament_id)
+        assert t.status == TournamentStatus.FINISHED
+        assert t.current_round == t.rounds_total == 2  # four entrants, knock-out
+        for g in service.games_of(session=session, tournament_id=tournament_id):
+            match = session.get(Match, g.match_id)
+            assert match is not None and match.status == "finished" and match.result_hash
+        places = sorted(
+            views.standings_view(session=session, tournament=t), key=lambda p: p["place"]
+        )
+        assert [p["place"] for p in places] == [1, 2, 3, 4]
+        return [p["address"] for p in places if p["qualified"]]
+
+
+def test_a_campeonisimo_and_a_supercampeones_play_through_from_the_tier_below(pg_url, sessions):
+    """Seed 000's three tiers in order, each played through on the server: the Campeonato's
+    two best wallets enter the Campeonisimo, whose best wallet enters the Supercampeones;
+    at each step a wallet that did not qualify in the tier below is refused."""
+    humans = wallets(3)
+    with ServerProcess(pg_url, bot_move_delay_s=0.01, adopt_started_every_s=0.2):
+        campeonato = _tier(sessions, "tier 1", "campeonato", None, humans, qualify_top=2)
+        first = _qualifiers_once_played(sessions, campeonato)
+        assert len(first) == 2 and set(first) <= set(humans)  # bots never qualify
+        [left_out] = set(humans) - set(first)
+
+        campeonisimo = _tier(
+            sessions, "tier 2", "campeonisimo", campeonato, first, qualify_top=1, refused=left_out
+        )
+        second = _qualifiers_once_played(sessions, campeonisimo)
+        assert len(second) == 1 and second[0] in first
+        [runner_up] = set(first) - set(second)
+
+        with sessions() as session, pytest.raises(exc.InvalidTournament, match="qualifier_of"):
+            service.create_tournament(  # a Supercampeones takes a Campeonisimo's qualifiers
+                session=session,
+                spec=spec("tier 3 wrong", tier="supercampeones", qualifier_of=campeonato),
+            )
+        supercampeones = _tier(
+            sessions,
+            "tier 3",
+            "supercampeones",
+            campeonisimo,
+            second,
+            qualify_top=1,
+            refused=runner_up,
+        )
+        assert _qualifiers_once_played(sessions, supercampeones) == second

@@ -42,15 +42,7 @@ def _sign_all(deployment, key, response):
         send(
             deployment.w3,
             key,
-            UnsignedTx(
-                from_=tx["from"],
-                to=tx["to"],
-                data=tx["data"],
-                value=int(tx["value"], 16),
-                chain_id=int(tx["chainId"], 16),
-                description=tx["description"],
-                gas=int(tx["gas"], 16) if tx.get("gas") else None,
-            ),
+            UnsignedTx.from_json(tx),
         )
     return txs
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from dataclasses import replace
 
 import pytest
 from eth_account import Account
@@ -92,15 +93,7 @@ def _sign(world, key: str, txs: list[dict]) -> None:
         send(
             world.deployment.w3,
             key,
-            UnsignedTx(
-                from_=tx["from"],
-                to=tx["to"],
-                data=tx["data"],
-                value=int(tx["value"], 16),
-                chain_id=int(tx["chainId"], 16),
-                description=tx["description"],
-                gas=int(tx["gas"], 16) if tx.get("gas") else 500_000,
-            ),
+            replace(UnsignedTx.from_json(tx), gas=int(tx["gas"], 16) if tx.get("gas") else 500_000),
         )
 
 

@@ -122,3 +122,75 @@ def test_every_builder_writes_the_ddl_it_always_wrote(dialect: str, expected: st
 def test_dropping_an_indexed_column_drops_its_index_first() -> None:
     sql = offline_sql("postgresql", lambda: col.drop_indexed_column("things", "center_id"))
     assert sql == ("DROP INDEX ix_things_center_id;\n\nALTER TABLE things DROP COLUMN center_id;")
+
+
+def test_create_table_names_its_constraints_and_indexes_as_the_separate_builders_do() -> None:
+    def with_builders() -> None:
+        op.create_table(
+            "legs",
+            col.serial_id(),
+            col.integer("seat"),
+            col.address("owner"),
+            col.hash32("tx_hash"),
+            col.integer("log_index"),
+            col.foreign_key("legs", "seat", "seats"),
+            col.foreign_key_to("legs", "owner", "accounts", "address"),
+            col.primary_key("legs", "id"),
+            col.unique("legs", "owner"),
+            col.unique("legs", "tx_hash", "log_index"),
+        )
+        col.create_indexes("legs", "seat", "owner")
+
+    def with_create_table() -> None:
+        col.create_table(
+            "legs",
+            col.serial_id(),
+            col.integer("seat"),
+            col.address("owner"),
+            col.hash32("tx_hash"),
+            col.integer("log_index"),
+            key="id",
+            references={"seat": "seats", "owner": "accounts.address"},
+            uniques=["owner", ("tx_hash", "log_index")],
+            indexes=["seat", "owner"],
+        )
+
+    for dialect in ("postgresql", "sqlite"):
+        expected = offline_sql(dialect, with_builders)
+        assert (
+            "CONSTRAINT fk_legs_owner_accounts FOREIGN KEY(owner) REFERENCES accounts" in expected
+        )
+        assert offline_sql(dialect, with_create_table) == expected
+
+
+def test_create_table_takes_a_key_of_several_columns() -> None:
+    sql = offline_sql(
+        "postgresql",
+        lambda: col.create_table(
+            "seats", col.integer("table_id"), col.integer("seat"), key=("table_id", "seat")
+        ),
+    )
+    assert "CONSTRAINT pk_seats PRIMARY KEY (table_id, seat)" in sql
+
+
+def test_each_builds_one_column_per_name_in_order_with_the_same_options() -> None:
+    def one_by_one() -> None:
+        op.create_table(
+            "runs",
+            col.string("kind", 16),
+            col.string("status", 16),
+            col.moment("sent_at", nullable=True),
+            col.moment("mined_at", nullable=True),
+        )
+
+    def with_each() -> None:
+        op.create_table(
+            "runs",
+            *col.each(col.string, "kind", "status", length=16),
+            *col.each(col.moment, "sent_at", "mined_at", nullable=True),
+        )
+
+    for dialect in ("postgresql", "sqlite"):
+        expected = offline_sql(dialect, one_by_one)
+        assert "mined_at" in expected
+        assert offline_sql(dialect, with_each) == expected

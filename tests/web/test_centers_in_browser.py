@@ -72,6 +72,7 @@ def test_find_a_center_by_place_and_join_its_table(browser: Any, server: ServerP
     wallet = InjectedWallet(Account.create().key.hex())
     page = open_wallet_page(browser, server.url, wallet)
     me = sign_in_page(page)
+    page.click("#nav-more")  # the header's "More" group
     page.click("#nav-centers")
     page.wait_for_selector("form#center-search")
     # Choose a place: Barcelona's coordinates fill in; the nearest center comes first, then
@@ -169,6 +170,7 @@ def test_a_ref_link_binds_a_player_and_the_creator_dashboard_shows_it(
     owner_wallet = InjectedWallet(creator.key.hex())
     page = open_wallet_page(browser, server.url, owner_wallet)
     sign_in_page(page)
+    page.click("#nav-more")
     page.click("#nav-creator")
     page.wait_for_selector("#creator-code")
     assert page.inner_text("#creator-code") == code

@@ -101,6 +101,16 @@ def read_state(session: Session) -> dict[str, Any]:
     }
 
 
+def _by_label(
+    name: str, documentation: str, label: str, values: dict[str, float]
+) -> GaugeMetricFamily:
+    """A gauge with one sample per ``label`` value."""
+    gauge = GaugeMetricFamily(name, documentation, labels=[label])
+    for value, sample in values.items():
+        gauge.add_metric([value], sample)
+    return gauge
+
+
 class StateCollector(Collector):
     """The database-derived gauges, cached ``cache_s``; a failed read yields none of them
     (and ``dew_state_scrape_ok 0``) rather than failing the scrape."""
@@ -131,20 +141,16 @@ class StateCollector(Collector):
         )
         if state is None:
             return
-        requests = GaugeMetricFamily(
-            "dew_chain_requests", "Transaction engine requests by state.", labels=["state"]
-        )
-        for name, count in state["requests"].items():
-            requests.add_metric([name], count)
-        yield requests
-        oldest = GaugeMetricFamily(
+        yield _by_label(
+            "dew_chain_requests", "Transaction engine requests by state.", "state",
+            state["requests"],
+        )  # fmt: skip
+        yield _by_label(
             "dew_chain_request_oldest_seconds",
             "Age of the oldest request in an open state (0: none).",
-            labels=["state"],
+            "state",
+            state["oldest"],
         )
-        for name, age in state["oldest"].items():
-            oldest.add_metric([name], age)
-        yield oldest
         yield GaugeMetricFamily(
             "dew_settlements_waiting",
             "Settlements held back by the vault (limit or pause).",
@@ -173,14 +179,12 @@ class StateCollector(Collector):
                 "dew_chain_head_block", "The node's head as the worker last read it.",
                 state["chain_head"],
             )  # fmt: skip
-        lag = GaugeMetricFamily(
+        yield _by_label(
             "dew_indexer_block_lag",
             "Blocks between the chain head and an indexer's cursor.",
-            labels=["cursor"],
+            "cursor",
+            state["indexer_lag"],
         )
-        for name, blocks in state["indexer_lag"].items():
-            lag.add_metric([name], blocks)
-        yield lag
         if state["vault_limit"]:
             available = state["vault_available"] or 0
             yield GaugeMetricFamily(

@@ -16,6 +16,9 @@ from backend.accounts import guests, schemas, siwe_message, terms
 from backend.accounts import service as accounts
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
 from backend.api.errors import ErrorResponse
+from backend.care import standing
+from backend.care.exceptions import CareError
+from backend.care.standing import Door
 from backend.ops.metrics import SIGNIN_REFUSALS, SIGNINS
 from backend.tables import service as tables
 
@@ -87,6 +90,13 @@ async def sign_in(body: schemas.SignInRequest, request: Request) -> Response:
             message=body.message,
             signature=body.signature,
         )
+        # The one gate: a banned wallet's session ends as it opens (the refusal says why).
+        with Session(request.app.state.engine) as session:
+            try:
+                standing.require(session, pair.address, Door.SIGN_IN)
+            except CareError:
+                accounts.logout(session=session, session_id=pair.session_id)
+                raise
         if body.guest_token:  # the guest this browser played as: its history is the wallet's
             # An expired or foreign guest token moves nothing; the sign-in stands.
             with Session(request.app.state.engine) as session:
@@ -95,7 +105,7 @@ async def sign_in(body: schemas.SignInRequest, request: Request) -> Response:
 
     try:
         pair = await run_in_threadpool(verify_and_open)
-    except accounts_exc.AccountsError as error:
+    except (accounts_exc.AccountsError, CareError) as error:
         SIGNIN_REFUSALS.labels(error.code).inc()  # codes are our constants, a bounded set
         raise
     SIGNINS.inc()

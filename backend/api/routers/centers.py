@@ -157,6 +157,10 @@ def report(
     center_id: CenterId,
     session: SessionDep,
     season: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> dict[str, Any]:
-    """The center's share of fees from the matches and tournaments it hosted, per season."""
-    return hosting.center_report(session=session, center_id=center_id, season_id=season)
+    """The center's share of fees from the matches and tournaments it hosted, per season, and
+    per match (newest first, at most ``limit``) with the transaction that paid it."""
+    return hosting.center_report(
+        session=session, center_id=center_id, season_id=season, limit=limit
+    )

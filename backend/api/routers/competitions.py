@@ -20,11 +20,24 @@ from starlette.websockets import WebSocketDisconnect
 from backend.accounts import exceptions as accounts_exc
 from backend.accounts import service as accounts
 from backend.accounts import terms
-from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep, read_sessions
+from backend.api.deps import (
+    ContributionsDep,
+    CurrentPlayer,
+    DepositDoor,
+    GateDep,
+    SessionDep,
+    SettingsDep,
+    read_sessions,
+)
 from backend.api.params import Id31
 from backend.api.ratelimit import client_key
 from backend.competitions import contributions, service, views
-from backend.competitions.schemas import RegisterIn
+from backend.competitions.schemas import (
+    ContributionIn,
+    ContributionOut,
+    ContributionsOut,
+    RegisterIn,
+)
 from backend.competitions.watch import (
     CLOSE_TOO_MANY,
     CLOSE_UNSUPPORTED,
@@ -33,6 +46,7 @@ from backend.competitions.watch import (
     error_text,
     is_entrant,
 )
+from backend.economy.schemas import TransactionsOut
 
 router = APIRouter(prefix="/competitions", tags=["competitions"])
 
@@ -61,6 +75,49 @@ def list_tournaments(
 @router.get("/{tournament_id}", summary="A tournament and its entrants")
 def get_tournament(session: SessionDep, tournament_id: TournamentId) -> dict[str, Any]:
     return _detail(session, tournament_id)
+
+
+@router.get(
+    "/{tournament_id}/contributions",
+    response_model=ContributionsOut,
+    summary="The DEW contributed to a tournament's prizes, and by whom",
+)
+def list_contributions(session: SessionDep, tournament_id: TournamentId) -> ContributionsOut:
+    service.get_tournament(session=session, tournament_id=tournament_id)  # 404 first
+    rows = contributions.contributions_to(session=session, tournament_id=tournament_id)
+    return ContributionsOut(
+        total=str(sum(int(r.amount) for r in rows)),
+        contributions=[
+            ContributionOut(contributor=r.contributor, amount=r.amount, at=r.created_at)
+            for r in rows
+        ],
+    )
+
+
+@router.post(
+    "/{tournament_id}/contributions",
+    response_model=TransactionsOut,
+    summary="Contribute DEW to a tournament's prizes: the transactions for the wallet to sign",
+)
+def contribute(
+    body: ContributionIn,
+    session: SessionDep,
+    tournament_id: TournamentId,
+    player: DepositDoor,
+    builder: ContributionsDep,
+) -> TransactionsOut:
+    """A DEW approval when the wallet's allowance is short, then ``Contributions.contribute``;
+    the pool grows once the indexer sees the contribution confirmed. Refused, with nothing
+    built, when the tournament is closed or the pool would outgrow what the vault pays, and
+    for a wallet whose standing closes deposits (suspended, banned, on a time-out or
+    self-excluded: DEW it sends in is money in, as a deposit is)."""
+    txs = builder.contribute(
+        session=session,
+        tournament_id=tournament_id,
+        contributor=player.address,
+        amount=int(body.amount),
+    )
+    return TransactionsOut.of(*txs)
 
 
 @router.post("/{tournament_id}/register", summary="Enter the signed-in wallet (pays the fee)")

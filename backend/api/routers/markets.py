@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 
-from backend.api.deps import CurrentPlayer, MarketsDep, SessionDep
+from backend.api.deps import CurrentPlayer, MarketDoor, MarketsDep, SessionDep, ShopDoor
 from backend.api.params import Id63, described_errors
 from backend.economy.schemas import TransactionsOut
 from backend.kit.schemas import ADDRESS_PATTERN
@@ -55,7 +55,7 @@ def shop(
 
 @router.post("/shop/{listing_id}/buy", response_model=TransactionsOut, responses=_ERRORS)
 def shop_buy(
-    listing_id: ListingId, session: SessionDep, player: CurrentPlayer, markets: MarketsDep
+    listing_id: ListingId, player: ShopDoor, session: SessionDep, markets: MarketsDep
 ) -> TransactionsOut:
     """Buy one item: a DEW approval to the shop if needed, then ``Shop.buy`` at the listed
     price at most (a price raised meanwhile makes the chain refuse it)."""
@@ -98,7 +98,7 @@ def listings(
 
 @router.post("/listings", response_model=TransactionsOut, responses=_ERRORS)
 def create_listing(
-    body: schemas.ListingIn, player: CurrentPlayer, markets: MarketsDep
+    body: schemas.ListingIn, player: MarketDoor, markets: MarketsDep
 ) -> TransactionsOut:
     """List an avatar or accessories you hold for DEW: the market's approval first if it is
     missing, then ``Market.list``. Only the holder can list (403 otherwise)."""
@@ -141,7 +141,7 @@ def cancel_listing(
 
 @router.post("/listings/{listing_id}/buy", response_model=TransactionsOut, responses=_ERRORS)
 def buy_listing(
-    listing_id: ListingId, session: SessionDep, player: CurrentPlayer, markets: MarketsDep
+    listing_id: ListingId, player: MarketDoor, session: SessionDep, markets: MarketsDep
 ) -> TransactionsOut:
     """Buy a listing at its price: a DEW approval to the market if needed, then
     ``Market.buy``. A sold, cancelled, expired or stale listing is refused (409)."""

@@ -66,24 +66,18 @@ def queue_mint(
     """Queue one avatar mint per recipient; the worker sends it (poll the GET for the ids).
     A repeat of the same key and recipients returns the first request with 200."""
     return queued_once(
+        request,
         session,
-        operator.MINTS.key(body.idempotency_key),
+        operator.MINTS,
         MintOut,
-        lambda: operator.queue_mint(
-            session=session,
-            recipients=body.recipients,
-            idempotency_key=body.idempotency_key,
-            chain_id=request.app.state.settings.chain.chain_id,
-        ),
+        operator.queue_mint,
+        idempotency_key=body.idempotency_key,
+        recipients=body.recipients,
     )
 
 
 @router.get("/mints/{request_id}", response_model=MintOut, responses=_ERRORS)
-def get_mint(
-    request_id: RequestId,
-    session: SessionDep,
-    _operator: CurrentOperator,
-) -> MintOut:
+def get_mint(request_id: RequestId, session: SessionDep, _operator: CurrentOperator) -> MintOut:
     """Where a mint stands: ``token_ids`` once the worker's transaction is confirmed."""
     return out_of(MintOut, operator.mint_status(session=session, request_id=request_id))
 
@@ -126,9 +120,7 @@ def schedule_seasons(
 
 @router.post("/seasons/{season_id}/end", response_model=OperatorSeasonOut, responses=_ERRORS)
 def end_season(
-    season_id: Id31,
-    session: SessionDep,
-    _operator: CurrentOperator,
+    season_id: Id31, session: SessionDep, _operator: CurrentOperator
 ) -> OperatorSeasonOut:
     """End a running season now: its reward table becomes due and the worker pays it."""
     season = operator.end_season(session=session, season_id=season_id)
@@ -143,26 +135,20 @@ def queue_vip(
     """Queue a VIP pass issue or revoke; the worker sends it (poll the GET). A repeat of the
     same key and body returns the first request with 200; another body under it is 409."""
     return queued_once(
+        request,
         session,
-        operator.VIPS.key(body.idempotency_key),
+        operator.VIPS,
         VipOut,
-        lambda: operator.queue_vip(
-            session=session,
-            action=body.action,
-            address=body.address,
-            expires_at=body.expires_at,
-            idempotency_key=body.idempotency_key,
-            chain_id=request.app.state.settings.chain.chain_id,
-        ),
+        operator.queue_vip,
+        idempotency_key=body.idempotency_key,
+        action=body.action,
+        address=body.address,
+        expires_at=body.expires_at,
     )
 
 
 @router.get("/vip/{request_id}", response_model=VipOut, responses=_ERRORS)
-def get_vip(
-    request_id: RequestId,
-    session: SessionDep,
-    _operator: CurrentOperator,
-) -> VipOut:
+def get_vip(request_id: RequestId, session: SessionDep, _operator: CurrentOperator) -> VipOut:
     """Where a VIP request stands: ``confirmed`` once the worker's transaction is final."""
     return out_of(VipOut, operator.vip_status(session=session, request_id=request_id))
 
@@ -193,25 +179,23 @@ def queue_shop_listing(
     first with ``max_supply``); the worker sends it (poll the GET for the listing id). A
     repeat of the same key and body returns the first request with 200; another body 409."""
     return queued_once(
+        request,
         session,
-        markets_operator.SHOP.key(body.idempotency_key),
+        markets_operator.SHOP,
         ShopRequestOut,
-        lambda: markets_operator.queue_listing(
-            session=session,
-            item_kind=body.item_kind,
-            item=_item_address(markets, body.item_kind),
-            item_id=body.item_id,
-            price=int(body.price),
-            supply=body.supply,
-            vip_term_s=body.vip_term_s,
-            name=body.name,
-            image=body.image,
-            slot=body.slot,
-            max_supply=body.max_supply,
-            uri=body.uri,
-            idempotency_key=body.idempotency_key,
-            chain_id=request.app.state.settings.chain.chain_id,
-        ),
+        markets_operator.queue_listing,
+        idempotency_key=body.idempotency_key,
+        item_kind=body.item_kind,
+        item=_item_address(markets, body.item_kind),
+        item_id=body.item_id,
+        price=int(body.price),
+        supply=body.supply,
+        vip_term_s=body.vip_term_s,
+        name=body.name,
+        image=body.image,
+        slot=body.slot,
+        max_supply=body.max_supply,
+        uri=body.uri,
     )
 
 
@@ -226,30 +210,26 @@ def queue_shop_update(
     _operator: CurrentOperator,
 ) -> Any:
     """Change a shop listing's price or close it (``open: false``, the default)."""
-    key = markets_operator.SHOP.key(body.idempotency_key)
+    markets_operator.SHOP.key(body.idempotency_key)  # a bad key is refused before any read
     price = body.price
     if price is None:
         price = markets_service.get_shop_listing(session=session, listing_id=listing_id).price
     return queued_once(
+        request,
         session,
-        key,
+        markets_operator.SHOP,
         ShopRequestOut,
-        lambda: markets_operator.queue_update(
-            session=session,
-            listing_id=listing_id,
-            price=int(price),
-            open_=body.open,
-            idempotency_key=body.idempotency_key,
-            chain_id=request.app.state.settings.chain.chain_id,
-        ),
+        markets_operator.queue_update,
+        idempotency_key=body.idempotency_key,
+        listing_id=listing_id,
+        price=int(price),
+        open_=body.open,
     )
 
 
 @router.get("/shop/requests/{request_id}", response_model=ShopRequestOut, responses=_ERRORS)
 def get_shop_request(
-    request_id: RequestId,
-    session: SessionDep,
-    _operator: CurrentOperator,
+    request_id: RequestId, session: SessionDep, _operator: CurrentOperator
 ) -> ShopRequestOut:
     """Where a shop request stands: ``listing_id`` once the listing is confirmed."""
     status = markets_operator.request_status(session=session, request_id=request_id)
@@ -270,15 +250,13 @@ def queue_center_mint(
         lat_e2=round(body.lat * 100), lon_e2=round(body.lon * 100), capacity=body.capacity,
     )  # fmt: skip
     return queued_once(
+        request,
         session,
-        center_minting.CENTER_MINTS.key(body.idempotency_key),
+        center_minting.CENTER_MINTS,
         CenterMintOut,
-        lambda: center_minting.queue_center_mint(
-            session=session,
-            center=center,
-            idempotency_key=body.idempotency_key,
-            chain_id=request.app.state.settings.chain.chain_id,
-        ),
+        center_minting.queue_center_mint,
+        idempotency_key=body.idempotency_key,
+        center=center,
     )
 
 

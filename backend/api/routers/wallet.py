@@ -9,14 +9,16 @@ transactions for the player's own wallet, credited when the indexer sees them co
 from __future__ import annotations
 
 import secrets
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
-from backend.api.deps import CurrentPlayer, SessionDep, get_tx_builder
+from backend.api.deps import CurrentPlayer, GateDep, SessionDep, get_tx_builder
 from backend.api.params import error_responses
+from backend.care import limits
 from backend.chain import outbox
 from backend.chain.models import ChainRequest
 from backend.competitions.models import Tournament
@@ -28,6 +30,7 @@ from backend.economy.schemas import (
     EscrowOut,
     HistoryLineOut,
     TransactionsOut,
+    VipPassOut,
     WalletMoneyOut,
     WithdrawalIn,
     WithdrawalOut,
@@ -105,12 +108,29 @@ def my_money(
     )
 
 
+@router.get("/vip", response_model=VipPassOut, responses=_ERRORS)
+def my_vip_pass(player: CurrentPlayer, gate: GateDep) -> VipPassOut:
+    """The wallet's VIP pass and its expiry, for the settings page (503 without a chain)."""
+    expiry = gate.vip_expiry(player.address)
+    if expiry is None:
+        return VipPassOut(valid=False, expires_at=None)
+    return VipPassOut(valid=True, expires_at=datetime.fromtimestamp(expiry, UTC))
+
+
 @router.post("/deposit", response_model=TransactionsOut, responses=_ERRORS)
-def deposit(body: DepositIn, request: Request, player: CurrentPlayer) -> TransactionsOut:
+def deposit(
+    body: DepositIn, request: Request, session: SessionDep, player: CurrentPlayer
+) -> TransactionsOut:
     """The DEW transfer into the vault for the player's wallet to sign; the stake balance is
-    credited once the transfer is confirmed."""
+    credited once the transfer is confirmed. The one gate first: a sanction, a break or the
+    player's own deposit limit refuses it before the chain is asked."""
     amount = _amount(body.amount)  # bad input is refused before the chain is asked
-    tx = get_tx_builder(request).deposit(sender=player.address, amount=amount)
+    tx = limits.deposit_door(
+        session=session,
+        address=player.address,
+        amount=amount,
+        build=lambda: get_tx_builder(request).deposit(sender=player.address, amount=amount),
+    )
     return TransactionsOut.of(tx)
 
 

@@ -6,11 +6,8 @@ from alembic import op
 
 from backend.migrations.columns import (
     address,
-    create_index,
-    foreign_key,
-    foreign_key_to,
+    create_table,
     moment,
-    primary_key,
     string,
 )
 
@@ -20,43 +17,43 @@ branch_labels = ("accounts",)
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "accounts",
         address("address"),
         moment("last_signin_at", nullable=True),
         moment("created_at"),
-        primary_key("accounts", "address"),
+        key="address",
     )
-    op.create_table(
+    create_table(
         "signin_nonces",
         string("nonce", 64),
         moment("expires_at"),
         moment("used_at", nullable=True),
         moment("created_at"),
-        primary_key("signin_nonces", "nonce"),
+        key="nonce",
+        indexes=["expires_at"],
     )
-    create_index("signin_nonces", "expires_at")
-    op.create_table(
+    create_table(
         "auth_sessions",
         string("id", 32),
         address("address"),
         moment("revoked_at", nullable=True),
         moment("created_at"),
-        foreign_key_to("auth_sessions", "address", "accounts", "address"),
-        primary_key("auth_sessions", "id"),
+        key="id",
+        references={"address": "accounts.address"},
+        indexes=["address"],
     )
-    create_index("auth_sessions", "address")
-    op.create_table(
+    create_table(
         "refresh_tokens",
         string("token_hash", 64),
         string("session_id", 32),
         moment("expires_at"),
         moment("used_at", nullable=True),
         moment("created_at"),
-        foreign_key("refresh_tokens", "session_id", "auth_sessions"),
-        primary_key("refresh_tokens", "token_hash"),
+        key="token_hash",
+        references={"session_id": "auth_sessions"},
+        indexes=["session_id"],
     )
-    create_index("refresh_tokens", "session_id")
 
 
 def downgrade() -> None:

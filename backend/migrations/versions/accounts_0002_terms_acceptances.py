@@ -7,11 +7,10 @@ from alembic import op
 from backend.migrations.columns import (
     address,
     boolean,
-    create_index,
+    create_table,
     drop_index,
-    foreign_key_to,
+    each,
     moment,
-    primary_key,
     string,
 )
 
@@ -20,18 +19,17 @@ down_revision = "accounts_0001"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "terms_acceptances",
         string("message_hash", 64),
         address("address"),
         string("terms_version", 32),
         boolean("legal_age_confirmed"),
-        moment("accepted_at"),
-        moment("created_at"),
-        foreign_key_to("terms_acceptances", "address", "accounts", "address"),
-        primary_key("terms_acceptances", "message_hash"),
+        *each(moment, "accepted_at", "created_at"),
+        key="message_hash",
+        references={"address": "accounts.address"},
+        indexes=["address"],
     )
-    create_index("terms_acceptances", "address")
 
 
 def downgrade() -> None:

@@ -8,14 +8,14 @@ from backend.migrations.columns import (
     address,
     big_integer,
     chain_key,
-    create_index,
     create_indexes,
+    create_table,
     drop_index,
     drop_indexes,
+    each,
     integer,
     log_position,
     moment,
-    primary_key,
     string,
 )
 
@@ -25,34 +25,31 @@ branch_labels = ("centers",)
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "game_centers",
         chain_key("center_id"),
         string("name", 64),
         string("country", 2),
         string("city", 64),
-        integer("lat_e2"),
-        integer("lon_e2"),
-        integer("capacity"),
+        *each(integer, "lat_e2", "lon_e2", "capacity"),
         address("owner"),
         address("renter", nullable=True),
         moment("rented_until", nullable=True),
-        big_integer("minted_block"),
-        big_integer("updated_block"),
+        *each(big_integer, "minted_block", "updated_block"),
         moment("updated_at"),
-        primary_key("game_centers", "center_id"),
+        key="center_id",
     )
     op.create_index("ix_game_centers_lat_lon", "game_centers", ["lat_e2", "lon_e2"])
     create_indexes("game_centers", "name", "owner", "renter")
-    op.create_table(
+    create_table(
         "game_center_events",
         *log_position(),
         big_integer("center_id"),
         string("kind", 16),
         big_integer("block_number"),
-        primary_key("game_center_events", "tx_hash", "log_index"),
+        key=("tx_hash", "log_index"),
+        indexes=["center_id"],
     )
-    create_index("game_center_events", "center_id")
 
 
 def downgrade() -> None:

@@ -9,17 +9,15 @@ from backend.migrations.columns import (
     address,
     big_integer,
     boolean,
-    create_index,
-    foreign_key,
+    create_table,
+    each,
     hash32,
     integer,
     json,
     moment,
-    primary_key,
     serial_id,
     string,
     text,
-    unique,
 )
 
 revision = "chain_0001"
@@ -27,7 +25,7 @@ down_revision = "0000_base"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "chain_wallets",
         serial_id(),
         big_integer("chain_id"),
@@ -35,10 +33,10 @@ def upgrade() -> None:
         big_integer("next_nonce"),
         string("lease_owner", 100, nullable=True),
         moment("lease_until", nullable=True),
-        primary_key("chain_wallets", "id"),
-        unique("chain_wallets", "chain_id", "address"),
+        key="id",
+        uniques=[("chain_id", "address")],
     )
-    op.create_table(
+    create_table(
         "chain_requests",
         serial_id(),
         string("idempotency_key", 200),
@@ -55,30 +53,24 @@ def upgrade() -> None:
         boolean("alone"),
         json("result", nullable=True),
         hash32("tx_hash", nullable=True),
-        moment("created_at"),
-        moment("updated_at"),
-        moment("submitted_at", nullable=True),
-        moment("confirmed_at", nullable=True),
-        moment("failed_at", nullable=True),
-        foreign_key("chain_requests", "wallet_id", "chain_wallets"),
-        primary_key("chain_requests", "id"),
-        unique("chain_requests", "idempotency_key"),
+        *each(moment, "created_at", "updated_at"),
+        *each(moment, "submitted_at", "confirmed_at", "failed_at", nullable=True),
+        key="id",
+        references={"wallet_id": "chain_wallets"},
+        uniques=["idempotency_key"],
     )
     op.create_index("ix_chain_requests_slot", "chain_requests", ["wallet_id", "nonce"])
     op.create_index("ix_chain_requests_status_id", "chain_requests", ["status", "id"])
-    op.create_table(
+    create_table(
         "chain_txs",
         serial_id(),
         integer("wallet_id"),
         big_integer("nonce"),
-        string("kind", 16),
-        string("status", 16),
+        *each(string, "kind", "status", length=16),
         hash32("tx_hash"),
         sa.Column("raw", sa.LargeBinary(), nullable=False),
         address("to_address"),
-        big_integer("gas_limit"),
-        big_integer("max_fee_per_gas"),
-        big_integer("max_priority_fee_per_gas"),
+        *each(big_integer, "gas_limit", "max_fee_per_gas", "max_priority_fee_per_gas"),
         integer("replaces_id", nullable=True),
         integer("request_count"),
         big_integer("block_number", nullable=True),
@@ -86,35 +78,35 @@ def upgrade() -> None:
         integer("receipt_status", nullable=True),
         big_integer("gas_used", nullable=True),
         text("failure_reason", nullable=True),
-        integer("broadcasts"),
-        integer("reorgs"),
-        moment("created_at"),
-        moment("updated_at"),
-        moment("signed_at"),
-        moment("sent_at", nullable=True),
-        moment("last_broadcast_at", nullable=True),
-        moment("mined_at", nullable=True),
-        moment("confirmed_at", nullable=True),
-        moment("failed_at", nullable=True),
-        moment("replaced_at", nullable=True),
-        foreign_key("chain_txs", "replaces_id", "chain_txs"),
-        foreign_key("chain_txs", "wallet_id", "chain_wallets"),
-        primary_key("chain_txs", "id"),
-        unique("chain_txs", "tx_hash"),
+        *each(integer, "broadcasts", "reorgs"),
+        *each(moment, "created_at", "updated_at", "signed_at"),
+        *each(
+            moment,
+            "sent_at",
+            "last_broadcast_at",
+            "mined_at",
+            "confirmed_at",
+            "failed_at",
+            "replaced_at",
+            nullable=True,
+        ),
+        key="id",
+        references={"replaces_id": "chain_txs", "wallet_id": "chain_wallets"},
+        uniques=["tx_hash"],
+        indexes=["status"],
     )
-    create_index("chain_txs", "status")
     op.create_index("ix_chain_txs_wallet_nonce", "chain_txs", ["wallet_id", "nonce"])
-    op.create_table(
+    create_table(
         "chain_tx_events",
         serial_id(),
         integer("tx_id"),
         string("status", 16),
         text("detail", nullable=True),
         moment("at"),
-        foreign_key("chain_tx_events", "tx_id", "chain_txs"),
-        primary_key("chain_tx_events", "id"),
+        key="id",
+        references={"tx_id": "chain_txs"},
+        indexes=["tx_id"],
     )
-    create_index("chain_tx_events", "tx_id")
 
 
 def downgrade() -> None:

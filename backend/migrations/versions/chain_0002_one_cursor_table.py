@@ -12,7 +12,11 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import big_integer, primary_key, string
+from backend.migrations.columns import (
+    big_integer,
+    primary_key,
+    string,
+)
 
 revision = "chain_0002"
 down_revision = "chain_0001"

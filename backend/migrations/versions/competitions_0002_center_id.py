@@ -5,7 +5,11 @@ A plain indexed column for the same reason as ``tables_h20centers_0001``.
 
 from __future__ import annotations
 
-from backend.migrations.columns import add_indexed_column, big_integer, drop_indexed_column
+from backend.migrations.columns import (
+    add_indexed_column,
+    big_integer,
+    drop_indexed_column,
+)
 
 revision = "competitions_h20centers_0001"
 down_revision = "competitions_0001"

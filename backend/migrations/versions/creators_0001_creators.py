@@ -5,7 +5,14 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import address, create_indexes, moment, string, text
+from backend.migrations.columns import (
+    address,
+    create_indexes,
+    each,
+    moment,
+    string,
+    text,
+)
 
 revision = "creators_h20creators_0001"
 down_revision = "0000_base"
@@ -26,8 +33,7 @@ def upgrade() -> None:
         address("player"),
         string("code", 16),
         address("creator"),
-        moment("bound_at"),
-        moment("earns_until"),
+        *each(moment, "bound_at", "earns_until"),
         string("nonce", 64),
         string("signature", 132),
         sa.ForeignKeyConstraint(["code"], ["creators.code"]),
@@ -41,8 +47,7 @@ def upgrade() -> None:
         address("player"),
         string("code", 16),
         text("message"),
-        moment("created_at"),
-        moment("expires_at"),
+        *each(moment, "created_at", "expires_at"),
         moment("used_at", nullable=True),
         sa.PrimaryKeyConstraint("nonce"),
     )

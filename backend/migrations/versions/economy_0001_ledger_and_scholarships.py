@@ -10,21 +10,17 @@ from backend.migrations.columns import (
     big_integer,
     boolean,
     chain_key,
-    create_index,
-    create_indexes,
+    create_table,
     drop_index,
     drop_indexes,
-    foreign_key,
-    foreign_key_to,
+    each,
     hash32,
     integer,
     moment,
-    primary_key,
     seat_outcome,
     serial_id,
     string,
     text,
-    unique,
 )
 
 revision = "economy_0001"
@@ -32,7 +28,7 @@ down_revision = "0000_base"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "economy_agreements",
         chain_key("id"),
         big_integer("avatar_id"),
@@ -41,92 +37,77 @@ def upgrade() -> None:
         string("terms", 24),
         big_integer("duration_s"),
         amount("rent"),
-        integer("owner_bps"),
-        integer("manager_bps"),
+        *each(integer, "owner_bps", "manager_bps"),
         address("manager", nullable=True),
-        string("dust_to", 16),
-        string("status", 16),
-        big_integer("starts_at", nullable=True),
-        big_integer("ends_at", nullable=True),
-        amount("rent_escrowed"),
-        amount("rent_paid"),
-        amount("rent_refunded"),
+        *each(string, "dust_to", "status", length=16),
+        *each(big_integer, "starts_at", "ends_at", nullable=True),
+        *each(amount, "rent_escrowed", "rent_paid", "rent_refunded"),
         string("ended_by", 16, nullable=True),
-        big_integer("offered_block"),
-        big_integer("updated_block"),
-        primary_key("economy_agreements", "id"),
+        *each(big_integer, "offered_block", "updated_block"),
+        key="id",
+        indexes=["avatar_id", "owner", "scholar", "status"],
     )
-    create_indexes("economy_agreements", "avatar_id", "owner", "scholar", "status")
-    op.create_table(
+    create_table(
         "economy_indexer_cursors",
         string("name", 64),
         big_integer("next_block"),
-        primary_key("economy_indexer_cursors", "name"),
+        key="name",
     )
-    op.create_table(
+    create_table(
         "economy_screened_owners",
         address("address"),
         boolean("approved"),
         address("screener"),
         big_integer("block_number"),
-        primary_key("economy_screened_owners", "address"),
+        key="address",
     )
-    op.create_table(
+    create_table(
         "economy_seasons",
         serial_id(),
         string("name", 64),
-        moment("starts_at"),
-        moment("ends_at"),
-        amount("emission_budget"),
-        amount("emitted"),
+        *each(moment, "starts_at", "ends_at"),
+        *each(amount, "emission_budget", "emitted"),
         moment("created_at"),
-        primary_key("economy_seasons", "id"),
-        unique("economy_seasons", "name"),
+        key="id",
+        uniques=["name"],
+        indexes=["starts_at"],
     )
-    create_index("economy_seasons", "starts_at")
-    op.create_table(
+    create_table(
         "economy_settlements",
         string("match_id", 32),
-        hash32("chain_match_id"),
-        hash32("result_hash"),
+        *each(hash32, "chain_match_id", "result_hash"),
         integer("season_id", nullable=True),
         string("economy", 16),
         string("preset", 64),
         moment("finished_at"),
-        amount("stake_pot"),
-        amount("emission"),
-        amount("fee"),
-        amount("returned"),
-        amount("paid"),
+        *each(amount, "stake_pot", "emission", "fee", "returned", "paid"),
         string("status", 16),
         integer("chain_request_id", nullable=True),
         hash32("tx_hash", nullable=True),
         big_integer("block_number", nullable=True),
         text("failure_reason", nullable=True),
-        moment("created_at"),
-        moment("updated_at"),
-        foreign_key("economy_settlements", "season_id", "economy_seasons"),
-        primary_key("economy_settlements", "match_id"),
-        unique("economy_settlements", "chain_match_id"),
+        *each(moment, "created_at", "updated_at"),
+        key="match_id",
+        references={"season_id": "economy_seasons"},
+        uniques=["chain_match_id"],
+        indexes=["season_id", "status"],
     )
-    create_indexes("economy_settlements", "season_id", "status")
-    op.create_table(
+    create_table(
         "economy_ledger_legs",
         serial_id(),
         string("match_id", 32),
         integer("seat", nullable=True),
-        big_integer("avatar_id", nullable=True),
-        big_integer("agreement_id", nullable=True),
+        *each(big_integer, "avatar_id", "agreement_id", nullable=True),
         string("party", 16),
         address("address"),
         amount("amount"),
         string("status", 16),
         moment("updated_at"),
-        foreign_key_to("economy_ledger_legs", "match_id", "economy_settlements", "match_id"),
-        primary_key("economy_ledger_legs", "id"),
+        key="id",
+        references={"match_id": "economy_settlements.match_id"},
+        indexes=["address", "avatar_id", "match_id", "status"],
     )
-    create_indexes("economy_ledger_legs", "address", "avatar_id", "match_id", "status")
-    op.create_table(
+    create_table(
         "economy_seat_records",
         string("match_id", 32),
         integer("seat"),
@@ -135,15 +116,13 @@ def upgrade() -> None:
         big_integer("avatar_id", nullable=True),
         string("admitted_as", 16, nullable=True),
         *seat_outcome(),
-        amount("stake_share"),
-        amount("emission_share"),
-        amount("amount"),
+        *each(amount, "stake_share", "emission_share", "amount"),
         boolean("to_avatar"),
         moment("finished_at"),
-        foreign_key_to("economy_seat_records", "match_id", "economy_settlements", "match_id"),
-        primary_key("economy_seat_records", "match_id", "seat"),
+        key=("match_id", "seat"),
+        references={"match_id": "economy_settlements.match_id"},
+        indexes=["address", "avatar_id"],
     )
-    create_indexes("economy_seat_records", "address", "avatar_id")
     op.create_index(
         "ix_economy_seat_records_season_address", "economy_seat_records", ["season_id", "address"]
     )

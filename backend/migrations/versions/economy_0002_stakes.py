@@ -7,15 +7,13 @@ from alembic import op
 from backend.migrations.columns import (
     address,
     amount,
-    create_indexes,
+    create_table,
     drop_indexes,
     integer,
     log_position,
     moment,
-    primary_key,
     serial_id,
     string,
-    unique,
 )
 
 revision = "economy_0002"
@@ -23,13 +21,13 @@ down_revision = "economy_0001"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "economy_stake_wallets",
         address("address"),
         amount("balance"),
-        primary_key("economy_stake_wallets", "address"),
+        key="address",
     )
-    op.create_table(
+    create_table(
         "economy_stake_entries",
         serial_id(),
         address("address"),
@@ -39,11 +37,10 @@ def upgrade() -> None:
         integer("seat", nullable=True),
         *log_position(nullable=True),
         moment("created_at"),
-        primary_key("economy_stake_entries", "id"),
-        unique("economy_stake_entries", "kind", "match_id", "seat"),
-        unique("economy_stake_entries", "tx_hash", "log_index"),
+        key="id",
+        uniques=[("kind", "match_id", "seat"), ("tx_hash", "log_index")],
+        indexes=["address", "match_id"],
     )
-    create_indexes("economy_stake_entries", "address", "match_id")
 
 
 def downgrade() -> None:

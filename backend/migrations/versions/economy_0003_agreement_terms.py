@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from alembic import op
 
-from backend.migrations.columns import big_integer
+from backend.migrations.columns import (
+    big_integer,
+)
 
 revision = "economy_0003"
 down_revision = "economy_0002"

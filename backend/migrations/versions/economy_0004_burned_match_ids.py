@@ -7,15 +7,13 @@ from alembic import op
 from backend.migrations.columns import (
     amount,
     big_integer,
-    create_index,
+    create_table,
     drop_index,
-    foreign_key_to,
+    each,
     hash32,
     integer,
     moment,
-    primary_key,
     string,
-    unique,
 )
 
 revision = "economy_h18settle_0001"
@@ -23,23 +21,22 @@ down_revision = "economy_0003"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "economy_burned_match_ids",
         hash32("chain_match_id"),
         string("match_id", 32),
         integer("request_id", nullable=True),
-        hash32("foreign_tx_hash"),
-        hash32("foreign_result_hash"),
+        *each(hash32, "foreign_tx_hash", "foreign_result_hash"),
         amount("foreign_paid"),
         big_integer("foreign_block"),
         hash32("reissued_as"),
         integer("reissue_request_id", nullable=True),
         moment("detected_at"),
-        foreign_key_to("economy_burned_match_ids", "match_id", "economy_settlements", "match_id"),
-        primary_key("economy_burned_match_ids", "chain_match_id"),
-        unique("economy_burned_match_ids", "reissued_as"),
+        key="chain_match_id",
+        references={"match_id": "economy_settlements.match_id"},
+        uniques=["reissued_as"],
+        indexes=["match_id"],
     )
-    create_index("economy_burned_match_ids", "match_id")
 
 
 def downgrade() -> None:

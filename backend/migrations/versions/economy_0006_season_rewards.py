@@ -6,13 +6,11 @@ from alembic import op
 
 from backend.migrations.columns import (
     amount,
-    foreign_key,
+    create_table,
     integer,
     json,
     moment,
-    primary_key,
     string,
-    unique,
 )
 
 revision = "economy_h25seasonrewards_0001"
@@ -20,7 +18,7 @@ down_revision = "economy_h25screening_0001"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "economy_season_rewards",
         integer("season_id"),
         json("places"),
@@ -28,9 +26,9 @@ def upgrade() -> None:
         string("settlement_key", 32),
         moment("planned_at", nullable=True),
         moment("created_at"),
-        foreign_key("economy_season_rewards", "season_id", "economy_seasons"),
-        primary_key("economy_season_rewards", "season_id"),
-        unique("economy_season_rewards", "settlement_key"),
+        key="season_id",
+        references={"season_id": "economy_seasons"},
+        uniques=["settlement_key"],
     )
 
 

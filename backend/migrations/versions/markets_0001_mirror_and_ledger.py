@@ -13,18 +13,16 @@ from backend.migrations.columns import (
     big_integer,
     boolean,
     chain_key,
-    create_index,
-    create_indexes,
+    create_table,
     drop_index,
     drop_indexes,
+    each,
     integer,
     log_position,
     moment,
-    primary_key,
     serial_id,
     string,
     text,
-    unique,
 )
 
 revision = "markets_h19markets_0001"
@@ -33,71 +31,64 @@ branch_labels = ("markets",)
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "markets_accessory_balances",
         address("address"),
         chain_key("type_id"),
         amount("balance"),
-        primary_key("markets_accessory_balances", "address", "type_id"),
+        key=("address", "type_id"),
     )
-    op.create_table(
+    create_table(
         "markets_accessory_types",
         chain_key("type_id"),
-        amount("max_supply"),
-        amount("total_supply"),
+        *each(amount, "max_supply", "total_supply"),
         text("uri"),
         big_integer("defined_block"),
-        primary_key("markets_accessory_types", "type_id"),
+        key="type_id",
     )
-    op.create_table(
+    create_table(
         "markets_approvals",
-        address("token"),
-        address("owner"),
+        *each(address, "token", "owner"),
         boolean("approved"),
-        primary_key("markets_approvals", "token", "owner"),
+        key=("token", "owner"),
     )
-    op.create_table(
+    create_table(
         "markets_avatars",
         chain_key("avatar_id"),
         address("owner"),
         address("user", nullable=True),
-        big_integer("user_expires"),
-        big_integer("rented_until"),
-        big_integer("changed_seq"),
-        big_integer("updated_block"),
-        primary_key("markets_avatars", "avatar_id"),
+        *each(big_integer, "user_expires", "rented_until", "changed_seq", "updated_block"),
+        key="avatar_id",
+        indexes=["owner", "user"],
     )
-    create_indexes("markets_avatars", "owner", "user")
-    op.create_table(
+    create_table(
         "markets_catalog",
         string("item_kind", 16),
         string("item_id", 80),
         string("name", 64),
         string("image", 512),
         string("slot", 32, nullable=True),
-        primary_key("markets_catalog", "item_kind", "item_id"),
+        key=("item_kind", "item_id"),
     )
-    op.create_table(
+    create_table(
         "markets_equipment",
-        chain_key("avatar_id"),
-        chain_key("type_id"),
+        *each(chain_key, "avatar_id", "type_id"),
         big_integer("equipped_block"),
-        primary_key("markets_equipment", "avatar_id", "type_id"),
+        key=("avatar_id", "type_id"),
     )
-    op.create_table(
+    create_table(
         "markets_indexer_cursors",
         string("name", 96),
         big_integer("next_block"),
-        primary_key("markets_indexer_cursors", "name"),
+        key="name",
     )
-    op.create_table(
+    create_table(
         "markets_ledger_entries",
         serial_id(),
         string("kind", 16),
         string("source", 8),
         big_integer("listing_id"),
-        address("payer"),
-        address("payee"),
+        *each(address, "payer", "payee"),
         amount("amount"),
         address("token"),
         string("item_id", 80),
@@ -105,44 +96,37 @@ def upgrade() -> None:
         integer("leg"),
         big_integer("block_number"),
         moment("created_at"),
-        primary_key("markets_ledger_entries", "id"),
-        unique("markets_ledger_entries", "tx_hash", "log_index", "leg"),
+        key="id",
+        uniques=[("tx_hash", "log_index", "leg")],
+        indexes=["block_number", "kind", "payee", "payer", "tx_hash"],
     )
-    create_indexes("markets_ledger_entries", "block_number", "kind", "payee", "payer", "tx_hash")
-    op.create_table(
+    create_table(
         "markets_listings",
         chain_key("listing_id"),
-        address("seller"),
-        address("token"),
+        *each(address, "seller", "token"),
         string("item_kind", 16),
         string("token_id", 80),
-        amount("amount"),
-        amount("price"),
+        *each(amount, "amount", "price"),
         big_integer("expires_at"),
         string("status", 16),
         address("buyer", nullable=True),
-        big_integer("listed_block"),
-        big_integer("listed_seq"),
-        big_integer("updated_block"),
-        primary_key("markets_listings", "listing_id"),
+        *each(big_integer, "listed_block", "listed_seq", "updated_block"),
+        key="listing_id",
+        indexes=["seller", "status", "token"],
     )
-    create_indexes("markets_listings", "seller", "status", "token")
-    op.create_table(
+    create_table(
         "markets_shop_listings",
         chain_key("listing_id"),
         address("item"),
         string("item_kind", 16),
         string("item_id", 80),
         amount("price"),
-        big_integer("supply"),
-        big_integer("sold"),
-        big_integer("vip_term_s"),
+        *each(big_integer, "supply", "sold", "vip_term_s"),
         boolean("open"),
-        big_integer("listed_block"),
-        big_integer("updated_block"),
-        primary_key("markets_shop_listings", "listing_id"),
+        *each(big_integer, "listed_block", "updated_block"),
+        key="listing_id",
+        indexes=["item"],
     )
-    create_index("markets_shop_listings", "item")
 
 
 def downgrade() -> None:

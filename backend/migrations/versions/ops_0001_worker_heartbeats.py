@@ -7,11 +7,11 @@ from alembic import op
 from backend.migrations.columns import (
     amount,
     big_integer,
-    create_index,
+    create_table,
     drop_index,
+    each,
     integer,
     moment,
-    primary_key,
     string,
 )
 
@@ -20,18 +20,17 @@ down_revision = "0000_base"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "ops_worker_heartbeats",
         string("worker", 200),
         integer("pid"),
         moment("beat_at"),
         big_integer("chain_head", nullable=True),
-        amount("vault_available", nullable=True),
-        amount("vault_limit", nullable=True),
+        *each(amount, "vault_available", "vault_limit", nullable=True),
         moment("chain_read_at", nullable=True),
-        primary_key("ops_worker_heartbeats", "worker"),
+        key="worker",
+        indexes=["beat_at"],
     )
-    create_index("ops_worker_heartbeats", "beat_at")
 
 
 def downgrade() -> None:

@@ -10,22 +10,19 @@ from backend.migrations.columns import (
     amount,
     big_integer,
     boolean,
-    create_index,
-    create_indexes,
+    create_table,
     drop_index,
     drop_indexes,
-    foreign_key,
+    each,
     hash32,
     integer,
     json,
     moment,
-    primary_key,
     seat_occupant,
     seat_outcome,
     serial_id,
     string,
     text,
-    unique,
 )
 
 revision = "tables_0001"
@@ -34,7 +31,7 @@ branch_labels = ("tables",)
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "game_tables",
         string("id", 32),
         string("preset", 64),
@@ -42,8 +39,7 @@ def upgrade() -> None:
         integer("seat_count"),
         amount("stake"),
         boolean("earning"),
-        string("kind", 16),
-        string("visibility", 16),
+        *each(string, "kind", "visibility", length=16),
         string("invite_code", 32),
         address("creator", nullable=True),
         string("bot_level", 16),
@@ -53,11 +49,11 @@ def upgrade() -> None:
         string("status", 16),
         string("match_id", 32, nullable=True),
         moment("created_at"),
-        primary_key("game_tables", "id"),
-        unique("game_tables", "invite_code"),
+        key="id",
+        uniques=["invite_code"],
+        indexes=["status"],
     )
-    create_index("game_tables", "status")
-    op.create_table(
+    create_table(
         "matchmaking_tickets",
         string("id", 32),
         address("address"),
@@ -68,59 +64,54 @@ def upgrade() -> None:
         string("status", 16),
         string("table_id", 32, nullable=True),
         moment("created_at"),
-        primary_key("matchmaking_tickets", "id"),
+        key="id",
+        indexes=["address", "status"],
     )
-    create_indexes("matchmaking_tickets", "address", "status")
-    op.create_table(
+    create_table(
         "matches",
-        string("id", 32),
-        string("table_id", 32),
+        *each(string, "id", "table_id", length=32),
         string("preset", 64),
-        json("options"),
-        json("seats"),
-        string("seed", 64),
-        string("seed_commitment", 64),
+        *each(json, "options", "seats"),
+        *each(string, "seed", "seed_commitment", length=64),
         string("status", 16),
         moment("finished_at", nullable=True),
-        json("result", nullable=True),
-        json("record", nullable=True),
+        *each(json, "result", "record", nullable=True),
         hash32("result_hash", nullable=True),
         moment("created_at"),
-        foreign_key("matches", "table_id", "game_tables"),
-        primary_key("matches", "id"),
+        key="id",
+        references={"table_id": "game_tables"},
+        indexes=["status", "table_id"],
     )
-    create_indexes("matches", "status", "table_id")
-    op.create_table(
+    create_table(
         "table_invitations",
         string("table_id", 32),
         address("address"),
         moment("created_at"),
-        foreign_key("table_invitations", "table_id", "game_tables"),
-        primary_key("table_invitations", "table_id", "address"),
+        key=("table_id", "address"),
+        references={"table_id": "game_tables"},
     )
-    op.create_table(
+    create_table(
         "table_seats",
         string("table_id", 32),
         integer("seat"),
         *seat_occupant(),
         moment("joined_at"),
-        foreign_key("table_seats", "table_id", "game_tables"),
-        primary_key("table_seats", "table_id", "seat"),
+        key=("table_id", "seat"),
+        references={"table_id": "game_tables"},
+        indexes=["address"],
     )
-    create_index("table_seats", "address")
-    op.create_table(
+    create_table(
         "match_moves",
         string("match_id", 32),
-        integer("ply"),
-        integer("seat"),
+        *each(integer, "ply", "seat"),
         string("kind", 16),
         json("move", nullable=True),
         string("actor", 16),
         moment("created_at"),
-        foreign_key("match_moves", "match_id", "matches"),
-        primary_key("match_moves", "match_id", "ply"),
+        key=("match_id", "ply"),
+        references={"match_id": "matches"},
     )
-    op.create_table(
+    create_table(
         "match_results",
         string("match_id", 32),
         integer("seat"),
@@ -128,11 +119,11 @@ def upgrade() -> None:
         big_integer("avatar_id", nullable=True),
         *seat_outcome(),
         moment("finished_at"),
-        foreign_key("match_results", "match_id", "matches"),
-        primary_key("match_results", "match_id", "seat"),
+        key=("match_id", "seat"),
+        references={"match_id": "matches"},
+        indexes=["address", "avatar_id"],
     )
-    create_indexes("match_results", "address", "avatar_id")
-    op.create_table(
+    create_table(
         "settlement_requests",
         serial_id(),
         string("idempotency_key", 64),
@@ -150,13 +141,11 @@ def upgrade() -> None:
         text("last_error", nullable=True),
         moment("updated_at", nullable=True),
         moment("created_at"),
-        foreign_key("settlement_requests", "match_id", "matches"),
-        primary_key("settlement_requests", "id"),
-        unique("settlement_requests", "chain_match_id"),
-        unique("settlement_requests", "idempotency_key"),
-        unique("settlement_requests", "match_id"),
+        key="id",
+        references={"match_id": "matches"},
+        uniques=["chain_match_id", "idempotency_key", "match_id"],
+        indexes=["status"],
     )
-    create_index("settlement_requests", "status")
 
 
 def downgrade() -> None:

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from alembic import op
 
-from backend.migrations.columns import big_integer, primary_key, string
+from backend.migrations.columns import (
+    big_integer,
+    create_table,
+    string,
+)
 
 revision = "tables_0002"
 down_revision = "tables_0001"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "chain_match_sequences",
         string("prefix", 16),
         big_integer("last"),
-        primary_key("chain_match_sequences", "prefix"),
+        key="prefix",
     )
 
 

@@ -6,12 +6,10 @@ from alembic import op
 
 from backend.migrations.columns import (
     address,
-    create_index,
+    create_table,
     create_unique_where,
     drop_index,
-    foreign_key,
     moment,
-    primary_key,
     string,
 )
 
@@ -39,16 +37,16 @@ def upgrade() -> None:
         ["address"],
         "status = 'waiting'",
     )
-    op.create_table(
+    create_table(
         "earning_holds",
         string("holder", 64),
         string("table_id", 32),
         address("address"),
         moment("created_at"),
-        foreign_key("earning_holds", "table_id", "game_tables"),
-        primary_key("earning_holds", "holder"),
+        key="holder",
+        references={"table_id": "game_tables"},
+        indexes=["table_id"],
     )
-    create_index("earning_holds", "table_id")
 
 
 def downgrade() -> None:

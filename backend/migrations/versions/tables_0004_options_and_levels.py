@@ -5,7 +5,10 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from backend.migrations.columns import create_unique_where, json
+from backend.migrations.columns import (
+    create_unique_where,
+    json,
+)
 
 revision = "tables_h25tables_0001"
 down_revision = "tables_h17tables_0001"

@@ -6,11 +6,10 @@ from alembic import op
 
 from backend.migrations.columns import (
     address,
-    create_indexes,
+    create_table,
     drop_indexes,
-    foreign_key,
+    each,
     moment,
-    primary_key,
     serial_id,
     string,
 )
@@ -20,22 +19,20 @@ down_revision = "tables_h25tables_0001"
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "complaints",
         serial_id(),
-        address("reporter"),
-        address("reported"),
-        string("table_id", 32),
-        string("reason", 32),
+        *each(address, "reporter", "reported"),
+        *each(string, "table_id", "reason", length=32),
         string("note", 280, nullable=True),
         string("status", 16),
         string("resolution", 280, nullable=True),
         moment("closed_at", nullable=True),
         moment("created_at"),
-        foreign_key("complaints", "table_id", "game_tables"),
-        primary_key("complaints", "id"),
+        key="id",
+        references={"table_id": "game_tables"},
+        indexes=["reported", "status"],
     )
-    create_indexes("complaints", "reported", "status")
     op.create_index("ix_complaints_reporter_created_at", "complaints", ["reporter", "created_at"])
     op.create_index(
         "uq_complaints_reporter_reported_table",

@@ -8,7 +8,11 @@ center's row in the same transaction.
 
 from __future__ import annotations
 
-from backend.migrations.columns import add_indexed_column, big_integer, drop_indexed_column
+from backend.migrations.columns import (
+    add_indexed_column,
+    big_integer,
+    drop_indexed_column,
+)
 
 revision = "tables_h20centers_0001"
 down_revision = "tables_h25talk_0001"

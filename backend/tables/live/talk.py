@@ -21,6 +21,7 @@ process) before anything is delivered.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
@@ -31,7 +32,10 @@ from typing import Any
 from limits import RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
+from sqlalchemy.orm import Session, sessionmaker
 
+from backend.care import standing
+from backend.care.standing import Door
 from backend.config import TalkSettings
 from backend.kit.text import clean_text
 from backend.protocol import messages as protocol
@@ -125,6 +129,7 @@ async def say(
     settings: TalkSettings,
     budget: TalkBudget,
     relay: Relay | None = None,
+    sessions: sessionmaker[Session] | None = None,
 ) -> None:
     """Deliver a seat's talk to the table's sockets that did not mute it (the speaker's own
     sockets included: that is its confirmation), and hand it to ``relay`` (the Redis bus)
@@ -132,6 +137,10 @@ async def say(
     if conn.seat is None:
         raise exc.Forbidden("spectators watch: only seated players talk")
     seat = conn.seat
+    if sessions is not None and conn.address is not None:
+        # The one gate: a muted, suspended or banned wallet's talk is refused (a read in a
+        # worker thread, never on the event loop).
+        await asyncio.to_thread(_may_talk, sessions, conn.address)
     if not await budget.take(lt.table_id, seat):
         raise exc.TalkRateLimited(
             f"at most {settings.rate_per_s:g} talk messages/s (bursts of {settings.rate_burst})"
@@ -150,6 +159,11 @@ async def say(
                 "at_ms": at_ms,
             }
         )
+
+
+def _may_talk(sessions: sessionmaker[Session], address: str) -> None:
+    with sessions() as session:
+        standing.require(session, address, Door.TALK)
 
 
 def heard(tables: dict[str, LiveTable], relayed: object, settings: TalkSettings) -> bool:

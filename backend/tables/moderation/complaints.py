@@ -191,11 +191,8 @@ def get_complaint(*, session: Session, complaint_id: int) -> ComplaintRow:
     return _row(complaint)
 
 
-def close_complaint(*, session: Session, complaint_id: int, resolution: str) -> ComplaintRow:
-    """Close an open complaint with the operator's resolution; commits."""
-    text = clean_text(resolution)
-    if not text or len(text) > RESOLUTION_MAX_CHARS:
-        raise exc.InvalidRequest(f"a resolution is 1 to {RESOLUTION_MAX_CHARS} characters")
+def lock_open(session: Session, complaint_id: int) -> Complaint:
+    """The open complaint, locked to the commit (a second closing waits, then is refused)."""
     complaint = session.scalar(
         dialect.for_update(session, select(Complaint).where(Complaint.id == complaint_id))
     )
@@ -203,6 +200,15 @@ def close_complaint(*, session: Session, complaint_id: int, resolution: str) -> 
         raise exc.ComplaintNotFound(f"no complaint {complaint_id}")
     if complaint.status == "closed":
         raise exc.Conflict(f"complaint {complaint_id} is already closed")
+    return complaint
+
+
+def close_complaint(*, session: Session, complaint_id: int, resolution: str) -> ComplaintRow:
+    """Close an open complaint with the operator's resolution; commits."""
+    text = clean_text(resolution)
+    if not text or len(text) > RESOLUTION_MAX_CHARS:
+        raise exc.InvalidRequest(f"a resolution is 1 to {RESOLUTION_MAX_CHARS} characters")
+    complaint = lock_open(session, complaint_id)
     complaint.status = "closed"
     complaint.resolution = text
     complaint.closed_at = utcnow()

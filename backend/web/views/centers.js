@@ -4,7 +4,7 @@
 // Loaded on demand by app.js, which passes its helpers in `ui` (`join` is the lobby's join,
 // with its stake confirmation and terms gate).
 
-import { addWords, t } from "../i18n.js";
+import { addWords, fill, t } from "../i18n.js";
 import { presetName } from "../rulewords.js";
 import "./competitions.js";  // the tournaments' status words
 
@@ -32,8 +32,6 @@ addWords({
   kmAway: ["{km} km", "{km} km"],
   badPlace: ["Elige una ciudad o escribe latitud y longitud.", "Choose a city or type a latitude and a longitude."],
 });
-
-const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
 
 function resultsTable(ui, rows) {
   const { h, table } = ui;

@@ -5,7 +5,7 @@
 // `tournament`, `registration`, `bracket` and `standings` event replaces that part and redraws.
 // Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { addWords, t } from "../i18n.js";
+import { addWords, fill, t } from "../i18n.js";
 import { presetName } from "../rulewords.js";
 
 addWords({
@@ -78,7 +78,6 @@ addWords({
 // the nearest double, so an amount is shown to the cent, never more exactly than that.
 const wei = (value) => (typeof value === "number" ? BigInt(Math.round(value)).toString() : String(value ?? "0"));
 
-const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
 const tr = (prefix, value) => {
   const text = t(`${prefix}${value}`);
   return text === `${prefix}${value}` ? String(value) : text;

@@ -20,15 +20,11 @@ def wallet(address: str, session: SessionDep) -> schemas.WalletOut:
     """Earned, pending and paid DEW of a wallet, in total and per role."""
     data: Mapping[str, Any] = reports.wallet_summary(session=session, address=address)
     return schemas.WalletOut(
-        address=data["address"],
-        earned=str(data["earned"]),
-        pending=str(data["pending"]),
-        paid=str(data["paid"]),
-        failed=str(data["failed"]),
-        by_role={
-            role: {k: str(v) for k, v in values.items()} for role, values in data["by_role"].items()
-        },
-        markets=schemas.WalletMarketsTotalsOut(**{k: str(v) for k, v in data["markets"].items()}),
+        **schemas.wei_strings(data, "earned", "pending", "paid", "failed")
+        | {
+            "by_role": {role: schemas.wei_strings(v, *v) for role, v in data["by_role"].items()},
+            "markets": schemas.wei_strings(data["markets"], *data["markets"]),
+        }
     )
 
 
