@@ -91,7 +91,7 @@ def shop_list(season: Season, item_kind: str, **fields: Any) -> int:
             session=session,
             item_kind=item_kind,
             item=item,
-            vip_term_s=0,
+            vip_term_s=fields.pop("vip_term_s", 0),
             item_id=fields.pop("item_id", 0),
             idempotency_key=f"web-shop-{uuid.uuid4().hex}",
             chain_id=season.manifest.chain_id,
@@ -153,6 +153,10 @@ def test_buy_in_the_shop(
     assert row.locator(".price").get_attribute("data-wei") == str(AVATAR_PRICE)
     assert row.locator(".left").get_attribute("data-left") == "5"
     page.screenshot(path=str(artifacts / "markets-shop.png"), full_page=True)
+    # Benefits of buying: what an avatar, an accessory and a pass give, in the player's words.
+    benefits = page.locator("#benefits li").evaluate_all("els => els.map((e) => e.dataset.benefit)")
+    assert benefits == ["benefitAvatar", "benefitAccessory", "benefitVip"]
+    assert "Pase VIP" in page.inner_text("#benefits")
 
     dew = season.contracts.token.functions
     before = dew.balanceOf(olivia.address).call()
@@ -349,3 +353,39 @@ def test_a_contribution_to_a_tournament_shows_in_its_pool(
     chain = season.contracts.contributions.functions.contributedTo(tournament).call()
     assert chain == 25 * DEW // 10
     page.screenshot(path=str(artifacts / "contribution.png"), full_page=True)
+
+
+def test_a_vip_pass_bought_in_the_shop_opens_the_premium_options(
+    season: Season, pages: dict[str, Any]
+) -> None:
+    """Oscar, with no pass, is told a premium table needs one; he buys a VIP pass in the shop
+    (the approval and Shop.buy signed in the page) and the same choice then makes his table."""
+    listing = shop_list(
+        season, "vip", price=3 * DEW, supply=5, name="Pase VIP", vip_term_s=30 * 86_400
+    )
+    page = pages["oscar"]
+
+    def premium_table() -> None:
+        goto_view(page, f"{season.base}/#/lobby")
+        page.wait_for_selector("#create-table #create-preset")
+        page.select_option("#create-preset", "partnership")
+        page.select_option("select[data-option=target]", "150")
+        assert page.get_attribute("fieldset.rule-options", "data-premium") == "true"
+        page.click("#create-table button[type=submit]")
+
+    premium_table()
+    page.wait_for_selector("#create-table .form-error:not(:empty)")
+    assert "VIP" in page.inner_text("#create-table .form-error")
+    assert not season.contracts.vip.functions.isValid(season.oscar.address).call()
+
+    goto(page, season.base, "shop")
+    page.click(f"#shop tr[data-listing='{listing}'] button.buy")
+    steps = sign_tx_panel(page)
+    assert steps[-1].startswith("buy shop listing"), steps
+    assert season.contracts.vip.functions.isValid(season.oscar.address).call()
+
+    premium_table()
+    page.wait_for_selector("#table[data-table]")
+    table_id = page.get_attribute("#table", "data-table")
+    table = ok(season.http.get(f"/tables/{table_id}", headers=season.oscar.auth))
+    assert table["creator"] == season.oscar.address and table["options"]["target"] == 150

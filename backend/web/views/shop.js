@@ -18,7 +18,37 @@ addWords({
   unlimited: ["sin límite", "unlimited"],
   bought: ["Comprado: llega a tu billetera cuando la cadena lo confirma.",
     "Bought: it reaches your wallet when the chain confirms it."],
+  benefitsTitle: ["Qué te da cada compra", "What each purchase gives you"],
+  benefitAvatar: [
+    "Avatar: juegas partidas con premio como su dueño, puedes alquilarlo a otro jugador (renta fija o reparto "
+      + "de premios) y revenderlo en el mercado.",
+    "Avatar: you play matches that earn as its owner, you can rent it to another player (fixed rent or a split "
+      + "of the rewards) and resell it on the market.",
+  ],
+  benefitAccessory: [
+    "Accesorio: cambia cómo se ve tu avatar; va con él si lo vendes y lo puedes revender.",
+    "Accessory: it changes how your avatar looks; it goes with the avatar if you sell it, and you can resell it.",
+  ],
+  benefitVip: [
+    "Pase VIP: juegas partidas con premio sin avatar y abres las opciones de reglas premium mientras dure; "
+      + "su fecha de fin está en Ajustes.",
+    "VIP pass: you play matches that earn without an avatar and open the premium rule options while it lasts; "
+      + "its end date is in Settings.",
+  ],
+  benefitFair: [
+    "Ninguna compra cambia las reglas de una partida ni tus posibilidades de ganarla.",
+    "No purchase changes a match's rules or your chances of winning it.",
+  ],
 });
+
+/** Benefits of buying (seed 000): what an avatar, an accessory and a pass give, in words. */
+function benefits(h) {
+  return h("section", { id: "benefits", "aria-labelledby": "benefits-h" },
+    h("h3", { id: "benefits-h" }, t("benefitsTitle")),
+    h("ul", {}, ["benefitAvatar", "benefitAccessory", "benefitVip"].map((key) => h("li", { "data-benefit": key },
+      t(key)))),
+    h("p", { class: "hint" }, t("benefitFair")));
+}
 
 /** What is left of a listing's supply (null: no cap). */
 export function supplyLeft(listing) {
@@ -85,6 +115,7 @@ export async function shopView(api, ui) {
     h("section", { id: "shop", class: "wide" },
       table(["", t("item"), t("kind"), t("price"), t("supplyLeft"), t("vipTerm"), ""], rows)),
     pendingTx,
+    benefits(h),
   );
   // Rows carry their listing id, so a test (or a reader) finds one without parsing text.
   document.querySelectorAll("#shop tbody tr").forEach((tr, i) => { tr.dataset.listing = listings[i].listing_id; });
