@@ -20,7 +20,6 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from eth_account import Account
 from sqlalchemy import func, select
@@ -36,6 +35,8 @@ from backend.protocol.client import DewClientError
 from backend.tables.models import Match, MatchmakingTicket, MatchResult, Table, TableSeat
 from backend.tables.moderation.complaints import Complaint
 from tests.fixtures.harness import ServerProcess, api, sign_in
+from tests.hostile.test_seats_and_holds import _deposit
+from tests.hostile.test_tables import _error
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -54,11 +55,6 @@ def sessions(db_url: str) -> Iterator[sessionmaker[Session]]:
     engine = create_db_engine(db_url)
     yield make_session_factory(engine)
     engine.dispose()
-
-
-def _error(response: httpx.Response) -> tuple[int, str | None]:
-    body = response.json() if response.content else {}
-    return response.status_code, (body.get("error") or {}).get("code")
 
 
 def _count(sessions: sessionmaker[Session], model: Any) -> int:
@@ -302,14 +298,7 @@ def test_an_account_with_money_or_a_seat_left_is_not_closed(  # type: ignore[no-
     with api(server.url, token) as client:
         unconfirmed = client.post("/care/closure", json={"confirm": False})
         assert unconfirmed.status_code == 422
-        with sessions.begin() as session:
-            stakes.credit_deposit(
-                session=session,
-                address=frank.address,
-                amount=10**18,
-                tx_hash="0x" + secrets.token_hex(32),
-                log_index=0,
-            )
+        _deposit(sessions, frank.address, 10**18)
         money = client.post("/care/closure", json={"confirm": True})
         assert _error(money) == (409, "withdraw_first")
         assert "withdraw" in money.json()["error"]["message"]
@@ -350,14 +339,8 @@ def test_a_closed_account_loses_its_words_and_its_sign_in_and_keeps_its_ledger( 
     gina, token = sign_in(server.url)
     refs = _objects(sessions, gina.address)
     match_id = "m" + uuid.uuid4().hex[:20]
-    with sessions.begin() as session:  # a deposit staked and played out: nothing left
-        stakes.credit_deposit(
-            session=session,
-            address=gina.address,
-            amount=10**18,
-            tx_hash="0x" + secrets.token_hex(32),
-            log_index=0,
-        )
+    _deposit(sessions, gina.address, 10**18)
+    with sessions.begin() as session:  # the deposit staked and played out: nothing left
         stakes.escrow_stakes(
             session=session, match_id=match_id, seats=[(0, gina.address)], stake=10**18
         )
