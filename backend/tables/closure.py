@@ -5,7 +5,7 @@ Refused while anything of the wallet's is still in play or in the vault: a stake
 withdrawal not yet paid, a seat, a matchmaking ticket, a stake held or escrowed for a match
 or a tournament not yet settled ("withdraw first": the refusal names what is left). Checked
 under the wallet's gate lock (``care:<address>``, the one its deposits and stakes take), so a
-deposit or a seat cannot slip in between the check and the closure.
+deposit or a staked seat cannot slip in between the check and the closure.
 
 Removed: the free text the wallet wrote and the server stored (its reports' notes, its
 support messages, its appeals' words; table talk is never stored), its table invitations,
