@@ -108,6 +108,8 @@ class AuthSettings(BaseSettings):
     statement: str = "Sign in to Domino Earning World."
     # Tolerated clock difference between a wallet (or a token) and the server.
     clock_skew_s: int = Field(60, ge=0, le=600)
+    # A display name, once set, changes at most once in this long (0: whenever asked).
+    name_change_interval_s: int = Field(24 * 3600, ge=0, le=365 * 24 * 3600)
     _generated: bool = PrivateAttr(default=False)
 
     @model_validator(mode="after")

@@ -1,9 +1,10 @@
 """Engine speed: random-legal-play hands per second on one core, against the `dominoes` package.
 
 Plays whole matches with uniformly random legal moves through the engine's public API
-(``legal_moves`` + ``apply``, deals from server seeds) and counts hands. The baseline in the same
-run is PyPI ``dominoes`` 6.1.0 (a four-player partnership block game): ``Game.new`` with 6:6
-leading, then random valid moves until a result, one game being one hand.
+(``legal_moves`` once, then the moves each ``apply`` returns; deals from server seeds) and counts
+hands. The baseline in the same run is PyPI ``dominoes`` 6.1.0 (a four-player partnership block
+game): ``Game.new`` with 6:6 leading, then random valid moves until a result, one game being one
+hand. Both sides pick each move with ``random.Random.choice`` from the legal ones.
 
     uv run python scripts/bench_engine.py [--json] [--quick]
 
@@ -41,9 +42,9 @@ def engine_runner(preset: str, seats: int) -> Callable[[float, int], float]:
         while time.perf_counter() < deadline:
             match = start_match(rules, seats, f"bench/{salt}/{game}")
             game += 1
-            apply, legal = match.apply, match.legal_moves
-            while not match.over:
-                apply(choice(legal()))
+            apply, moves = match.apply, match.legal_moves()
+            while moves:  # apply returns the moves legal next: none once the match is over
+                moves = apply(choice(moves))
             hands += len(match.log)
         return hands / (time.perf_counter() - started)
 

@@ -115,3 +115,30 @@ class GuestNotAllowed(PlayRefused):
 
 class GuestTokenRefused(AccountsError, kind.BadRequest):
     """A guest token given at sign-in that is not a live guest session's."""
+
+
+class NameRefused(AccountsError, kind.Invalid, code="name_invalid"):
+    """A display name this server does not accept (HTTP 422); the code says why."""
+
+
+class NameLength(NameRefused, code="name_length"): ...
+
+
+class NameCharacters(NameRefused, code="name_characters"):
+    """A character outside letters, digits, spaces and ``_ - . '``, or hidden characters."""
+
+
+class NameScripts(NameRefused, code="name_scripts"):
+    """Letters of more than one alphabet (the way look-alike names are made)."""
+
+
+class NameReserved(NameRefused, code="name_reserved"):
+    """A name that reads as an address, a bot or a default seat name."""
+
+
+class NameTaken(AccountsError, kind.Conflict, code="name_taken"):
+    """Another wallet or guest shows a name that reads the same (case and look-alikes)."""
+
+
+class NameChangeTooSoon(AccountsError, kind.TooMany, code="name_change_too_soon"):
+    """The name was changed less than the configured interval ago."""

@@ -62,3 +62,16 @@ class TermsAcceptance(TimestampMixin, Base):
     terms_version: Mapped[str] = mapped_column(String(32))
     legal_age_confirmed: Mapped[bool] = mapped_column(Boolean)
     accepted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class DisplayName(TimestampMixin, Base):
+    """The name a wallet or guest shows at tables. ``name_key`` is the name folded for
+    comparison (case, accents, look-alike letters and separators): its unique index keeps
+    two names that read the same apart, whatever the race."""
+
+    __tablename__ = "display_names"
+
+    address: Mapped[str] = mapped_column(ForeignKey("accounts.address"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(32))
+    name_key: Mapped[str] = mapped_column(String(96), unique=True)
+    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

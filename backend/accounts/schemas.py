@@ -75,3 +75,23 @@ class TermsOut(BaseModel):
     staked_play: bool = Field(description="False: this deployment offers no staked tables")
     accepted: bool = Field(description="This wallet accepted the current terms (legal age too)")
     accepted_at: datetime | None
+
+
+class NameRequest(BaseModel):
+    # Bounded before it is read; ``backend.accounts.names`` holds the real limits.
+    name: str = Field(max_length=200)
+
+
+class NameOut(BaseModel):
+    """A wallet's or guest's display name, and when it may change again (null: now)."""
+
+    address: str
+    name: str | None
+    changed_at: datetime | None
+    next_change_at: datetime | None
+
+
+class NamesOut(BaseModel):
+    """The display names of the asked addresses that have one (address -> name)."""
+
+    names: dict[str, str]

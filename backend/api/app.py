@@ -24,6 +24,7 @@ from backend.api.routers import (
     markets,
     matches,
     matchmaking,
+    names,
     operator,
     presets,
     results,
@@ -91,6 +92,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     install_error_handlers(app)
     # One router per URL prefix, each in backend/api/routers/<prefix>.py.
     app.include_router(auth.router)
+    app.include_router(names.router)
     app.include_router(presets.router)
     app.include_router(tables.router)
     app.include_router(matchmaking.router)

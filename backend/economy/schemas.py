@@ -322,6 +322,13 @@ class HistoryLineOut(BaseModel):
     at: datetime
 
 
+class VipPassOut(BaseModel):
+    """The signed-in wallet's VIP pass, as the chain reads it now."""
+
+    valid: bool
+    expires_at: datetime | None = Field(description="when a valid pass expires; null without one")
+
+
 class WalletMoneyOut(BaseModel):
     address: str
     dew_balance: str | None = Field(description="on chain (balanceOf); null if unreadable")

@@ -371,9 +371,11 @@ class Match:
             return _ONLY_DRAW
         return _ONLY_PASS
 
-    def apply(self, move: Move) -> None:
-        """Make ``move`` for the seat to play. Raises ``IllegalMoveError`` and changes nothing
-        if the rules do not allow it."""
+    def apply(self, move: Move) -> tuple[Move, ...]:
+        """Make ``move`` for the seat to play and return the moves legal next (what
+        ``legal_moves`` now returns; empty once the match is over), so that a caller playing
+        on needs no second call. Raises ``IllegalMoveError`` and changes nothing if the rules
+        do not allow it."""
         seat = self.turn
         before = self.ends
         ends = move.joins[before]
@@ -397,10 +399,10 @@ class Match:
             self.history.append((seat, move))
         elif move.kind == "draw":
             self._draw(seat, move)
-            return
+            return self._legal
         else:
             self._pass(seat, move)
-            return
+            return self._legal
         hands[seat] = hand = hand ^ bit
         if self._hooks:  # DEW open ends, bonuses, the draw game's pass count: off the hot path
             self.passes = 0
@@ -408,7 +410,7 @@ class Match:
             if self._score_ends:
                 self._score_open_ends(seat, t, move.side)
                 if self.over:
-                    return
+                    return self._legal
             if self._bonus:
                 award = _Award(self)
                 left, right = LEFT_END[before], RIGHT_END[before]
@@ -416,7 +418,7 @@ class Match:
                     tracker.on_play(award, seat, t, left, right, not hand)
         if not hand:
             self._end_hand("domino", seat)
-            return
+            return self._legal
         # What the next seat may do (this is _offer's usual case: nobody has drawn a tile this
         # turn). Only when that seat has no fitting tile can the hand be blocked, so the other
         # hands are looked at then.
@@ -437,6 +439,7 @@ class Match:
             self._legal = _ONLY_PASS
         else:
             self._end_hand("blocked", seat)
+        return self._legal
 
     def _draw(self, seat: int, move: Move) -> None:
         """``apply`` for a draw: legal exactly when it is the seat's only move (see _offer)."""

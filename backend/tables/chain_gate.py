@@ -196,6 +196,10 @@ class ChainGate:
     def is_vip(self, address: str) -> bool:
         return self.vip(address, fresh=True).valid
 
+    def vip_expiry(self, address: str) -> int | None:
+        state = self.vip(address, fresh=False)
+        return state.expires_at if state.valid else None
+
     def still_admitted(self, address: str, avatar_id: int | None) -> bool:
         """The re-check before settlement (cache allowed)."""
         try:

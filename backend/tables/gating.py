@@ -28,6 +28,10 @@ class Gate(Protocol):
 
     def is_vip(self, address: str) -> bool: ...
 
+    def vip_expiry(self, address: str) -> int | None:
+        """When ``address``'s valid VIP pass expires (chain unix seconds); None without one."""
+        ...
+
 
 class ClosedGate:
     """No chain configured: earning tables and premium rules are unavailable."""
@@ -37,3 +41,6 @@ class ClosedGate:
 
     def is_vip(self, address: str) -> bool:
         raise exc.ChainUnavailable("premium rules need the chain, which is not configured")
+
+    def vip_expiry(self, address: str) -> int | None:
+        raise exc.ChainUnavailable("VIP passes need the chain, which is not configured")

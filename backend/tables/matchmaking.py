@@ -43,10 +43,12 @@ def enqueue(
     avatar_id: int | None = None,
     options: dict[str, Any] | None = None,
     stake: int = 0,
+    seat_count: int | None = None,
 ) -> MatchmakingTicket:
-    """A waiting ticket for a table of ``preset`` with ``options`` and ``stake``: the same
-    checks as creating such a table (options, premium choices, stake only when earning)."""
-    rules = play.table_rules(preset, options or {}, _default_seats(preset))
+    """A waiting ticket for a table of ``preset`` with ``options``, ``stake`` and
+    ``seat_count`` seats (None: the preset's usual size): the same checks as creating such a
+    table (options, seat count, premium choices, stake only when earning)."""
+    rules = play.table_rules(preset, options or {}, seat_count or _default_seats(preset))
     if stake < 0:
         raise exc.InvalidRequest("stake cannot be negative")
     if stake and not earning:
@@ -83,6 +85,7 @@ def enqueue(
         preset=preset,
         options=rules.options,
         stake=str(stake),
+        seat_count=seat_count,
         earning=earning,
         avatar_id=admission.avatar_id if admission else None,
         admitted_as=admission.admitted_as if admission else None,
@@ -149,8 +152,8 @@ def run_matchmaking(
     )
     query = dialect.for_update(session, query, skip_locked=True)
     tickets = list(session.scalars(query))
-    # Only compatible tickets meet: one queue per preset, options, earning flag and stake.
-    queues: dict[tuple[str, str, bool, int], list[MatchmakingTicket]] = {}
+    # Only compatible tickets meet: one queue per preset, options, earning flag, stake and size.
+    queues: dict[tuple[str, str, bool, int, int], list[MatchmakingTicket]] = {}
     queued: set[str] = set()
     claimed: set[str] = set()  # the avatars this pass's earning tickets play
     for ticket in tickets:
@@ -185,12 +188,12 @@ def run_matchmaking(
         except CareError:
             ticket.status = "cancelled"
             continue
-        key = (ticket.preset, _options_key(ticket.options), ticket.earning, stake)
+        size = ticket.seat_count or _default_seats(ticket.preset)
+        key = (ticket.preset, _options_key(ticket.options), ticket.earning, stake, size)
         queues.setdefault(key, []).append(ticket)
     formed: list[str] = []
-    for (preset, options_key, earning, stake), waiting in queues.items():
+    for (preset, options_key, earning, stake, size), waiting in queues.items():
         options = orjson.loads(options_key)
-        size = _default_seats(preset)
         while waiting:
             group = waiting[:size]
             oldest = group[0].created_at

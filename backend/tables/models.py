@@ -100,6 +100,8 @@ class MatchmakingTicket(TimestampMixin, Base):
     # tickets with the same preset, options, earning flag and stake meet.
     options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     stake: Mapped[str] = mapped_column(String(80), default="0")
+    # The table size it waits for; only tickets of one size meet (null: the preset's usual).
+    seat_count: Mapped[int | None] = mapped_column(Integer)
     avatar_id: Mapped[int | None] = mapped_column(BigInteger)
     admitted_as: Mapped[str | None] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16), default="waiting", index=True)

@@ -100,6 +100,9 @@ class QueueRequest(BaseModel):
     stake: int = Field(default=0, ge=0, le=10**30, description="DEW base units; earning only")
     earning: bool = False
     avatar_id: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    seats: int | None = Field(
+        default=None, ge=2, le=4, description="Table size (None: the preset's usual, 4 if it has 4)"
+    )
 
 
 class TicketOut(BaseModel):
@@ -107,6 +110,7 @@ class TicketOut(BaseModel):
     preset: str
     options: dict[str, Any]
     stake: str
+    seat_count: int | None
     earning: bool
     status: str
     table_id: str | None

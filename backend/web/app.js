@@ -5,13 +5,19 @@
 import { DewApi } from "./api.js";
 import { currentLang, t, toggleLang } from "./i18n.js";
 import { dew, errorText, field, h, select, short, table, txPanel } from "./ui.js";
+import { watchFirstGame } from "./guide.js";
+import { drawNav, menuButton, relabelMenu } from "./nav.js";
 import { Wallet, discoverWallets } from "./wallet.js";
 
 const api = new DewApi();
 const main = document.getElementById("main");
 const statusLine = document.getElementById("status");
+// The phone's menu button, before the list it opens (the nav; on a wide screen always shown).
+const menu = menuButton(h, document.getElementById("nav"));
+document.getElementById("nav").before(menu);
 let wallet = null;
 let leaveView = () => {};
+let stopGuide = () => {};
 
 function show(...nodes) {
   main.replaceChildren(...nodes.filter((node) => node !== null && node !== undefined && node !== false));
@@ -87,7 +93,7 @@ function renderAccount() {
   const box = document.getElementById("account");
   if (api.guest) {
     box.replaceChildren(
-      h("span", { id: "me", "data-guest": "true" }, t("guestPlayer")),
+      h("span", { id: "me", "data-guest": "true", class: "me-label" }, t("guestPlayer")),
       " ",
       h("button", { type: "button", id: "connect", onclick: chooseWallet }, t("connect")),
     );
@@ -100,27 +106,15 @@ function renderAccount() {
     };
     box.replaceChildren(
       h("span", { id: "me", "data-address": api.address, title: api.address },
-        `${t("signedInAs")} ${short(api.address)}`),
+        h("span", { class: "me-label" }, t("signedInAs"), " "), short(api.address)),
       " ",
       h("button", { type: "button", onclick: signOut }, t("signout")),
     );
   } else {
     box.replaceChildren(h("button", { type: "button", id: "connect", onclick: chooseWallet }, t("connect")));
   }
-  document.getElementById("nav").replaceChildren(
-    h("a", { href: "#/lobby" }, t("lobby")),
-    h("a", { href: "#/history" }, t("history")),
-    h("a", { href: "#/dashboard" }, t("dashboard")),
-    h("a", { href: "#/wallet", id: "nav-wallet" }, t("wallet")),
-    h("a", { href: "#/seasons", id: "nav-seasons" }, t("seasons")),
-    h("a", { href: "#/competitions", id: "nav-competitions" }, t("competitions")),
-    h("a", { href: "#/help", id: "nav-help" }, t("help")),
-    h("a", { href: "#/screening", id: "nav-screening" }, t("screening")),
-    h("a", { href: "#/shop", id: "nav-shop" }, t("shop")),
-    h("a", { href: "#/market", id: "nav-market" }, t("market")),
-    h("a", { href: "#/centers", id: "nav-centers" }, t("centers")),
-    h("a", { href: "#/creator", id: "nav-creator" }, t("creator")),
-  );
+  drawNav(h, api, document.getElementById("nav"));
+  relabelMenu(menu);
   document.getElementById("lang").textContent = currentLang() === "es" ? "EN" : "ES";
 }
 
@@ -159,12 +153,15 @@ const ROUTES = [
   [/^#\/centers$/, () => screen("centers", "centersView")],
   [/^#\/centers\/([0-9]+)$/, (m) => screen("centers", "centerView", m[1])],
   [/^#\/creator$/, (m, q) => screen("creator", "creatorView", q)],
+  [/^#\/settings$/, () => screen("settings", "settingsView")],
   [/^.*$/, () => screen("lobby", "lobbyView")],
 ];
 
 async function route() {
   leaveView();
   leaveView = () => {};
+  stopGuide();
+  stopGuide = () => {};
   clearStatus();  // an error belongs to the screen it was made on
   const [path, search] = (location.hash || "#/lobby").split("?");
   const query = new URLSearchParams(search || "");
@@ -182,6 +179,7 @@ async function route() {
   }
   main.dataset.ready = "true";
   main.dataset.view = path.split("/")[1] || "lobby";
+  if (main.dataset.view === "table") stopGuide = watchFirstGame(h, main);
   // The first view is usable from here on: scripts/bench_web.py reads this mark.
   if (!performance.getEntriesByName("dew-interactive").length) performance.mark("dew-interactive");
 }

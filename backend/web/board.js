@@ -193,21 +193,69 @@ export function avatarPicture(avatarId, size = 32) {
   return neutralAvatar(size);
 }
 
-/** Each seat: avatar, name, tiles as backs, score and (on its turn) the timer's place. */
-export function seatsEl(h, { view, seats, you, seatName, onAvatars }) {
+// Where each seat sits around the board, counted from the bottom seat in the order of play:
+// you at the bottom, a partner across, the opponents left and right.
+const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: ["bottom", "right", "top", "left"] };
+
+/** The place ("bottom", "top", "left", "right") of `seat` at a table of `count` seats. */
+export function seatPlace(seat, bottom, count) {
+  const places = PLACES[count] ?? PLACES[4];
+  return places[(seat - bottom + count) % count] ?? "top";
+}
+
+const RING_R = 23;
+
+/** The turn's countdown ring around a seat's picture; `setRing` moves it. */
+function turnRing() {
+  return svg("svg", { class: "turn-ring", viewBox: "0 0 50 50", width: 50, height: 50, "aria-hidden": "true" },
+    svg("circle", { cx: 25, cy: 25, r: RING_R, class: "ring-track" }),
+    svg("circle", {
+      cx: 25, cy: 25, r: RING_R, class: "ring-left", pathLength: 100, "stroke-dasharray": "100 100",
+      "stroke-dashoffset": "0", transform: "rotate(-90 25 25)",
+    }));
+}
+
+/** Show `left` of the turn (0..1) on the active seat's ring; `warn` turns it to a warning. */
+export function setRing(root, left, warn) {
+  const seat = root.querySelector("#seats li.turn");
+  const arc = seat?.querySelector(".ring-left");
+  if (!arc) return;
+  arc.setAttribute("stroke-dashoffset", String(Math.round((1 - Math.max(0, Math.min(1, left))) * 100)));
+  seat.dataset.timeLeft = String(Math.round(left * 100));
+  seat.dataset.warn = warn ? "true" : "false";
+}
+
+/**
+ * Each seat at its place around the board: picture, name (its address on demand), tiles as
+ * backs, score, the countdown ring on its turn and the place of its draw and pass notes.
+ * `bottom` is the seat drawn at the bottom; `who(seat)` gives {name, address}.
+ */
+export function seatsEl(h, { view, seats, you, bottom, who, onAvatars }) {
   if (seats.some((s) => s.avatar_id !== null && s.avatar_id !== undefined) && !avatarPainter) {
     loadAvatarPainter().then(() => { if (avatarPainter) onAvatars?.(); });
   }
-  return h("ul", { id: "seats" }, seats.map((s) => {
+  return h("ul", { id: "seats", "data-count": String(seats.length) }, seats.map((s) => {
     const count = view.tile_counts[s.seat] ?? 0;
     const side = view.sides ? view.sides[s.seat] : s.seat;
-    const turn = view.turn === s.seat;
+    const turn = view.turn === s.seat && !view.match_over;
+    const { name, address } = who(s.seat);
+    const shown = h("span", { class: "seat-address", hidden: true }, address ?? "");
+    const toggle = () => {
+      shown.hidden = !shown.hidden;
+      nameEl.setAttribute("aria-expanded", String(!shown.hidden));
+    };
+    const nameEl = address
+      ? h("button", {
+        type: "button", class: "seat-name", "aria-expanded": "false", title: t("showAddress"), onclick: toggle,
+      }, name)
+      : h("span", { class: "seat-name" }, name);
     return h("li", {
       class: `seat${turn ? " turn" : ""}${s.seat === you ? " me" : ""}`, "data-seat": String(s.seat),
+      "data-place": seatPlace(s.seat, bottom, seats.length), "data-address": address ?? null,
       "data-tiles": String(count), "data-score": String(view.scores[side] ?? 0),
     },
-    avatarPicture(s.avatar_id),
-    h("span", { class: "seat-name" }, seatName(s.seat)),
+    h("span", { class: "seat-pic" }, avatarPicture(s.avatar_id, 36), turn ? turnRing() : null),
+    h("span", { class: "seat-who" }, nameEl, shown),
     h("span", { class: "seat-tiles" }, backsSvg(count), h("span", { class: "n" }, ` ${count} ${t("tiles")}`)),
     h("span", { class: "seat-score" }, `${t("points")}: ${view.scores[side] ?? 0}`),
     h("span", { class: "bubble", "aria-live": "polite" }));

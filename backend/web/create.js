@@ -217,8 +217,18 @@ export function feesCell(h, tbl) {
 // The matchmaking form's fields: the preset, its options and a stake. ``readQueue(form)``
 // gives the ticket's body; the lobby's own submit handler waits for the table.
 export function queueFields(h, presets, form, guest = false) {
-  const state = { preset: presets.find((p) => p.preset === "dew200") || presets[0], earning: false };
+  const state = { preset: presets.find((p) => p.preset === "dew200") || presets[0], earning: false, seats: 4 };
   const holder = h("div", { class: "queue-fields" });
+  // The table size: one radio button per size the mode has (DEW Mode 1: 2, 3 or 4 players).
+  function seatsFieldset() {
+    const counts = state.preset.seat_counts || [4];
+    if (!counts.includes(state.seats)) state.seats = counts.includes(4) ? 4 : counts[counts.length - 1];
+    return h("fieldset", { id: "queue-seats", class: "seat-choice" }, h("legend", {}, t("seatsPick")),
+      counts.map((n) => h("label", { for: `queue-seats-${n}` }, h("input", {
+        type: "radio", id: `queue-seats-${n}`, name: "seats", value: String(n), checked: n === state.seats,
+        onchange: () => { state.seats = n; },
+      }), ` ${n}`)));
+  }
   function render() {
     const options = optionsFieldset(h, state.preset, { ...state.preset.options });
     form.queueOptions = options;
@@ -228,6 +238,7 @@ export function queueFields(h, presets, form, guest = false) {
         onchange: (e) => { state.preset = presets.find((p) => p.preset === e.target.value); render(); },
       }, presets.map((p) => h("option", { value: p.preset, selected: p === state.preset },
         presetName(p.preset, p.title))))),
+      seatsFieldset(),
       options.box,
       guest ? null : h("p", {}, h("label", { for: "queue-earning" }, t("earning")), " ", h("input", {
         id: "queue-earning", name: "earning", type: "checkbox", checked: state.earning,
@@ -245,5 +256,6 @@ export function readQueue(form) {
   const data = new FormData(form);
   const body = { preset: data.get("preset"), options: form.queueOptions.read(), earning: data.get("earning") === "on" };
   if (data.get("stake")) body.stake = dewToWei(data.get("stake"));
+  if (data.get("seats")) body.seats = Number(data.get("seats"));
   return body;
 }

@@ -10,26 +10,32 @@ import { soundButton, tone } from "./sound.js";
 const TILE_MOVE = /^\d:\d[LR]$/;
 
 /** The felt: everything a player needs on one screen, phone or desktop. */
-export function feltEl({ h, state, view, board, seatName, myTurn, hand, redraw }) {
+export function feltEl({ h, state, view, board, seatName, who, bottom, myTurn, hand, redraw }) {
   const scores = view.scores.map((score, side) => `${side}: ${score}`).join(" · ");
   const waiting = `${t("waitingTurn")} ${seatName(view.turn)}`;
   const turnText = state.final ? t("matchOver") : myTurn ? t("yourTurn") : waiting;
-  const seats = seatsEl(h, { view, seats: state.seats, you: state.you, seatName, onAvatars: redraw });
+  const seats = seatsEl(h, { view, seats: state.seats, you: state.you, bottom, who, onAvatars: redraw });
   const closeCount = () => { state.handCount = null; redraw(); };
   const count = state.handCount
     ? h("div", { class: "count-overlay" }, state.handCount,
       h("button", { type: "button", id: "close-count", onclick: closeCount }, t("close")))
     : null;
+  // The server played a timed-out turn for this player: said until the player's next move.
+  const autoPlayed = state.autoPlayed
+    ? h("p", { id: "auto-played", role: "status" }, t("autoPlayed"))
+    : null;
   return h("div", { id: "felt", "data-turn": myTurn ? "mine" : "other" },
-    seats,
-    h("div", { class: "board-row" }, board.el, count),
+    h("div", { class: "felt-ring", "data-seats": String(state.seats.length) },
+      seats, h("div", { class: "board-row" }, board.el, count)),
     h("div", { class: "felt-bar" },
       boneyardEl(h, view.boneyard),
       h("p", { id: "scores" }, `${t("scores")}: ${scores} · ${t("hand")} ${view.hand_number + 1}`
         + ` · ${t("ply")} ${state.ply}`),
       soundButton(h)),
     h("p", { id: "turn", "aria-live": "polite", class: myTurn ? "mine" : "" },
-      turnText, " · ", t("timer"), ": ", h("span", { id: "timer" }, "")),
+      turnText, " · ", t("timer"), ": ", h("span", { id: "timer" }, ""),
+      h("span", { id: "hurry", hidden: true }, ` · ${t("hurry")}`)),
+    autoPlayed,
     hand);
 }
 
@@ -57,10 +63,10 @@ export function tableEffects({ h, root, board, state, seatName }, message, befor
     slideIn(board.tileAt(index), from);
     tone("play");
   } else if (move === "draw") {
-    seatBubble(root, seat, `${seatName(seat).split(":")[0]} ${t("draws")}`, "draw");
+    seatBubble(root, seat, t("draws"), "draw", seatName(seat));
     tone("draw");
   } else if (move === "pass") {
-    seatBubble(root, seat, `${seatName(seat).split(":")[0]} ${t("passes")}`, "pass");
+    seatBubble(root, seat, t("passes"), "pass", seatName(seat));
     tone("pass");
   }
   if (sameHand) {
@@ -89,7 +95,7 @@ export function tableEffects({ h, root, board, state, seatName }, message, befor
     }
     state.handCount = handCount(h, {
       hands, summary, scores: view.scores, mine: !shown,
-      sideName: (side) => sideName(view, side), seatName: (s) => seatName(s).split(":")[0],
+      sideName: (side) => sideName(view, side), seatName,
     });
     const slot = root.querySelector(".board-row");
     if (slot) {

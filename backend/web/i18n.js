@@ -179,9 +179,9 @@ addWords({
       + "only the hand of the player to move is shown, with a hand-over screen between turns. No rewards, no stake.",
   ],
   handOver: ["Pasa el dispositivo", "Hand the device over"],
-  handOverText: ["Turno del asiento {seat}. La otra mano queda oculta: pasa el dispositivo a ese jugador.",
-    "Seat {seat} to play. The other hand stays hidden: pass the device to that player."],
-  showHand: ["Soy el asiento {seat}: ver mi mano", "I am seat {seat}: show my hand"],
+  handOverText: ["Turno del Jugador {seat}. La otra mano queda oculta: pasa el dispositivo a ese jugador.",
+    "Player {seat} to play. The other hand stays hidden: pass the device to that player."],
+  showHand: ["Soy el Jugador {seat}: ver mi mano", "I am Player {seat}: show my hand"],
   botSpeed: ["Velocidad de los bots (solo para ti)", "Bot speed (for you only)"],
   speed_live: ["En vivo", "Live"],
   speed_normal: ["Normal", "Normal"],
@@ -302,6 +302,12 @@ addWords({
   playable: ["se puede jugar", "playable"],
   draws: ["roba del pozo", "draws from the boneyard"],
   passes: ["pasa", "passes"],
+  player: ["Jugador", "Player"],
+  botName: ["Bot {n} ({level})", "Bot {n} ({level})"],
+  showAddress: ["Mostrar la dirección", "Show the address"],
+  hurry: ["¡Se acaba el tiempo!", "Time is running out!"],
+  autoPlayed: ["Se acabó tu tiempo: el servidor jugó por ti.", "Your time ran out: the server played for you."],
+  seatsPick: ["Jugadores", "Players"],
   side: ["Lado", "Side"],
   handPoints: ["Puntos de la mano", "Points of the hand"],
   handEnd: ["Fin de la mano", "End of hand"],
@@ -383,6 +389,11 @@ if (!STRINGS[lang]) lang = "es";
 
 export function t(key) {
   return STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+}
+
+/** A sentence's {placeholders} filled in: `fill(t("vipValid"), { date })`. */
+export function fill(text, values) {
+  return text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
 }
 
 /** Every string of one language (the browser tests compare a page with the other language). */

@@ -9,7 +9,25 @@ import { tileSvg } from "./tiles.js";
 
 const SLIDE_MS = 320;
 
+// The player's choice on the settings page: "system" (the device's setting), "reduce" or "full".
+const MOTION_KEY = "dew.motion";
+export const MOTION_CHOICES = ["system", "reduce", "full"];
+
+export function motionChoice() {
+  const kept = localStorage.getItem(MOTION_KEY);
+  return MOTION_CHOICES.includes(kept) ? kept : "system";
+}
+
+export function setMotionChoice(choice) {
+  if (!MOTION_CHOICES.includes(choice)) throw new Error(`no motion choice ${choice}`);
+  localStorage.setItem(MOTION_KEY, choice);
+  document.documentElement.dataset.motion = choice;  // style.css stops transitions on "reduce"
+}
+document.documentElement.dataset.motion = motionChoice();
+
 export function reducedMotion() {
+  const choice = motionChoice();
+  if (choice !== "system") return choice === "reduce";
   return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
@@ -37,13 +55,20 @@ export function slideIn(tile, from) {
   return animation.finished.then(finish, finish);
 }
 
-/** A short note at a seat ("draws", "passes"), faded out after a moment. */
-export function seatBubble(root, seat, text, kind) {
+/**
+ * A short note inside a seat's own box ("draws", "passes"), faded out after a moment: it
+ * takes the place kept for it there, so it never covers another seat. `who` is read out
+ * before it (screen readers only: the box already says whose seat it is).
+ */
+export function seatBubble(root, seat, text, kind, who = "") {
   const bubble = root.querySelector(`#seats li[data-seat="${seat}"] .bubble`);
   const counter = `shown${kind[0].toUpperCase()}${kind.slice(1)}s`;
   root.dataset[counter] = String(Number(root.dataset[counter] || 0) + 1);
   if (!bubble) return;
-  bubble.textContent = text;
+  const name = document.createElement("span");
+  name.className = "sr-only";
+  name.textContent = who ? `${who}: ` : "";
+  bubble.replaceChildren(name, text);
   bubble.dataset.kind = kind;
   bubble.classList.add("show");
   if (!reducedMotion()) {

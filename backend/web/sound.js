@@ -18,6 +18,12 @@ export function soundEnabled() {
   return enabled;
 }
 
+/** Turn the sounds on or off (the settings page and the table's switch share the choice). */
+export function setSoundEnabled(on) {
+  enabled = Boolean(on);
+  localStorage.setItem(KEY, enabled ? "on" : "off");
+}
+
 /** Play the tone of `kind` (a move, a score, your turn) when sound is on. */
 export function tone(kind) {
   if (!enabled || !TONES[kind] || typeof AudioContext === "undefined") return;
@@ -41,8 +47,7 @@ export function soundButton(h) {
   const button = h("button", {
     type: "button", id: "sound-toggle", "aria-pressed": String(enabled),
     onclick: () => {
-      enabled = !enabled;
-      localStorage.setItem(KEY, enabled ? "on" : "off");
+      setSoundEnabled(!enabled);
       button.setAttribute("aria-pressed", String(enabled));
       button.textContent = enabled ? t("soundOn") : t("soundOff");
       tone("turn");

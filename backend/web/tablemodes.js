@@ -7,11 +7,22 @@ import { t } from "./i18n.js";
 
 const SPEEDS = { live: 0, normal: 1200, slow: 3000 };
 const SPEED_KEY = "dew.botSpeed";
+export const BOT_SPEEDS = Object.keys(SPEEDS);
+
+/** The pace this viewer chose for bots-only tables (the settings page and the table's chooser). */
+export function botSpeed() {
+  return localStorage.getItem(SPEED_KEY) in SPEEDS ? localStorage.getItem(SPEED_KEY) : "live";
+}
+
+export function setBotSpeed(speed) {
+  if (!(speed in SPEEDS)) throw new Error(`no bot speed ${speed}`);
+  localStorage.setItem(SPEED_KEY, speed);
+}
 
 export function tableModes(h, redraw) {
   let kind = null;
   let shownSeat = null;  // the seat whose hand the player at the device asked to see
-  let speed = localStorage.getItem(SPEED_KEY) in SPEEDS ? localStorage.getItem(SPEED_KEY) : "live";
+  let speed = botSpeed();
   const queue = [];
   let timer = null;
   let deliver = () => {};
@@ -57,7 +68,7 @@ export function tableModes(h, redraw) {
       const id = "bot-speed";
       return h("p", { class: "bot-speed" }, h("label", { for: id }, t("botSpeed")), " ",
         h("select", {
-          id, onchange: (e) => { speed = e.target.value; localStorage.setItem(SPEED_KEY, speed); },
+          id, onchange: (e) => { speed = e.target.value; setBotSpeed(speed); },
         }, Object.keys(SPEEDS).map((s) => h("option", { value: s, selected: s === speed }, t(`speed_${s}`)))));
     },
     // A same-device table hides the hand until the player whose turn it is takes the device.
@@ -66,8 +77,9 @@ export function tableModes(h, redraw) {
       const take = () => { shownSeat = you; redraw(); };
       return h("section", { id: "hand-over", "aria-labelledby": "hand-over-h" },
         h("h3", { id: "hand-over-h" }, t("handOver")),
-        h("p", {}, t("handOverText").replace("{seat}", String(you))),
-        h("button", { type: "button", id: "show-hand", onclick: take }, t("showHand").replace("{seat}", String(you))));
+        h("p", {}, t("handOverText").replace("{seat}", String(you + 1))),
+        h("button", { type: "button", id: "show-hand", onclick: take },
+          t("showHand").replace("{seat}", String(you + 1))));
     },
   };
 }

@@ -4,7 +4,19 @@
 
 import { ApiError } from "./api.js";
 import "./errors.js";
-import { t } from "./i18n.js";
+import { addWords, t } from "./i18n.js";
+
+addWords({
+  scrollCue: ["Desliza la tabla para ver más →", "Swipe the table to see more →"],
+  txStep: ["Paso", "Step"],
+  tx_approve: ["Autorizar al contrato a usar tus DEW", "Let the contract use your DEW"],
+  tx_transfer: ["Enviar DEW a la bóveda", "Send DEW to the vault"],
+  tx_call: ["Confirmar la operación", "Confirm the operation"],
+});
+
+// The ERC-20 calls a panel names in words (the first four bytes of the call data); the
+// server's own description (English, with wei) stays in data-description, off the screen.
+const TX_WORDS = { "0x095ea7b3": "tx_approve", "0xa9059cbb": "tx_transfer" };
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -44,19 +56,36 @@ export function select(name, options, value) {
   return h("select", { name }, options.map(option));
 }
 
+// Observes the tables that scroll sideways: their box shows a cue while there is more to see.
+const overflowWatch = typeof ResizeObserver === "undefined" ? null : new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    const table = target.querySelector("table");
+    if (table) target.dataset.overflows = String(table.scrollWidth > table.clientWidth + 1);
+  }
+});
+
+/**
+ * A table of `rows` under `headers`. On a phone (style.css) a table of four columns or more
+ * turns each row into a card whose cells carry their column's name; a narrower table that is
+ * still too wide scrolls inside its box, which then shows a cue (the catalogue's `scrollCue`).
+ */
 export function table(headers, rows, caption) {
   if (!rows.length) return h("p", {}, t("none"));
-  return h(
+  const cards = headers.length >= 4;
+  const cell = (value, i) => h("td", { "data-label": headers[i] || null }, value);
+  const box = h(
     "div",
-    { class: "wide" },
+    { class: "wide", "data-cue": t("scrollCue") },
     h(
       "table",
-      {},
+      { class: cards ? "cards" : null },
       caption ? h("caption", {}, caption) : null,
       h("thead", {}, h("tr", {}, headers.map((x) => h("th", { scope: "col" }, x)))),
-      h("tbody", {}, rows.map((row) => h("tr", {}, row.map((cell) => h("td", {}, cell))))),
+      h("tbody", {}, rows.map((row) => h("tr", {}, row.map(cell)))),
     ),
   );
+  overflowWatch?.observe(box);
+  return box;
 }
 
 /**
@@ -87,8 +116,10 @@ export function errorText(error) {
 
 /** The transactions a wallet signs, one after another (deposits, offers, purchases). */
 export function txPanel(ui, result, done) {
-  const txLine = (tx) => `${tx.description} → ${short(tx.to)} (${(tx.data.length - 2) / 2} bytes)`;
-  const list = h("ol", { class: "txs" }, result.transactions.map((tx) => h("li", {}, txLine(tx))));
+  const steps = result.transactions.length;
+  const txLine = (tx, i) => h("li", { "data-description": tx.description },
+    `${t("txStep")} ${i + 1}/${steps}: ${t(TX_WORDS[tx.data.slice(0, 10)] ?? "tx_call")}`);
+  const list = h("ol", { class: "txs" }, result.transactions.map(txLine));
   const button = h("button", { type: "button", class: "sign-send", onclick: async () => {
     button.disabled = true;
     try {

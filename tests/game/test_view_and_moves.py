@@ -99,3 +99,15 @@ def test_a_finished_hand_shows_every_seats_tiles_left_to_every_seat():
             assert json.loads(json.dumps(finished)) == finished
     assert hands_seen >= 1
     assert view(match, 0)["previous_hands"][-1]["index"] == match.hand_index  # the last hand too
+
+
+@pytest.mark.parametrize(("preset", "seats"), [("doscientos", 4), ("dew200", 2), ("draw", 2)])
+def test_apply_returns_the_moves_legal_next_and_none_once_over(preset: str, seats: int) -> None:
+    match = start_match(rules_for(preset), seats, f"apply-returns/{preset}")
+    moves = match.legal_moves()
+    played = 0
+    while moves:
+        moves = match.apply(moves[played % len(moves)])
+        played += 1
+        assert moves is match.legal_moves()
+    assert match.over and moves == () and played > 0

@@ -152,8 +152,12 @@ def test_a_staked_table_refuses_a_turn_timer_below_the_floor(start_server, chain
 
 
 def test_parallel_matchmaking_gives_one_ticket_and_one_seat_per_wallet(start_server, db_url):
-    server = start_server(matchmaking_wait_s=1.0, **SLOW_BOTS)
+    # The matchmaker seats nobody with bots while the burst runs (a minute's wait: on a loaded
+    # machine the 20 requests took longer than a one-second wait, the first ticket was seated,
+    # and a later request rightly queued the wallet again); a second wallet fills the table.
+    server = start_server(matchmaking_wait_s=60.0, **SLOW_BOTS)
     account, token = sign_in(server.url)
+    partner, partner_token = sign_in(server.url)
 
     def enqueue(_: int) -> httpx.Response:
         with api(server.url, token) as client:
@@ -168,6 +172,8 @@ def test_parallel_matchmaking_gives_one_ticket_and_one_seat_per_wallet(start_ser
     assert losers <= {(409, "already_queued"), (429, None), (429, "rate_limited")}, losers
     assert _count(db_url, MatchmakingTicket, MatchmakingTicket.address == account.address) == 1
     ticket_id = created[0].json()["id"]
+    with api(server.url, partner_token) as client:
+        assert client.post("/matchmaking", json={"preset": "draw"}).status_code == 201
     with api(server.url, token) as client:
         ticket = wait_for(
             lambda: client.get(f"/matchmaking/{ticket_id}").json().get("table_id"),
@@ -176,7 +182,7 @@ def test_parallel_matchmaking_gives_one_ticket_and_one_seat_per_wallet(start_ser
         )
         table = client.get(f"/tables/{ticket}").json()
     seated = [s["address"] for s in table["seats"] if s["address"] is not None]
-    assert seated == [account.address], table["seats"]
+    assert sorted(seated) == sorted([account.address, partner.address]), table["seats"]
 
 
 # -- finding 13: the creator keeps control after leaving ----------------------------------

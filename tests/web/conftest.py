@@ -151,6 +151,28 @@ def server() -> Iterator[ServerProcess]:
 
 
 @pytest.fixture(scope="package")
+def scholarship_season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The demo's first steps, started once for the browser modules that read them without
+    undoing each other (the dashboard's rental, the roles and the phone screens): chain,
+    services, five signed-in wallets, a season, minted avatars and oscar screened as an owner.
+    A module that adds to it (a VIP pass, a shop listing) adds what the others never count."""
+    from contextlib import ExitStack
+
+    from backend.demo.players import api_txs
+    from backend.demo.season import DemoConfig, Season
+
+    config = DemoConfig(workdir=tmp_path_factory.mktemp("web-demo"), out=lambda _text: None)
+    with ExitStack() as stack:
+        run = Season(config, stack)
+        run.start()
+        run.sign_in()
+        run.mint_avatars()
+        body = {"screener": run.operator, "owner": run.oscar.address}
+        run.chain.send(run.operator_key, api_txs(run.http.post("/economy/screenings", json=body)))
+        yield run
+
+
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.fail(f"no Chromium at {CHROMIUM}: run `make install` (it apt-gets chromium)")
@@ -253,9 +275,13 @@ def sign_in_page(page: Any) -> str:
 
 def sign_tx_panel(page: Any) -> list[str]:
     """Sign and send every step of the page's transaction panel and wait until it is done;
-    the steps' texts, as the panel listed them."""
+    the server's description of each step, as the panel listed them (the panel shows the
+    player words, never these: they are in English and count wei)."""
     page.wait_for_selector(".tx-panel .txs li")
-    steps = [str(step) for step in page.locator(".tx-panel .txs li").all_inner_texts()]
+    items = page.locator(".tx-panel .txs li")
+    shown = " ".join(items.all_inner_texts())
+    assert "wei" not in shown and "0x" not in shown, shown
+    steps = [str(d) for d in items.evaluate_all("els => els.map((e) => e.dataset.description)")]
     page.click(".tx-panel .sign-send")
     page.wait_for_selector(".tx-panel[data-done=true]", timeout=60_000)
     return steps

@@ -14,6 +14,7 @@ import pytest
 from eth_account import Account
 from sqlalchemy.orm import Session
 
+from backend.competitions.models import escrow_key
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy.counts import Count
@@ -72,6 +73,7 @@ def test_find_a_center_by_place_and_join_its_table(browser: Any, server: ServerP
     wallet = InjectedWallet(Account.create().key.hex())
     page = open_wallet_page(browser, server.url, wallet)
     me = sign_in_page(page)
+    page.click("#nav-more")  # the header's "More" group
     page.click("#nav-centers")
     page.wait_for_selector("form#center-search")
     # Choose a place: Barcelona's coordinates fill in; the nearest center comes first, then
@@ -169,6 +171,7 @@ def test_a_ref_link_binds_a_player_and_the_creator_dashboard_shows_it(
     owner_wallet = InjectedWallet(creator.key.hex())
     page = open_wallet_page(browser, server.url, owner_wallet)
     sign_in_page(page)
+    page.click("#nav-more")
     page.click("#nav-creator")
     page.wait_for_selector("#creator-code")
     assert page.inner_text("#creator-code") == code
@@ -187,3 +190,64 @@ def test_a_ref_link_binds_a_player_and_the_creator_dashboard_shows_it(
     page.wait_for_selector("#creator-players h3:has-text('Players you brought')")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+def test_a_host_sees_what_its_center_earns(browser: Any, server: ServerProcess) -> None:
+    """The host's earnings on the center's page: the center's fee share per season and per
+    match with the transaction that paid it; another wallet's page of it shows none of it."""
+    host = Account.create()
+    ids = _seed_centers(server, host.address)
+    center = next(iter(ids.values()))
+    _, host_token = sign_in(server.url, host)
+    with api(server.url, host_token) as client:
+        cups = [
+            client.post(
+                f"/centers/{center}/competitions",
+                json={"name": f"Copa {secrets.token_hex(3)}", "preset": "draw"},
+            )
+            for _ in range(2)
+        ]
+        assert all(c.status_code == 201 for c in cups), [c.text for c in cups]
+    engine, sessions = _db(server)
+    paid_tx = "0x" + secrets.token_hex(32)
+    try:
+        with sessions() as session:
+            for cup, amount, status in ((cups[0], 15, "paid"), (cups[1], 5, "pending")):
+                match_id = escrow_key(cup.json()["id"])
+                session.add(
+                    PlannedSettlement(
+                        match_id=match_id, chain_match_id="0x" + secrets.token_hex(32),
+                        result_hash="0x" + "00" * 32, season_id=None, economy="staked",
+                        finished_at=utcnow(), status="paid",
+                        tx_hash=paid_tx if status == "paid" else None,
+                    )
+                )  # fmt: skip
+                session.flush()
+                session.add(
+                    LedgerLeg(
+                        match_id=match_id, party="fee_center", address=host.address,
+                        amount=str(amount * 10**17), status=status,
+                    )
+                )  # fmt: skip
+            session.commit()
+    finally:
+        engine.dispose()
+
+    page = open_wallet_page(browser, server.url, InjectedWallet(host.key.hex()))
+    assert sign_in_page(page) == host.address
+    goto_view(page, f"{server.url}/#/centers/{center}")
+    page.wait_for_selector("#center-earnings")
+    assert page.get_attribute("#center-earned", "data-wei") == str(2 * 10**18)
+    assert page.inner_text("#center-earned") == "2.00 DEW"
+    assert page.inner_text("#center-paid") == "1.50 DEW"
+    assert page.locator("#center-earnings .center-leg").count() == 2
+    assert page.get_attribute("#center-earnings .leg-tx", "title") == paid_tx
+    assert "wei" not in page.inner_text("#center-earnings")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+    other = open_wallet_page(browser, server.url, InjectedWallet(Account.create().key.hex()))
+    sign_in_page(other)
+    goto_view(other, f"{server.url}/#/centers/{center}")
+    assert other.locator("#center-earnings").count() == 0
+    other.context.close()

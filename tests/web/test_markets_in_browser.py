@@ -312,3 +312,40 @@ def test_a_second_wallet_buys_the_listed_avatar(
     for view in ("shop", "market", f"avatar/{avatar_id}"):
         ready = f"main[data-ready=true][data-view={view.split('/')[0]}]"
         assert phone_fits(browser, f"{season.base}/#/{view}", ready), view
+
+
+def test_a_contribution_to_a_tournament_shows_in_its_pool(
+    season: Season, pages: dict[str, Any], artifacts: Any
+) -> None:
+    """DEW Contribution in the page: olivia adds 2.5 DEW to a tournament's prizes; she signs
+    the approval and the contribution, and the pool lists her once the worker has seen it."""
+    from datetime import timedelta
+
+    from backend.competitions import service
+    from backend.db.base import utcnow
+
+    with season.sessions() as session:
+        tournament = service.create_tournament(
+            session=session,
+            spec=service.TournamentSpec(
+                name=f"Copa {uuid.uuid4().hex[:6]}",
+                preset="draw",
+                starts_at=utcnow() + timedelta(hours=1),
+            ),
+        ).id
+    page = pages["olivia"]
+    goto_view(page, f"{season.base}/#/competitions/{tournament}")
+    assert page.get_attribute("#pool", "data-total") == "0"
+    page.fill("#contribute-form input[name=amount]", "2.5")
+    page.click("#contribute-form button[type=submit]")
+    steps = sign_tx_panel(page)
+    assert len(steps) == 2 and "approve" in steps[0] and "contribute" in steps[1], steps
+    page.wait_for_selector(f"#pool[data-total='{25 * DEW // 10}']", timeout=60_000)
+    assert page.inner_text("#pool-total") == "2.50 DEW"
+    listed = page.locator("#pool .contribution").evaluate_all(
+        "els => els.map((e) => e.dataset.address)"
+    )
+    assert listed == [season.olivia.address]
+    chain = season.contracts.contributions.functions.contributedTo(tournament).call()
+    assert chain == 25 * DEW // 10
+    page.screenshot(path=str(artifacts / "contribution.png"), full_page=True)

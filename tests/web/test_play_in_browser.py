@@ -212,7 +212,7 @@ def test_private_table_by_invite_link_then_matchmaking_and_the_language_switch(b
     guest.click("#take-seat")
     guest.wait_for_selector("#table[data-status=live]")
     host.wait_for_selector("#table[data-status=live]")
-    assert guest_address[:6] in host.inner_text("#seats")
+    assert host.locator(f"#seats li[data-address='{guest_address}']").count() == 1
 
     # Matchmaking: alone in the queue, the guest gets a table with a bot after the wait.
     goto_view(guest, f"{server.url}/#/lobby")
@@ -226,10 +226,10 @@ def test_private_table_by_invite_link_then_matchmaking_and_the_language_switch(b
     )
     guest.wait_for_selector("#table[data-status=live] #hand")
 
-    assert host.inner_text("#nav").startswith("Salón")
+    assert host.inner_text("#nav").startswith("Jugar")
     host.click("#lang")
     host.wait_for_function("() => document.documentElement.lang === 'en'")
-    assert host.inner_text("#nav").startswith("Lobby")
+    assert host.inner_text("#nav").startswith("Play")
     assert not host.js_errors and not guest.js_errors
 
 

@@ -21,8 +21,8 @@ def enqueue(
     gate: GateDep,
     settings: SettingsDep,
 ) -> schemas.TicketOut:
-    """Wait for a table of this preset with these options and this stake: only tickets that
-    ask for the same meet. Bots fill the empty seats after the configured wait."""
+    """Wait for a table of this preset, size, options and stake: only tickets that ask for
+    the same meet. Bots fill the empty seats after the configured wait."""
     terms_for_play(session, settings, player.address, body)
     ticket = matchmaking.enqueue(
         session=session,
@@ -33,6 +33,7 @@ def enqueue(
         avatar_id=body.avatar_id,
         options=body.options,
         stake=body.stake,
+        seat_count=body.seats,
     )
     return schemas.TicketOut.model_validate(ticket, from_attributes=True)
 

@@ -9,13 +9,14 @@ transactions for the player's own wallet, credited when the indexer sees them co
 from __future__ import annotations
 
 import secrets
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
-from backend.api.deps import CurrentPlayer, SessionDep, get_tx_builder
+from backend.api.deps import CurrentPlayer, GateDep, SessionDep, get_tx_builder
 from backend.api.params import error_responses
 from backend.care import limits
 from backend.chain import outbox
@@ -29,6 +30,7 @@ from backend.economy.schemas import (
     EscrowOut,
     HistoryLineOut,
     TransactionsOut,
+    VipPassOut,
     WalletMoneyOut,
     WithdrawalIn,
     WithdrawalOut,
@@ -104,6 +106,15 @@ def my_money(
             for h in withdrawals.stake_history(session=session, address=address, limit=limit)
         ],
     )
+
+
+@router.get("/vip", response_model=VipPassOut, responses=_ERRORS)
+def my_vip_pass(player: CurrentPlayer, gate: GateDep) -> VipPassOut:
+    """The wallet's VIP pass and its expiry, for the settings page (503 without a chain)."""
+    expiry = gate.vip_expiry(player.address)
+    if expiry is None:
+        return VipPassOut(valid=False, expires_at=None)
+    return VipPassOut(valid=True, expires_at=datetime.fromtimestamp(expiry, UTC))
 
 
 @router.post("/deposit", response_model=TransactionsOut, responses=_ERRORS)

@@ -4,7 +4,7 @@
 // Loaded on demand by app.js, which passes its helpers in `ui` (`join` is the lobby's join,
 // with its stake confirmation and terms gate).
 
-import { addWords, t } from "../i18n.js";
+import { addWords, fill, t } from "../i18n.js";
 import { presetName } from "../rulewords.js";
 import "./competitions.js";  // the tournaments' status words
 
@@ -31,9 +31,24 @@ addWords({
   allCenters: ["Todos los centros", "All centers"],
   kmAway: ["{km} km", "{km} km"],
   badPlace: ["Elige una ciudad o escribe latitud y longitud.", "Choose a city or type a latitude and a longitude."],
+  earningsTitle: ["Lo que gana tu centro", "What your center earns"],
+  earnedAll: ["Ganado en total", "Earned in all"],
+  paidAll: ["Pagado", "Paid"],
+  season: ["Temporada", "Season"],
+  noSeason: ["Sin temporada", "No season"],
+  matchesHosted: ["Partidas", "Matches"],
+  earned: ["Ganado", "Earned"],
+  pendingPay: ["Por pagar", "To be paid"],
+  failedPay: ["Fallido", "Failed"],
+  finishedAt: ["Terminó", "Finished"],
+  payState: ["Estado", "State"],
+  payTx: ["Transacción", "Transaction"],
+  pay_paid: ["pagado", "paid"],
+  pay_pending: ["por pagar", "to be paid"],
+  pay_failed: ["fallido", "failed"],
+  noEarnings: ["Tu centro aún no ha ganado nada: cada partida o campeonato que acoge con comisión suma aquí.",
+    "Your center has not earned anything yet: each match or Campeonato it hosts with a fee adds up here."],
 });
-
-const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
 
 function resultsTable(ui, rows) {
   const { h, table } = ui;
@@ -159,5 +174,36 @@ export async function centerView(api, ui, centerId) {
       h("h3", { id: "ct-h" }, t("centerTables")), tables),
     h("section", { id: "center-cups", "aria-labelledby": "cc-h" }, h("h3", { id: "cc-h" }, t("centerCups")), cups),
     isHost ? hostForm(api, ui, center, presets) : null,
+    isHost ? earningsSection(ui, await api.request("GET", `/centers/${center.center_id}/report`)) : null,
   );
+}
+
+/** The host's earnings: the center's share of fees per season, then per match (newest
+ * first) with the transaction that paid it (GET /centers/{id}/report). */
+function earningsSection(ui, report) {
+  const { h, table, dew, short } = ui;
+  const body = report.seasons.length
+    ? [
+      h("p", {}, `${t("earnedAll")}: `,
+        h("strong", { id: "center-earned", "data-wei": report.earned }, dew(report.earned)),
+        ` · ${t("paidAll")}: `, h("span", { id: "center-paid", "data-wei": report.paid }, dew(report.paid))),
+      table(
+        [t("season"), t("matchesHosted"), t("earned"), t("paidAll"), t("pendingPay"), t("failedPay")],
+        report.seasons.map((s) => [
+          s.season ?? t("noSeason"), String(s.matches), dew(s.earned), dew(s.paid), dew(s.pending), dew(s.failed),
+        ]),
+      ),
+      table(
+        [t("finishedAt"), t("season"), t("earned"), t("payState"), t("payTx")],
+        report.matches.map((m) => [
+          new Date(m.finished_at).toLocaleString(), m.season ?? t("noSeason"),
+          h("span", { class: "center-leg", "data-match": m.match_id }, dew(m.amount)),
+          t(`pay_${m.status}`),
+          m.tx_hash ? h("code", { title: m.tx_hash, class: "leg-tx" }, short(m.tx_hash)) : "",
+        ]),
+      ),
+    ]
+    : [h("p", { id: "no-earnings" }, t("noEarnings"))];
+  return h("section", { id: "center-earnings", "aria-labelledby": "ce-h" },
+    h("h3", { id: "ce-h" }, t("earningsTitle")), ...body);
 }

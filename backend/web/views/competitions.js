@@ -5,7 +5,8 @@
 // `tournament`, `registration`, `bracket` and `standings` event replaces that part and redraws.
 // Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { addWords, t } from "../i18n.js";
+import { dewToWei } from "../create.js";
+import { addWords, fill, t } from "../i18n.js";
 import { presetName } from "../rulewords.js";
 
 addWords({
@@ -72,13 +73,23 @@ addWords({
   closedForEntry: ["La inscripción está cerrada.", "Registration is closed."],
   yourStake: ["Tu saldo depositado en la bóveda", "Your balance deposited in the vault"],
   depositMore: ["Depositar DEW", "Deposit DEW"],
+  poolTitle: ["Aportaciones al premio", "Contributions to the prizes"],
+  poolTotal: ["Aportado en total", "Contributed in all"],
+  poolNone: ["Nadie ha aportado DEW a este torneo todavía.", "Nobody has contributed DEW to this tournament yet."],
+  contributeLabel: ["DEW que aportas al premio", "DEW you add to the prizes"],
+  contributeHint: [
+    "Los DEW van de tu billetera a la bóveda y se reparten con los premios; no se devuelven.",
+    "The DEW goes from your wallet to the vault and is paid out with the prizes; it is not returned.",
+  ],
+  contribute: ["Aportar", "Contribute"],
+  contributeSignIn: ["Inicia sesión para aportar DEW al premio.", "Sign in to add DEW to the prizes."],
+  contributeBooked: ["Tu aportación ya está en el premio.", "Your contribution is in the prizes."],
 });
 
 // The competitions routes give amounts as JSON integers: above 2**53 a browser reads them as
 // the nearest double, so an amount is shown to the cent, never more exactly than that.
 const wei = (value) => (typeof value === "number" ? BigInt(Math.round(value)).toString() : String(value ?? "0"));
 
-const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
 const tr = (prefix, value) => {
   const text = t(`${prefix}${value}`);
   return text === `${prefix}${value}` ? String(value) : text;
@@ -195,9 +206,10 @@ export async function competitionView(api, ui, id) {
   }
   const { entrants, ...summary } = detail;
   const state = { tournament: summary, registration: entrants, bracket: [], standings: [], link: "connecting" };
-  [state.bracket, state.standings] = await Promise.all([
+  [state.bracket, state.standings, state.pool] = await Promise.all([
     api.request("GET", `/competitions/${id}/bracket`),
     api.request("GET", `/competitions/${id}/standings`),
+    api.request("GET", `/competitions/${id}/contributions`),
   ]);
   // The stake balance the entry fee comes from (the wallet page's route).
   const loadMoney = async () => {
@@ -223,6 +235,58 @@ export async function competitionView(api, ui, id) {
       button.disabled = false;
       fail(error);
     }
+  }
+
+  // DEW Contribution: the wallet signs an approval and Contributions.contribute; the pool
+  // grows once the server has seen them confirmed, so the page asks again until it has.
+  const pending = h("div", { id: "contribution-txs" });
+  async function contribute(event) {
+    event.preventDefault();
+    const button = event.target.querySelector("button");
+    button.disabled = true;
+    try {
+      const amount = dewToWei(new FormData(event.target).get("amount"));
+      const before = BigInt(state.pool.total);
+      const result = await api.request("POST", `/competitions/${id}/contributions`, { amount });
+      pending.replaceChildren(ui.txPanel(result, async () => {
+        for (let i = 0; i < 60 && BigInt(state.pool.total) <= before; i++) {
+          await new Promise((resolve) => { setTimeout(resolve, 1000); });
+          state.pool = await api.request("GET", `/competitions/${id}/contributions`);
+        }
+        pending.replaceChildren();
+        say(t("contributeBooked"));
+        draw();
+      }));
+    } catch (error) {
+      fail(error);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  function poolSection(c) {
+    const { dew } = ui;
+    const rows = state.pool.contributions;
+    const open = ["registering", "running"].includes(c.status);
+    let form = null;
+    if (open && !api.token) form = h("p", { class: "hint" }, t("contributeSignIn"));
+    if (open && api.token) {
+      form = h("form", { id: "contribute-form", onsubmit: contribute },
+        field(t("contributeLabel"), h("input", {
+          name: "amount", type: "text", inputmode: "decimal", required: true, pattern: "[0-9]+([.][0-9]+)?",
+          "aria-describedby": "contribute-hint",
+        })),
+        h("p", { id: "contribute-hint", class: "hint" }, t("contributeHint")),
+        h("button", { type: "submit" }, t("contribute")));
+    }
+    return h("section", { id: "pool", "aria-labelledby": "pool-h", "data-total": state.pool.total },
+      h("h3", { id: "pool-h" }, t("poolTitle")),
+      rows.length
+        ? h("ul", {}, rows.map((r) => h("li", { class: "contribution", "data-address": r.contributor },
+          `${ui.short(r.contributor)} · ${dew(r.amount)}`)))
+        : h("p", {}, t("poolNone")),
+      h("p", {}, `${t("poolTotal")}: `, h("strong", { id: "pool-total" }, dew(state.pool.total))),
+      form, pending);
   }
 
   function stakeLine() {
@@ -262,6 +326,7 @@ export async function competitionView(api, ui, id) {
       rulesSection(ui, c),
       registerSection(c),
       stakeLine(),
+      poolSection(c),
       h("section", { id: "entrants", "aria-labelledby": "entrants-h", "data-count": String(state.registration.length) },
         h("h3", { id: "entrants-h" }, `${t("entrants")} (${state.registration.length}/${c.max_entrants})`),
         h("ol", {}, state.registration.map((e) => h("li", { "data-number": e.number },

@@ -4,7 +4,7 @@
 // the server issues a statement, the player's wallet signs it (EIP-191), POST /creators/bind.
 // Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { addWords, t } from "../i18n.js";
+import { addWords, fill, t } from "../i18n.js";
 
 addWords({
   creatorTitle: ["Creador de contenido", "Content creator"],
@@ -30,7 +30,6 @@ addWords({
   boundTo: ["Estás unido al creador {code}.", "You are bound to creator {code}."],
 });
 
-const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
 const day = (iso) => {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleDateString();

@@ -7,16 +7,21 @@ import { talkBar } from "../talk.js";
 import { joinTable } from "./lobby.js";
 import { presetName } from "../rulewords.js";
 import { turnNotice } from "../notice.js";
+import { seatNames } from "../names.js";
+
+// The countdown warns when this little of the turn is left (the larger of the two).
+const WARN_S = 5;
+const WARN_SHARE = 0.25;
 
 export async function tableView(api, ui, tableId, query) {
-  const { h, show, table, field, dew, short, say, fail } = ui;
+  const { h, show, table, field, dew, say, fail } = ui;
   // The board, the hand and the motion load with the first table, not with the lobby.
-  const [{ createBoard }, { handPanel }, { feltEl, tableEffects }] = await Promise.all([
+  const [{ createBoard, setRing }, { handPanel }, { feltEl, tableEffects }] = await Promise.all([
     import("../board.js"), import("../play.js"), import("../felt.js"),
   ]);
   const state = {
     snapshot: null, view: null, ply: 0, final: null, you: null, seats: [], deadline: null, link: "connecting",
-    playedFrom: null, handCount: null, scrolled: false,
+    playedFrom: null, handCount: null, scrolled: false, names: {}, autoPlayed: false,
   };
   const board = createBoard(h);  // kept across redraws: motion needs the tiles where they are
   const root = h("section", { id: "table", "data-table": tableId });
@@ -43,6 +48,7 @@ export async function tableView(api, ui, tableId, query) {
           snapshot: message, view: message.view, ply: message.ply, final: message.final, you: message.you,
           seats: message.seats, deadline: message.deadline_ms,
         });
+        loadNames();
         if (message.match_status === "none" && api.token) {
           api.call("table", { table_id: tableId }, undefined, { invite_code: query.get("invite") })
             .then((x) => { info = x; draw(); }).catch(() => {});
@@ -51,6 +57,7 @@ export async function tableView(api, ui, tableId, query) {
         const before = state.view;
         Object.assign(state, { view: message.view, ply: message.ply, deadline: message.deadline_ms });
         state.snapshot.moves.push([message.seat, message.move, message.actor]);
+        if (message.seat === state.you && state.you !== null) state.autoPlayed = message.actor === "timeout";
         draw();
         return tableEffects({ h, root, board, state, seatName }, message, before);
       } else if (message.type === "match_over") {
@@ -63,10 +70,21 @@ export async function tableView(api, ui, tableId, query) {
     }),
   });
   talk = talkBar({ h, t, api, socket, tableId, say, fail });
-  const timer = setInterval(() => {
+  const timer = setInterval(tick, 250);
+  // The turn's time left: the seconds in the turn line and the ring on the active seat, both
+  // warning once little is left (and the turn line says to hurry when the turn is this player's).
+  function tick() {
     const el = root.querySelector("#timer");
-    if (el && state.deadline) el.textContent = `${Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000))} s`;
-  }, 250);
+    if (!el || !state.deadline || state.final) return;
+    const total = Number(state.snapshot?.table?.turn_timeout_s) || 0;
+    const left = Math.max(0, (state.deadline - Date.now()) / 1000);
+    el.textContent = `${Math.ceil(left)} s`;
+    const warn = left <= Math.max(WARN_S, total * WARN_SHARE);
+    setRing(root, total ? left / total : 0, warn);
+    root.dataset.warn = warn ? "true" : "false";
+    const hurry = root.querySelector("#hurry");
+    if (hurry) hurry.hidden = !(warn && root.dataset.turn === "mine");
+  }
   ui.onLeave(() => {
     turnNotice(false);
     clearInterval(timer);
@@ -76,6 +94,7 @@ export async function tableView(api, ui, tableId, query) {
 
   function play(move, fromRect) {
     state.playedFrom = fromRect ?? null;
+    state.autoPlayed = false;
     root.querySelectorAll("#hand button, #actions button, #sides button, .end-target").forEach((b) => {
       b.disabled = true;
     });
@@ -102,11 +121,35 @@ export async function tableView(api, ui, tableId, query) {
     }
   }
 
-  function seatName(seat) {
+  // Names for the seats' wallets and guests, asked once per table's seats; until they come
+  // (and for a player without one) a seat is "Player N".
+  function loadNames() {
+    const addresses = state.seats.map((s) => s.address).filter(Boolean);
+    seatNames(api, addresses).then((names) => {
+      const changed = Object.entries(names).some(([a, n]) => state.names[a] !== n);
+      state.names = { ...state.names, ...names };
+      if (changed) draw();
+    }).catch(() => {});
+  }
+
+  const sameDevice = () => state.snapshot?.table?.kind === "same_device";
+
+  /** A seat's name and address (null for a bot); on one device, Player 1 and Player 2. */
+  function who(seat) {
     const s = state.seats.find((x) => x.seat === seat);
-    if (!s) return `${t("seat")} ${seat}`;
-    const who = s.address ? short(s.address) : `${t("bot")} (${t(`level_${s.bot}`).toLowerCase()})`;
-    return `${t("seat")} ${seat}: ${who}${seat === state.you ? ` (${t("you")})` : ""}`;
+    const numbered = `${t("player")} ${seat + 1}`;
+    if (!s) return { name: numbered, address: null };
+    if (!s.address) {
+      const level = t(`level_${s.bot}`).toLowerCase();
+      return { name: t("botName").replace("{n}", String(seat + 1)).replace("{level}", level), address: null };
+    }
+    if (sameDevice()) return { name: numbered, address: null };
+    return { name: state.names[s.address] ?? numbered, address: s.address };
+  }
+
+  function seatName(seat) {
+    const { name } = who(seat);
+    return seat === state.you && !sameDevice() ? `${name} (${t("you")})` : name;
   }
 
   function draw() {
@@ -158,7 +201,10 @@ export async function tableView(api, ui, tableId, query) {
         ? modes.guard(state.you, () => handPanel(h, { view: handView, board, play }))
         : h("p", { id: "spectator" }, t("spectator"));
       const redraw = () => draw();
-      parts.push(feltEl({ h, state, view, board, seatName, myTurn, hand, redraw }), modes.controls());
+      // You at the bottom; a spectator sees seat 0 there, and so does a same-device table
+      // (seed 004: Player 1 at the bottom, Player 2 at the top, whoever holds the device).
+      const bottom = state.you === null || sameDevice() ? 0 : state.you;
+      parts.push(feltEl({ h, state, view, board, seatName, who, bottom, myTurn, hand, redraw }), modes.controls());
     }
     if (state.final) {
       const ranked = [...state.final.result.seats].sort((a, b) => a.placement - b.placement);
@@ -175,6 +221,7 @@ export async function tableView(api, ui, tableId, query) {
     if (state.snapshot) parts.push(talk.element(state));
     root.replaceChildren(...parts.filter(Boolean));
     if (view) board.update(view.line, view.history);
+    tick();
     // On a phone the header is taller than the table's margin: the felt starts at the top.
     if (view && !state.scrolled) {
       state.scrolled = true;
