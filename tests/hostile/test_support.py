@@ -5,7 +5,8 @@ through a real server process, on SQLite and PostgreSQL:
   forged link (someone else's object, a missing one, a malformed id) is refused and writes
   nothing; someone else's ticket is not found, to read, to write in or to close;
 - a wallet over its daily cap of tickets or messages is refused (429) and nothing is
-  written; hidden characters are cleaned and over-long text refused;
+  written, and twelve parallel tickets pass a cap of four exactly four times; hidden
+  characters are cleaned and over-long text refused;
 - the operator answers in the thread and the player sees the state and the answer, not who
   answered; a reporter sees the action its report led to, and nothing more;
 - an account with money or a seat left is not closed ("withdraw first"); a closed one is
@@ -18,6 +19,7 @@ import json
 import secrets
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -245,6 +247,25 @@ def test_tickets_and_messages_over_the_daily_cap_are_refused_and_not_written(  #
         spam = client.post(f"/care/tickets/{ticket_id}/messages", json={"text": "again"})
         assert _error(spam) == (429, "too_many_tickets")
         assert _count(sessions, SupportMessage) == messages
+
+
+def test_twelve_parallel_tickets_cannot_pass_the_daily_cap(  # type: ignore[no-untyped-def]
+    start_server, sessions
+) -> None:
+    server = _server(start_server)
+    ivan, token = sign_in(server.url)
+    refs = _objects(sessions, ivan.address)
+
+    def one(_: int) -> int:
+        with api(server.url, token) as client:
+            return client.post("/care/tickets", json=_ticket("payout", refs["payout"])).status_code
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        codes = list(pool.map(one, range(12)))
+    assert sorted(codes) == [201] * 4 + [429] * 8, codes
+    with sessions() as session:
+        mine = select(func.count()).where(SupportTicket.address == ivan.address)
+        assert session.scalar(mine) == 4
 
 
 def test_a_reporter_sees_the_action_taken_and_nothing_more(  # type: ignore[no-untyped-def]
