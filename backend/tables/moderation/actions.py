@@ -16,6 +16,7 @@ from backend.care import moderation
 from backend.care.models import Sanction
 from backend.care.moderation import SanctionRow
 from backend.db.base import aware, utcnow
+from backend.kit.rows import columns
 from backend.tables import exceptions as exc
 from backend.tables.moderation.complaints import RESOLUTION_MAX_CHARS, Complaint, lock_open
 
@@ -59,11 +60,7 @@ def outcomes(
     kinds = {complaint: kind for complaint, kind in sanctioned}
     return [
         Outcome(
-            id=c.id,
-            table_id=c.table_id,
-            reported=c.reported,
-            reason=c.reason,
-            status=c.status,
+            **columns(c, "id table_id reported reason status"),
             created_at=aware(c.created_at),
             closed_at=aware(c.closed_at),
             action=None if c.status != "closed" else kinds.get(c.id, "none"),

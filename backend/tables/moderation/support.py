@@ -35,6 +35,7 @@ from backend.care.standing import wallet
 from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.economy.models import AgreementMirror, LedgerLeg
+from backend.kit.rows import columns
 from backend.kit.text import clean_text
 from backend.markets.models import MarketLedgerEntry
 from backend.tables.models import MatchResult
@@ -139,12 +140,7 @@ def _text(value: object, what: str, limit: int) -> str:
 
 def _row(ticket: SupportTicket, messages: list[SupportMessage] | None = None) -> TicketRow:
     return TicketRow(
-        id=ticket.id,
-        address=ticket.address,
-        about=ticket.about,
-        ref=ticket.ref,
-        subject=ticket.subject,
-        status=ticket.status,
+        **columns(ticket, "id address about ref subject status"),
         created_at=aware(ticket.created_at),
         closed_at=aware(ticket.closed_at),
         messages=[
