@@ -468,6 +468,9 @@ class TalkSettings(BaseSettings):
     rate_burst: int = Field(4, ge=1, le=50)
     # Reports one wallet may file in 24 hours (one per player and table in any case).
     reports_per_day: int = Field(10, ge=1, le=1000)
+    # Support tickets one wallet may open, and messages it may write in them, in 24 hours.
+    tickets_per_day: int = Field(5, ge=1, le=100)
+    ticket_messages_per_day: int = Field(30, ge=1, le=1000)
 
 
 class OperatorSettings(BaseSettings):

@@ -55,3 +55,29 @@ class AlreadyLifted(CareError, kind.Conflict):
 
 class NotModerator(CareError, kind.Forbidden):
     """The caller is neither the operator nor a moderator the operator granted."""
+
+
+class AccountClosed(CareError, kind.Forbidden):
+    """The player closed this wallet's account: only a withdrawal still passes."""
+
+
+class WithdrawFirst(CareError, kind.Conflict):
+    """An account is closed with nothing left in play: a stake balance, a seat, a queue
+    ticket or an escrow is withdrawn, left or played out first."""
+
+
+class TicketNotFound(CareError, kind.NotFound):
+    """No such ticket (or not the caller's)."""
+
+
+class LinkNotFound(CareError, kind.NotFound):
+    """The payout, match, rental or purchase a ticket names is not one of the wallet's (one
+    answer for a missing object and someone else's: a ticket reveals nothing)."""
+
+
+class TicketClosed(CareError, kind.Conflict):
+    """A closed ticket takes no more messages."""
+
+
+class TooManyTickets(CareError, kind.TooMany):
+    """The wallet opened as many tickets, or wrote as many messages, as it may for now."""

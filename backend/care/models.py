@@ -1,11 +1,12 @@
 """What the gate reads: moderators' sanctions and their audit, the moderators themselves,
-a player's own limits and breaks, and the deposits asked for at the deposit door."""
+a player's own limits and breaks, the deposits asked for at the deposit door, closed
+accounts; and the players' support tickets with their threads."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Index, Integer, String
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.db.base import Base, TimestampMixin
@@ -97,3 +98,45 @@ class DepositAsked(TimestampMixin, Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     address: Mapped[str] = mapped_column(String(42))
     amount: Mapped[str] = mapped_column(String(80))
+
+
+SUBJECT_MAX_CHARS = 120
+MESSAGE_MAX_CHARS = 2000
+
+
+class SupportTicket(TimestampMixin, Base):
+    """A player's ticket about one of its payouts, match results, rentals or purchases
+    (``about`` and ``ref``: the object, checked to be the wallet's when it was opened).
+    ``status``: open (waiting for the staff), answered (waiting for the player), closed."""
+
+    __tablename__ = "care_tickets"
+    __table_args__ = (Index("ix_care_tickets_address_created_at", "address", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    address: Mapped[str] = mapped_column(String(42))
+    about: Mapped[str] = mapped_column(String(16))
+    ref: Mapped[str] = mapped_column(String(80))
+    subject: Mapped[str] = mapped_column(String(SUBJECT_MAX_CHARS))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class SupportMessage(TimestampMixin, Base):
+    """One message of a ticket's thread: the player's (``staff`` False) or an answer.
+    ``body`` is None once the player's account is closed (its words are removed)."""
+
+    __tablename__ = "care_ticket_messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    ticket_id: Mapped[int] = mapped_column(ForeignKey("care_tickets.id"), index=True)
+    author: Mapped[str] = mapped_column(String(42))
+    staff: Mapped[bool] = mapped_column(Boolean)
+    body: Mapped[str | None] = mapped_column(String(MESSAGE_MAX_CHARS))
+
+
+class ClosedAccount(TimestampMixin, Base):
+    """A wallet whose player closed its account: every door but a withdrawal is shut."""
+
+    __tablename__ = "care_closed_accounts"
+
+    address: Mapped[str] = mapped_column(String(42), primary_key=True)

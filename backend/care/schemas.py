@@ -1,5 +1,6 @@
 """The shapes of ``/care``: a wallet's standing (sanctions, breaks, limits), its appeal, the
-limits and breaks it sets, and what moderators send and read."""
+limits and breaks it sets, and what moderators send and read; support tickets, the outcome
+of a wallet's reports, and closing an account."""
 
 from __future__ import annotations
 
@@ -8,8 +9,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from backend.care.models import APPEAL_MAX_CHARS, REASON_MAX_CHARS
-from backend.kit.schemas import Address, Wei
+from backend.care.models import (
+    APPEAL_MAX_CHARS,
+    MESSAGE_MAX_CHARS,
+    REASON_MAX_CHARS,
+    SUBJECT_MAX_CHARS,
+)
+from backend.kit.schemas import Address, StrictIn, Wei
 
 SanctionKind = Literal["warn", "mute", "suspend", "ban"]
 # Hours a sanction lasts: ten years at most (each kind's own bounds are the service's).
@@ -93,3 +99,73 @@ class AuditOut(BaseModel):
     actor: str
     note: str | None
     at: datetime
+
+
+# --- support tickets, reports' outcomes, closing an account -------------------------------
+
+
+class TicketIn(StrictIn):
+    about: Literal["payout", "match", "rental", "purchase"] = Field(
+        description="payout: a ledger leg's id; match: a match id; rental: an agreement id; "
+        "purchase: a market ledger entry's id"
+    )
+    ref: str = Field(min_length=1, max_length=80)
+    subject: str = Field(min_length=1, max_length=SUBJECT_MAX_CHARS)
+    text: str = Field(min_length=1, max_length=MESSAGE_MAX_CHARS)
+
+
+class TicketMessageIn(StrictIn):
+    text: str = Field(min_length=1, max_length=MESSAGE_MAX_CHARS)
+
+
+class TicketAnswerIn(TicketMessageIn):
+    close: bool = False
+
+
+class MessageOut(BaseModel):
+    staff: bool = Field(description="an answer of the operator or a moderator")
+    body: str | None = Field(description="null: removed when its author closed its account")
+    created_at: datetime
+
+
+class StaffMessageOut(MessageOut):
+    author: str
+
+
+class TicketOut(BaseModel):
+    id: int
+    about: str
+    ref: str
+    subject: str
+    status: str = Field(description="open (waiting for an answer), answered or closed")
+    created_at: datetime
+    closed_at: datetime | None
+    messages: list[MessageOut] = Field(default_factory=list)
+
+
+class StaffTicketOut(TicketOut):
+    address: str
+    messages: list[StaffMessageOut] = Field(default_factory=list)  # type: ignore[assignment]
+
+
+class ReportOutcomeOut(BaseModel):
+    id: int
+    table_id: str
+    reported: str
+    reason: str
+    status: str
+    created_at: datetime
+    closed_at: datetime | None
+    action: str | None = Field(
+        description="null while open; then warn, mute, suspend, ban, or none (closed with no "
+        "sanction)"
+    )
+
+
+class ClosureIn(StrictIn):
+    confirm: Literal[True] = Field(description="true: close this wallet's account for good")
+
+
+class ClosureOut(BaseModel):
+    address: str
+    closed_at: datetime

@@ -4,7 +4,8 @@ A door is a place where a wallet starts something: signing in, taking a seat, jo
 matchmaking queue, paying a tournament's entry fee, talking at a table, buying in the shop
 or the market, and depositing into the vault. :func:`require` refuses a wallet that a
 moderator's sanction, a break the player took (time-out, self-exclusion) or a limit the
-player set keeps out of it; a withdrawal always passes (a balance is never held back).
+player set keeps out of it, and every door of an account its player closed; a withdrawal
+always passes (a balance is never held back).
 
 Limits are counted race-free: :func:`require` locks the wallet's key (PostgreSQL's advisory
 lock, SQLite's one writer) before it counts what the window holds, and the caller writes
@@ -28,7 +29,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.care import exceptions as exc
-from backend.care.models import DepositAsked, PlayerBreak, PlayerLimit, Sanction
+from backend.care.models import ClosedAccount, DepositAsked, PlayerBreak, PlayerLimit, Sanction
 from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.economy.models import StakeEntry
@@ -229,6 +230,12 @@ def require(
     if money:
         # Held to the commit: this wallet's deposits and stakes are counted one at a time.
         dialect.lock_key(session, f"care:{address.lower()}")
+    closed = session.get(ClosedAccount, address)
+    if closed is not None:
+        raise exc.AccountClosed(
+            f"this account was closed by its player on {_when(closed.created_at)}: "
+            "only a withdrawal still passes"
+        )
     for sanction in active_sanctions(session, address, now):
         if door in CLOSES[sanction.kind]:
             raise REFUSAL[sanction.kind](

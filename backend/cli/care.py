@@ -1,6 +1,7 @@
-"""`dew moderation` (sanctions, appeals, the moderator's role) and `dew limits` (a player's
-own limits and breaks, set on the player's written request), through the services the
-``/care`` routes call: the same bounds, the same one gate."""
+"""`dew moderation` (sanctions, appeals, the moderator's role), `dew limits` (a player's
+own limits and breaks, set on the player's written request) and `dew support` (players'
+tickets and the operator's answers), through the services the ``/care`` routes call: the
+same bounds, the same one gate."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from backend.care.moderation import SanctionRow
+    from backend.tables.moderation.support import TicketRow
 
 # Who did it, in the audit, when the operator acts from its shell.
 CLI_ACTOR = "operator:cli"
@@ -34,8 +36,12 @@ limits_app = typer.Typer(
     help="A player's own deposit and stake limits, time-outs and self-exclusions.",
     no_args_is_help=True,
 )
+support_app = typer.Typer(
+    help="Players' support tickets: read the threads, answer, close.", no_args_is_help=True
+)
 app.add_typer(moderation_app, name="moderation")
 app.add_typer(limits_app, name="limits")
+app.add_typer(support_app, name="support")
 
 T = TypeVar("T")
 
@@ -275,3 +281,68 @@ def break_command(
         )
     )
     typer.echo(f"{row.kind} #{row.id} until {row.ends_at:%Y-%m-%d %H:%M} UTC")
+
+
+# -- support tickets -------------------------------------------------------------------------
+
+
+def _ticket_line(t: TicketRow) -> str:
+    return f"#{t.id}  {t.status:<8}  {t.address}  {t.about} {t.ref}  {t.subject!r}"
+
+
+def _thread(t: TicketRow) -> None:
+    typer.echo(_ticket_line(t))
+    for m in t.messages:
+        who = f"staff {m.author}" if m.staff else "player"
+        body = "(removed: the account was closed)" if m.body is None else m.body
+        typer.echo(f"  {m.created_at:%Y-%m-%d %H:%M}  {who}: {body}")
+
+
+@support_app.command("list")
+def support_list_command(
+    status: Annotated[
+        str | None, typer.Option(help="open (waiting for an answer), answered or closed")
+    ] = "open",
+    address: Annotated[str | None, typer.Option(help="Only this wallet's")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON array")] = False,
+) -> None:
+    """Tickets newest first."""
+    from backend.tables.moderation import support
+
+    rows = _run(lambda s: support.tickets(session=s, address=address, status=status, limit=limit))
+    echo_rows(rows, _ticket_line, "ticket", as_json=as_json, as_dict=lambda r: r.as_dict())
+
+
+@support_app.command("show")
+def support_show_command(ticket_id: int) -> None:
+    """A ticket with its thread, oldest message first."""
+    from backend.tables.moderation import support
+
+    _thread(_run(lambda s: support.ticket(session=s, ticket_id=ticket_id)))
+
+
+@support_app.command("answer")
+def support_answer_command(
+    ticket_id: int,
+    text: Annotated[str, typer.Option(help="The answer the player reads")],
+    close: Annotated[bool, typer.Option(help="And close the ticket")] = False,
+) -> None:
+    """Answer in a ticket's thread."""
+    from backend.tables.moderation import support
+
+    _thread(
+        _run(
+            lambda s: support.answer(
+                session=s, ticket_id=ticket_id, actor=CLI_ACTOR, text=text, close=close
+            )
+        )
+    )
+
+
+@support_app.command("close")
+def support_close_command(ticket_id: int) -> None:
+    """Close a ticket."""
+    from backend.tables.moderation import support
+
+    _thread(_run(lambda s: support.close(session=s, ticket_id=ticket_id)))

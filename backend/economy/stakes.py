@@ -95,6 +95,30 @@ def _open_withdrawals(session: Session, address: str) -> int:
     )
 
 
+def open_withdrawals(*, session: Session, address: str) -> int:
+    """The wallet's withdrawals not yet paid or failed."""
+    return _open_withdrawals(session, checksum(address))
+
+
+def in_play(*, session: Session, address: str) -> dict[str, int]:
+    """What the wallet has in play under each key: set aside for a seat (held) or escrowed
+    for a match or a tournament, not given back and not yet settled."""
+    signs = {"hold": 1, "escrow": 1, "unhold": -1, "release": -1}
+    out: dict[str, int] = {}
+    rows = session.execute(
+        select(StakeEntry.match_id, StakeEntry.kind, StakeEntry.amount)
+        .outerjoin(PlannedSettlement, PlannedSettlement.match_id == StakeEntry.match_id)
+        .where(
+            StakeEntry.address == checksum(address),
+            StakeEntry.kind.in_(tuple(signs)),
+            PlannedSettlement.match_id.is_(None),
+        )
+    )
+    for key, entry_kind, amount in rows:
+        out[key or ""] = out.get(key or "", 0) + signs[entry_kind] * int(amount)
+    return {key: amount for key, amount in out.items() if amount > 0}
+
+
 def _withdrawals_today(session: Session, address: str) -> int:
     """The wallet's withdrawals asked for in the last 24 hours (under its row lock)."""
     since = utcnow() - timedelta(days=1)

@@ -95,3 +95,39 @@ def test_moderation_and_limits_commands(sqlite_url: str) -> None:
             }
     finally:
         engine.dispose()
+
+
+def test_support_commands_read_answer_and_close_a_ticket(sqlite_url: str) -> None:
+    from backend.economy.models import AgreementMirror
+    from backend.tables.moderation import support
+
+    env = only_database(sqlite_url)
+    wallet = Account.create().address
+    engine = create_db_engine(sqlite_url)
+    try:
+        with make_session_factory(engine)() as session:
+            session.add(
+                AgreementMirror(
+                    id=77, avatar_id=1, owner=wallet, terms="fixed_rent", duration_s=60,
+                    dust_to="owner", status="offered", offered_block=1, updated_block=1,
+                )
+            )  # fmt: skip
+            session.commit()
+            ticket = support.open_ticket(
+                session=session, address=wallet, about="rental", ref="77", subject="rent",
+                text="my rent was not refunded", per_day=5, messages_per_day=5,
+            )  # fmt: skip
+    finally:
+        engine.dispose()
+    listed = json.loads(invoke_dew(env, "support", "list", "--json").stdout)
+    assert [(t["id"], t["address"], t["status"]) for t in listed] == [(ticket.id, wallet, "open")]
+    shown = invoke_dew(env, "support", "show", str(ticket.id))
+    assert "player: my rent was not refunded" in shown.stdout, shown.stderr
+    answered = invoke_dew(
+        env, "support", "answer", str(ticket.id), "--text", "refunded in block 9", "--close"
+    )
+    assert answered.returncode == 0, answered.stderr
+    assert "closed" in answered.stdout and "staff operator:cli: refunded" in answered.stdout
+    again = invoke_dew(env, "support", "answer", str(ticket.id), "--text", "and again")
+    assert again.returncode == 2 and "is closed" in again.stderr
+    assert invoke_dew(env, "support", "show", "999").returncode == 2

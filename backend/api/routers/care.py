@@ -1,6 +1,7 @@
 """Trust and care (``/care``): a wallet's standing, its one appeal, its own limits and
-breaks; moderators' sanctions, on a complaint or a wallet, and their answers to appeals; the
-operator's grant of the moderator's role.
+breaks, its support tickets, the outcome of its reports and the closing of its account;
+moderators' sanctions, on a complaint or a wallet, and their answers to appeals and tickets;
+the operator's grant of the moderator's role.
 
 The player's routes act for the bearer's wallet only. The moderators' routes need the
 operator's wallet or one it granted the role (``deps.CurrentModerator``); granting it needs
@@ -15,7 +16,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from backend.api.deps import CurrentModerator, CurrentOperator, CurrentPlayer, SessionDep
+from backend.api.deps import (
+    CurrentModerator,
+    CurrentOperator,
+    CurrentPlayer,
+    SessionDep,
+    SettingsDep,
+)
 from backend.api.params import Id31, error_responses, out_of
 from backend.care import limits as care_limits
 from backend.care import moderation
@@ -26,22 +33,35 @@ from backend.care.schemas import (
     AuditOut,
     BreakIn,
     BreakOut,
+    ClosureIn,
+    ClosureOut,
     LiftIn,
     LimitIn,
     LimitOut,
+    MessageOut,
+    ReportOutcomeOut,
     SanctionIn,
     SanctionOut,
+    StaffMessageOut,
+    StaffTicketOut,
     StandingOut,
+    TicketAnswerIn,
+    TicketIn,
+    TicketMessageIn,
+    TicketOut,
     WalletSanctionIn,
 )
 from backend.care.standing import Limit
 from backend.db.base import utcnow
 from backend.kit.schemas import ADDRESS_PATTERN
-from backend.tables.moderation import actions, complaints
+from backend.tables import closure
+from backend.tables.moderation import actions, complaints, support
+from backend.tables.moderation.support import TicketRow
 from backend.tables.schemas import ComplaintOut
 
 router = APIRouter(prefix="/care", tags=["care"])
 _ERRORS = error_responses(401, 403, 404, 409, 422)
+_CAPPED = error_responses(401, 403, 404, 409, 422, 429)
 WalletPath = Annotated[str, Path(pattern=ADDRESS_PATTERN)]
 
 
@@ -109,6 +129,102 @@ def take_break(body: BreakIn, session: SessionDep, player: CurrentPlayer) -> Bre
         session=session, address=player.address, kind=body.kind, duration=timedelta(days=body.days)
     )
     return out_of(BreakOut, row)
+
+
+def _ticket(row: TicketRow) -> TicketOut:
+    return out_of(TicketOut, row, messages=[out_of(MessageOut, m) for m in row.messages])
+
+
+def _staff_ticket(row: TicketRow) -> StaffTicketOut:
+    messages = [out_of(StaffMessageOut, m) for m in row.messages]
+    return out_of(StaffTicketOut, row, messages=messages)
+
+
+@router.post("/tickets", response_model=TicketOut, status_code=201, responses=_CAPPED)
+def open_ticket(
+    body: TicketIn, session: SessionDep, player: CurrentPlayer, settings: SettingsDep
+) -> TicketOut:
+    """Open a support ticket about one of your payouts, match results, rentals or purchases
+    (named by its id; refused if it is not yours)."""
+    row = support.open_ticket(
+        session=session,
+        address=player.address,
+        about=body.about,
+        ref=body.ref,
+        subject=body.subject,
+        text=body.text,
+        per_day=settings.talk.tickets_per_day,
+        messages_per_day=settings.talk.ticket_messages_per_day,
+    )
+    return _ticket(row)
+
+
+@router.get("/tickets", response_model=list[TicketOut], responses=_ERRORS)
+def my_tickets(
+    session: SessionDep,
+    player: CurrentPlayer,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> list[TicketOut]:
+    """Your tickets newest first, with their states (the threads: one ticket at a time)."""
+    rows = support.tickets(session=session, address=player.address, limit=limit)
+    return [_ticket(r) for r in rows]
+
+
+@router.get("/tickets/{ticket_id}", response_model=TicketOut, responses=_ERRORS)
+def my_ticket(ticket_id: Id31, session: SessionDep, player: CurrentPlayer) -> TicketOut:
+    """One of your tickets with its thread."""
+    return _ticket(support.ticket(session=session, ticket_id=ticket_id, address=player.address))
+
+
+@router.post("/tickets/{ticket_id}/messages", response_model=TicketOut, responses=_CAPPED)
+def write_ticket(
+    ticket_id: Id31,
+    body: TicketMessageIn,
+    session: SessionDep,
+    player: CurrentPlayer,
+    settings: SettingsDep,
+) -> TicketOut:
+    """Add a message to one of your open tickets."""
+    row = support.write(
+        session=session,
+        address=player.address,
+        ticket_id=ticket_id,
+        text=body.text,
+        per_day=settings.talk.ticket_messages_per_day,
+    )
+    return _ticket(row)
+
+
+@router.post("/tickets/{ticket_id}/close", response_model=TicketOut, responses=_ERRORS)
+def close_my_ticket(ticket_id: Id31, session: SessionDep, player: CurrentPlayer) -> TicketOut:
+    """Close one of your tickets (solved, or no longer needed)."""
+    return _ticket(support.close(session=session, ticket_id=ticket_id, address=player.address))
+
+
+@router.get("/reports", response_model=list[ReportOutcomeOut], responses=_ERRORS)
+def my_reports(
+    session: SessionDep,
+    player: CurrentPlayer,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> list[ReportOutcomeOut]:
+    """The players you reported, newest first, each with the action it led to."""
+    rows = actions.outcomes(session=session, reporter=player.address, limit=limit)
+    return [out_of(ReportOutcomeOut, r) for r in rows]
+
+
+@router.get("/reports/{complaint_id}", response_model=ReportOutcomeOut, responses=_ERRORS)
+def my_report(complaint_id: Id31, session: SessionDep, player: CurrentPlayer) -> ReportOutcomeOut:
+    """One of your reports with the action it led to."""
+    (row,) = actions.outcomes(session=session, reporter=player.address, complaint_id=complaint_id)
+    return out_of(ReportOutcomeOut, row)
+
+
+@router.post("/closure", response_model=ClosureOut, responses=_ERRORS)
+def close_account(body: ClosureIn, session: SessionDep, player: CurrentPlayer) -> ClosureOut:
+    """Close your account for good: refused while anything is left in play or in the vault
+    (withdraw first). Your words are removed, your records kept; you are signed out."""
+    when = closure.close_account(session=session, address=player.address)
+    return ClosureOut(address=player.address, closed_at=when)
 
 
 # --- moderators ---------------------------------------------------------------------------
@@ -210,6 +326,49 @@ def answer(
 )
 def audit(sanction_id: Id31, session: SessionDep, moderator: CurrentModerator) -> list[AuditOut]:
     return [AuditOut(**a) for a in moderation.audit(session=session, sanction_id=sanction_id)]
+
+
+@router.get("/support/tickets", response_model=list[StaffTicketOut], responses=_ERRORS)
+def support_tickets(
+    session: SessionDep,
+    moderator: CurrentModerator,
+    status: Annotated[str | None, Query(pattern="^(open|answered|closed)$")] = "open",
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> list[StaffTicketOut]:
+    """Tickets newest first (``status`` open: waiting for an answer)."""
+    rows = support.tickets(session=session, status=status, limit=limit)
+    return [_staff_ticket(r) for r in rows]
+
+
+@router.get("/support/tickets/{ticket_id}", response_model=StaffTicketOut, responses=_ERRORS)
+def support_ticket(
+    ticket_id: Id31, session: SessionDep, moderator: CurrentModerator
+) -> StaffTicketOut:
+    return _staff_ticket(support.ticket(session=session, ticket_id=ticket_id))
+
+
+@router.post(
+    "/support/tickets/{ticket_id}/answer", response_model=StaffTicketOut, responses=_ERRORS
+)
+def answer_ticket(
+    ticket_id: Id31, body: TicketAnswerIn, session: SessionDep, moderator: CurrentModerator
+) -> StaffTicketOut:
+    """Answer in a ticket's thread (``close``: and close it)."""
+    row = support.answer(
+        session=session,
+        ticket_id=ticket_id,
+        actor=moderator.address,
+        text=body.text,
+        close=body.close,
+    )
+    return _staff_ticket(row)
+
+
+@router.post("/support/tickets/{ticket_id}/close", response_model=StaffTicketOut, responses=_ERRORS)
+def close_ticket(
+    ticket_id: Id31, session: SessionDep, moderator: CurrentModerator
+) -> StaffTicketOut:
+    return _staff_ticket(support.close(session=session, ticket_id=ticket_id))
 
 
 # --- the operator grants the role ---------------------------------------------------------

@@ -1,17 +1,72 @@
 """A moderator acts on a complaint: the sanction on the reported wallet (warn, mute, suspend,
 ban: ``backend.care.moderation``) and the complaint closed with what was done, in one
-transaction; or the complaint closed with no sanction."""
+transaction; or the complaint closed with no sanction. The reporter reads the outcome of its
+own reports: the kind of action taken, and nothing more (not the moderator's reason, the
+sanction's length or its number)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.care import moderation
+from backend.care.models import Sanction
 from backend.care.moderation import SanctionRow
-from backend.db.base import utcnow
-from backend.tables.moderation.complaints import RESOLUTION_MAX_CHARS, lock_open
+from backend.db.base import aware, utcnow
+from backend.kit.rows import columns
+from backend.tables import exceptions as exc
+from backend.tables.moderation.complaints import RESOLUTION_MAX_CHARS, Complaint, lock_open
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A report as its reporter sees it: ``action`` is None while it is open, then the kind
+    of sanction it led to (warn, mute, suspend, ban) or "none"."""
+
+    id: int
+    table_id: str
+    reported: str
+    reason: str
+    status: str
+    created_at: datetime
+    closed_at: datetime | None
+    action: str | None
+
+
+def outcomes(
+    *, session: Session, reporter: str, complaint_id: int | None = None, limit: int = 100
+) -> list[Outcome]:
+    """The reporter's own reports newest first (``complaint_id``: that one, if it is the
+    reporter's; another's is not found)."""
+    query = (
+        select(Complaint)
+        .where(Complaint.reporter == reporter)
+        .order_by(Complaint.id.desc())
+        .limit(max(1, min(limit, 1000)))
+    )
+    if complaint_id is not None:
+        query = query.where(Complaint.id == complaint_id)
+    rows = list(session.scalars(query))
+    if complaint_id is not None and not rows:
+        raise exc.ComplaintNotFound(f"no report {complaint_id} of yours")
+    sanctioned = session.execute(
+        select(Sanction.complaint_id, Sanction.kind).where(
+            Sanction.complaint_id.in_([c.id for c in rows])
+        )
+    )
+    kinds = {complaint: kind for complaint, kind in sanctioned}
+    return [
+        Outcome(
+            **columns(c, "id table_id reported reason status"),
+            created_at=aware(c.created_at),
+            closed_at=aware(c.closed_at),
+            action=None if c.status != "closed" else kinds.get(c.id, "none"),
+        )
+        for c in rows
+    ]
 
 
 def act_on_complaint(

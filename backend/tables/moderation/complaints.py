@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import InstrumentedAttribute, Mapped, Session, mapped_column
 
 from backend.db import dialect
 from backend.db.base import Base, TimestampMixin, aware, get_or_raise, utcnow
@@ -83,6 +83,17 @@ def _row(c: Complaint) -> ComplaintRow:
     )
 
 
+def count_today(
+    session: Session, lock: str, created_at: InstrumentedAttribute[datetime], *where: Any
+) -> int:
+    """The rows ``where`` selects that were written in the last 24 hours, counted under the
+    key ``lock`` (held to the commit: parallel writers of one key cannot pass a daily cap
+    together). Reports, support tickets and their messages are capped through it."""
+    dialect.lock_key(session, lock)
+    since = utcnow() - timedelta(days=1)
+    return session.scalar(select(func.count()).where(created_at >= since, *where)) or 0
+
+
 def table_mates(session: Session, table_id: str) -> set[str]:
     """Every wallet seated at the table now or in any of its matches."""
     mates = {
@@ -125,14 +136,13 @@ def report(
         raise exc.InvalidRequest("you cannot report yourself")
     # The daily cap first, under the reporter's lock (held to the commit, so parallel reports
     # cannot pass it together): a wallet at its cap costs no read of any table's seats.
-    dialect.lock_key(session, f"complaints:{reporter.lower()}")
-    since = utcnow() - timedelta(days=1)
-    today = session.scalar(
-        select(func.count())
-        .select_from(Complaint)
-        .where(Complaint.reporter == reporter, Complaint.created_at >= since)
+    today = count_today(
+        session,
+        f"complaints:{reporter.lower()}",
+        Complaint.created_at,
+        Complaint.reporter == reporter,
     )
-    if (today or 0) >= per_day:
+    if today >= per_day:
         raise exc.TooManyReports(f"at most {per_day} reports in 24 hours: try later")
     # One answer for an unknown table and a stranger: a report reveals nothing about
     # private tables it is not part of.
