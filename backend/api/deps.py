@@ -40,6 +40,7 @@ __all__ = [
     "CurrentModerator",
     "CurrentOperator",
     "CurrentPlayer",
+    "CurrentScreener",
     "GateDep",
     "HubDep",
     "MarketDoor",
@@ -272,6 +273,14 @@ def get_screeners(request: Request, builder: BuilderDep, settings: SettingsDep) 
 
 
 ScreenersDep = Annotated[ScreenerRoles, Depends(get_screeners)]
+
+
+def get_screener(player: CurrentPlayer, screeners: ScreenersDep) -> str:
+    """The signed-in wallet's address, if it holds SCREENER_ROLE; else 403 (``NotScreener``)."""
+    return screeners.require(player.address)
+
+
+CurrentScreener = Annotated[str, Depends(get_screener)]
 
 
 # --- markets ------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.economy import stakes
 from backend.economy.stakes import WithdrawalBounds
+from backend.kit.rows import columns
 from backend.kit.text import clean_text
 
 KINDS = ("warn", "mute", "suspend", "ban")
@@ -66,18 +67,11 @@ class SanctionRow:
 
 def row_of(s: Sanction) -> SanctionRow:
     return SanctionRow(
-        id=s.id,
-        address=s.address,
-        kind=s.kind,
-        reason=s.reason,
-        complaint_id=s.complaint_id,
-        imposed_by=s.imposed_by,
+        **columns(s, "id address kind reason complaint_id imposed_by appeal answer"),
         created_at=aware(s.created_at),
         expires_at=aware(s.expires_at),
         lifted_at=aware(s.lifted_at),
-        appeal=s.appeal,
         appealed_at=aware(s.appealed_at),
-        answer=s.answer,
         answered_at=aware(s.answered_at),
     )
 

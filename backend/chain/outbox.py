@@ -29,7 +29,7 @@ from backend.chain.exceptions import ChainValueError, IdempotencyConflict
 from backend.chain.models import SHOP_KINDS, ChainRequest, RequestKind, RequestStatus
 from backend.config import get_settings
 from backend.db import dialect
-from backend.db.base import utcnow
+from backend.db.base import get_or_raise, utcnow
 
 # The server's cap on one match's payouts, checked when a settlement is queued: 64 avatar
 # payouts (the dearest kind, contracts.SETTLE_GAS_PER_AVATAR_PAYOUT) stay near half of a
@@ -214,6 +214,18 @@ def _settlement_payload(settlement: Settlement) -> dict[str, Any]:
     }
 
 
+def _put_one(
+    session: Session,
+    kind: RequestKind,
+    idempotency_key: str,
+    payload: dict[str, Any],
+    chain_id: int | None,
+) -> ChainRequest:
+    """One request of ``kind`` (as ``_put_many``), for ``chain_id`` or the configured chain."""
+    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
+    return _put_many(session, [(kind, idempotency_key, payload, chain)])[0]
+
+
 def request_settlements(
     *, session: Session, settlements: Sequence[Settlement], chain_id: int | None = None
 ) -> list[ChainRequest]:
@@ -256,8 +268,7 @@ def request_mint(
             f"{len(recipients)} recipients in one mint request; at most {MAX_MINTS_PER_REQUEST}"
         )
     payload = {"recipients": [_address(r, "mint recipient") for r in recipients]}
-    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
-    return _put_many(session, [(RequestKind.MINT, idempotency_key, payload, chain)])[0]
+    return _put_one(session, RequestKind.MINT, idempotency_key, payload, chain_id)
 
 
 # VIPPass.issue takes the expiry as a uint64 of unix seconds.
@@ -281,8 +292,7 @@ def request_vip_issue(
     if not 0 < expires_at <= MAX_UINT64:
         raise ChainValueError(f"a VIP pass expiry must be 1..2**64-1, got {expires_at}")
     payload = {"holder": _address(holder, "VIP pass holder"), "expires_at": expires_at}
-    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
-    return _put_many(session, [(RequestKind.VIP_ISSUE, idempotency_key, payload, chain)])[0]
+    return _put_one(session, RequestKind.VIP_ISSUE, idempotency_key, payload, chain_id)
 
 
 def request_vip_revoke(
@@ -297,8 +307,7 @@ def request_vip_revoke(
     only the operator's grant ended and the part bought in the shop still runs (only the
     admin ends that)."""
     payload = {"holder": _address(holder, "VIP pass holder")}
-    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
-    return _put_many(session, [(RequestKind.VIP_REVOKE, idempotency_key, payload, chain)])[0]
+    return _put_one(session, RequestKind.VIP_REVOKE, idempotency_key, payload, chain_id)
 
 
 def request_center_mint(
@@ -312,16 +321,13 @@ def request_center_mint(
     (``backend.centers.operator``): ``to``, ``name``, ``country``, ``city``, ``lat_e2``,
     ``lon_e2``, ``capacity``; ``result`` is ``{"center_id": ...}``."""
     payload = {**center, "to": _address(center["to"], "center owner")}
-    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
-    return _put_many(session, [(RequestKind.CENTER_MINT, idempotency_key, payload, chain)])[0]
+    return _put_one(session, RequestKind.CENTER_MINT, idempotency_key, payload, chain_id)
 
 
 def get_request(*, session: Session, request_id: int) -> ChainRequest:
     """One request by id, for callers that wait on its outcome (``dew demo``'s mint)."""
-    request = session.get(ChainRequest, request_id)
-    if request is None:
-        raise LookupError(f"no chain request with id {request_id!r}")
-    return request
+    missing = LookupError(f"no chain request with id {request_id!r}")
+    return get_or_raise(session, ChainRequest, request_id, missing)
 
 
 def request_shop_call(
@@ -338,5 +344,4 @@ def request_shop_call(
     ``{"listing_id": ...}`` for a listing."""
     if kind not in SHOP_KINDS:
         raise ChainValueError(f"not a shop call: {kind!r}")
-    chain = chain_id if chain_id is not None else get_settings().chain.chain_id
-    return _put_many(session, [(kind, idempotency_key, payload, chain)])[0]
+    return _put_one(session, kind, idempotency_key, payload, chain_id)

@@ -16,9 +16,7 @@ in ``tests/e2e`` run it both ways and check the balances with their own arithmet
 
 from __future__ import annotations
 
-import logging
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -26,10 +24,10 @@ import typer
 
 from backend.chain.crash import STEPS
 from backend.cli.app import app
+from backend.cli.kit import run_dir
 from backend.demo.players import DemoFailed
 from backend.demo.run import run_demo
 from backend.demo.season import DemoConfig
-from backend.devstack.services import REPO_ROOT
 
 
 @app.command("demo")
@@ -60,10 +58,7 @@ def demo_command(
     """Play a short season end to end on a fresh chain and pay it; exit 0 only if it reconciles."""
     if crash_worker_at is not None and crash_worker_at not in STEPS:
         raise typer.BadParameter(f"--crash-worker-at must be one of {list(STEPS)}")
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s %(message)s")
-    if workdir is None:
-        (REPO_ROOT / "var" / "demo").mkdir(parents=True, exist_ok=True)
-        workdir = Path(tempfile.mkdtemp(prefix="run-", dir=REPO_ROOT / "var" / "demo"))
+    workdir = run_dir(workdir, "demo")
     config = DemoConfig(
         workdir=workdir,
         db_url=db_url,

@@ -1,18 +1,21 @@
 """What the operator's commands share: the configured database for one command, the exit of a
-refused command, a listing's answer, and the options of and the wait for a request queued in
-the chain outbox."""
+refused command, a listing's answer, the options of and the wait for a request queued in
+the chain outbox, and the logging and fresh state directory of a long-running command."""
 
 from __future__ import annotations
 
 import json
+import logging
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
 
-from backend.config import get_settings
+from backend.config import VAR_DIR, get_settings
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -131,3 +134,13 @@ def queued(
         typer.echo(said(status))
         again = reader(sessions, lookup, status.id)
         return settled(status, again, noun, timeout_s, wait=wait)
+
+
+def run_dir(workdir: Path | None, kind: str) -> Path:
+    """``workdir``, or a fresh ``run-*`` directory under ``var/<kind>``; warnings and worse
+    are logged from here on."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s %(message)s")
+    if workdir is not None:
+        return workdir
+    (VAR_DIR / kind).mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="run-", dir=VAR_DIR / kind))

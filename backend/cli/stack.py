@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 import signal
-import tempfile
 import threading
 from pathlib import Path
 from typing import Annotated
@@ -12,7 +10,8 @@ from typing import Annotated
 import typer
 
 from backend.cli.app import app
-from backend.devstack.services import REPO_ROOT, StackFailed
+from backend.cli.kit import run_dir
+from backend.devstack.services import StackFailed
 from backend.devstack.stack import Out, StackConfig, running_stack
 
 
@@ -32,10 +31,7 @@ def stack_command(
 ) -> None:
     """Run the docker-compose topology as local processes until Ctrl-C or SIGTERM: PostgreSQL,
     Redis, anvil (1 s blocks), migrate, deploy, the API processes, the workers and beat."""
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s %(message)s")
-    if workdir is None:
-        (REPO_ROOT / "var" / "stack").mkdir(parents=True, exist_ok=True)
-        workdir = Path(tempfile.mkdtemp(prefix="run-", dir=REPO_ROOT / "var" / "stack"))
+    workdir = run_dir(workdir, "stack")
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     out: Out = lambda text: typer.echo(text, nl=True)  # noqa: E731

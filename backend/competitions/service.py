@@ -39,6 +39,7 @@ from backend.economy.exceptions import EconomyError
 from backend.economy.fees.schedule import FeeSchedule
 from backend.economy.models import Season, StakeEntry
 from backend.economy.policy import MAX_PAYOUT_AMOUNT
+from backend.kit.rows import columns
 from backend.kit.text import clean_text
 from backend.tables import play
 from backend.tables import service as tables
@@ -217,30 +218,20 @@ def create_tournament(
     if starts_at.tzinfo is None:
         raise exc.InvalidTournament("starts_at must be timezone-aware")
     tournament = Tournament(
-        name=spec.name,
-        tier=spec.tier,
-        format=spec.format,
-        preset=spec.preset,
-        options=options,
-        season_id=spec.season_id,
-        entry_fee=str(spec.entry_fee),
-        added_prize=str(spec.added_prize),
-        fee_bps=spec.fee_bps,
-        prize_bps=list(spec.prize_bps),
-        qualify_top=spec.qualify_top,
-        qualifier_of=spec.qualifier_of,
-        max_rank=spec.max_rank,
-        requires_vip=spec.requires_vip,
-        requires_avatar=spec.requires_avatar,
-        min_entrants=spec.min_entrants,
-        max_entrants=spec.max_entrants,
-        starts_at=starts_at,
-        round_every_s=spec.round_every_s,
-        turn_timeout_s=turn_timeout_s,
-        bot_level=spec.bot_level,
+        **columns(
+            spec,
+            "name tier format preset season_id fee_bps qualify_top qualifier_of max_rank"
+            " requires_vip requires_avatar min_entrants max_entrants round_every_s bot_level"
+            " center_id",
+            options=options,
+            entry_fee=str(spec.entry_fee),
+            added_prize=str(spec.added_prize),
+            prize_bps=list(spec.prize_bps),
+            starts_at=starts_at,
+            turn_timeout_s=turn_timeout_s,
+        ),
         status=TournamentStatus.REGISTERING,
         created_by=created_by,
-        center_id=spec.center_id,
         created_at=utcnow(),
     )
     session.add(tournament)

@@ -11,6 +11,7 @@ from backend.competitions import pairing
 from backend.competitions.models import Entrant, Game, Tournament
 from backend.competitions.service import entrants_of, games_of
 from backend.db.base import aware
+from backend.kit.rows import columns
 
 
 def seed_order(entrants: list[Entrant]) -> list[int]:
@@ -45,65 +46,31 @@ def standings(*, session: Session, tournament: Tournament) -> list[pairing.Stand
 
 
 def summary(t: Tournament) -> dict[str, Any]:
-    return {
-        "id": t.id,
-        "name": t.name,
-        "tier": t.tier,
-        "format": t.format,
-        "preset": t.preset,
-        "options": t.options,
-        "season_id": t.season_id,
-        "entry_fee": int(t.entry_fee),
-        "added_prize": int(t.added_prize),
-        "fee_bps": t.fee_bps,
-        "prize_bps": list(t.prize_bps),
-        "qualify_top": t.qualify_top,
-        "qualifier_of": t.qualifier_of,
-        "max_rank": t.max_rank,
-        "requires_vip": t.requires_vip,
-        "requires_avatar": t.requires_avatar,
-        "min_entrants": t.min_entrants,
-        "max_entrants": t.max_entrants,
-        "starts_at": aware(t.starts_at).isoformat(),
-        "round_every_s": t.round_every_s,
-        "turn_timeout_s": t.turn_timeout_s,
-        "status": t.status,
-        "rounds_total": t.rounds_total,
-        "current_round": t.current_round,
-        "version": t.version,
-        "cancel_reason": t.cancel_reason,
-        "center_id": t.center_id,
-    }
+    return columns(
+        t,
+        "id name tier format preset options season_id fee_bps qualify_top qualifier_of"
+        " max_rank requires_vip requires_avatar min_entrants max_entrants round_every_s"
+        " turn_timeout_s status rounds_total current_round version cancel_reason center_id",
+        entry_fee=int(t.entry_fee),
+        added_prize=int(t.added_prize),
+        prize_bps=list(t.prize_bps),
+        starts_at=aware(t.starts_at).isoformat(),
+    )
 
 
 def entrant_view(e: Entrant) -> dict[str, Any]:
-    return {
-        "number": e.number,
-        "address": e.address,
-        "bot_level": e.bot_level,
-        "avatar_id": e.avatar_id,
-        "seed": e.seed,
-        "place": e.place,
-        "score": e.score,
-        "prize": int(e.prize),
-        "qualified": e.qualified,
-    }
+    return columns(
+        e,
+        "number address bot_level avatar_id seed place score qualified",
+        prize=int(e.prize),
+    )
 
 
 def bracket_view(*, session: Session, tournament_id: int) -> list[dict[str, Any]]:
     rounds: dict[int, list[dict[str, Any]]] = {}
     for g in games_of(session=session, tournament_id=tournament_id):
         rounds.setdefault(g.round, []).append(
-            {
-                "board": g.board,
-                "a": g.a,
-                "b": g.b,
-                "table_id": g.table_id,
-                "match_id": g.match_id,
-                "status": g.status,
-                "winner": g.winner,
-                "outcome": g.outcome,
-            }
+            columns(g, "board a b table_id match_id status winner outcome")
         )
     return [{"round": r, "games": games} for r, games in sorted(rounds.items())]
 

@@ -26,7 +26,7 @@ from backend.accounts.siwe_message import SignatureError, recover_signer_bytes
 from backend.creators import exceptions as exc
 from backend.creators.models import BindStatement, Creator, CreatorBinding
 from backend.db import dialect
-from backend.db.base import aware, utcnow
+from backend.db.base import aware, get_or_raise, utcnow
 from backend.economy.counts import Count
 from backend.economy.fees.legs import CREATOR_PARTY
 from backend.economy.fees.schedule import FeeSchedule
@@ -96,10 +96,8 @@ def register(*, session: Session, address: str, code: str) -> Creator:
 
 
 def get_creator(*, session: Session, code: str) -> Creator:
-    creator = session.get(Creator, normalize_code(code))
-    if creator is None:
-        raise exc.CreatorNotFound(f"no creator {code!r}")
-    return creator
+    missing = exc.CreatorNotFound(f"no creator {code!r}")
+    return get_or_raise(session, Creator, normalize_code(code), missing)
 
 
 def creator_of_wallet(*, session: Session, address: str) -> Creator | None:

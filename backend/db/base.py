@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import overload
+from typing import Any, TypeVar, overload
 
 from sqlalchemy import DateTime, MetaData
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 # Stable constraint names make Alembic migrations identical on SQLite and PostgreSQL.
 NAMING_CONVENTION = {
@@ -40,3 +40,15 @@ class Base(DeclarativeBase):
 
 class TimestampMixin:
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+M = TypeVar("M")
+
+
+def get_or_raise(session: Session, model: type[M], key: Any, missing: Exception) -> M:
+    """The row of ``model`` under primary key ``key``; ``missing`` is raised when there is none
+    (the domain's own not-found error, naming what was asked for)."""
+    row = session.get(model, key)
+    if row is None:
+        raise missing
+    return row

@@ -36,6 +36,7 @@ from backend.demo.players import (
 )
 from backend.demo.results import DEW, dew_amount
 from backend.devstack.stack import Stack, StackConfig, wait_for
+from backend.kit.rows import columns
 
 if TYPE_CHECKING:
     from backend.config import Settings
@@ -565,24 +566,12 @@ class Season:
 
     def context(self) -> DemoContext:
         return DemoContext(
-            config=self.config,
-            settings=self.settings,
-            w3=self.w3,
-            contracts=self.contracts,
-            sessions=self.sessions,
-            http=self.http,
-            wallets=self.wallets,
-            treasury=self.treasury,
-            vault=self.vault,
-            agreements=self.agreements,
-            matches=self.matches,
-            season_block=self.season_block,
-            balances_before=self.balances_before,
-            balances_after=self.balances_after,
-            statements=self.statements,
-            reconciliation=self.reconciliation,
-            crashes=self.crashes,
-            boundary=self.boundary,
+            **columns(
+                self,
+                "config settings w3 contracts sessions http wallets treasury vault agreements"
+                " matches season_block balances_before balances_after statements reconciliation"
+                " crashes boundary",
+            ),
             campeonato=self.campeonato_seen,
             withdrawal=self.withdrawal_seen,
             season_rewards=self.season_rewards_seen,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from functools import partial
 
 from eth_utils.address import is_address, to_checksum_address
 from sqlalchemy import select
@@ -258,30 +259,9 @@ def season_reward_places(*, session: Session, season_id: int) -> list[int]:
     return [int(a) for a in reward.places] if reward is not None else []
 
 
-def schedule_seasons(
-    *,
-    session: Session,
-    first_starts_at: datetime,
-    count: int,
-    length: timedelta,
-    emission_budget: int,
-    name_prefix: str = "Season",
-) -> list[Season]:
-    """Back-to-back seasons ``<prefix> 1..count`` (as ``economy.seasons.schedule_seasons``),
-    each checked like :func:`create_season`; the caller's rollback undoes all on a refusal."""
-    if first_starts_at.tzinfo is None:
-        raise EconomyValueError("season times must be timezone-aware")
-    if not name_prefix or len(name_prefix) > 48:
-        raise EconomyValueError(f"name prefix must be 1..48 characters, got {name_prefix!r}")
-    return seasons.schedule_seasons(
-        session=session,
-        first_starts_at=first_starts_at,
-        count=count,
-        length=length,
-        emission_budget=_budget(emission_budget),
-        name_prefix=name_prefix,
-        create=create_season,
-    )
+# Back-to-back seasons ``<prefix> 1..count`` (``economy.seasons.schedule_seasons``), each made
+# and checked by :func:`create_season`.
+schedule_seasons = partial(seasons.schedule_seasons, create=create_season)
 
 
 def end_season(*, session: Session, season_id: int, now: datetime | None = None) -> Season:

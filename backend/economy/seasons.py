@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.db import dialect
+from backend.db.base import get_or_raise
 from backend.economy.exceptions import EconomyValueError, SeasonNotFound
 from backend.economy.models import Season
 
@@ -63,7 +64,12 @@ def schedule_seasons(
     create: Callable[..., Season] | None = None,
 ) -> list[Season]:
     """Back-to-back seasons ``<prefix> 1..count``, each ``length`` long with its own budget,
-    each made by ``create`` (keyword arguments as :func:`create_season`, the default)."""
+    each made by ``create`` (keyword arguments as :func:`create_season`, the default); the
+    caller's rollback undoes all on a refusal."""
+    if first_starts_at.tzinfo is None:
+        raise EconomyValueError("season times must be timezone-aware")
+    if not name_prefix or len(name_prefix) > 48:
+        raise EconomyValueError(f"name prefix must be 1..48 characters, got {name_prefix!r}")
     create = create or create_season
     return [
         create(
@@ -100,7 +106,6 @@ def season_at(*, session: Session, when: datetime, lock: bool = False) -> Season
 
 
 def get_season(*, session: Session, season_id: int) -> Season:
-    season = session.get(Season, season_id)
-    if season is None:
-        raise SeasonNotFound(f"no season with id {season_id!r}")
-    return season
+    return get_or_raise(
+        session, Season, season_id, SeasonNotFound(f"no season with id {season_id!r}")
+    )

@@ -46,6 +46,7 @@ from backend.economy.policy import (
 )
 from backend.economy.seasons import season_at
 from backend.economy.stakes import checksum, escrowed
+from backend.kit.rows import columns
 
 logger = logging.getLogger(__name__)
 
@@ -206,14 +207,7 @@ def plan_settlement(
                 seat=s.seat,
                 season_id=settlement.season_id,
                 address=to_checksum_address(s.address) if s.address else None,
-                avatar_id=s.avatar_id,
-                admitted_as=s.admitted_as,
-                is_bot=s.is_bot,
-                team=s.team,
-                placement=s.placement,
-                points=s.points,
-                won=s.won,
-                forfeited=s.forfeited,
+                **columns(s, "avatar_id admitted_as is_bot team placement points won forfeited"),
                 stake_share=str(p.stake_share if p else 0),
                 emission_share=str(p.emission_share if p else 0),
                 amount=str(p.amount if p else 0),

@@ -22,6 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from backend.db.base import get_or_raise
 from backend.markets.exceptions import AvatarNotFound, ListingNotFound, MarketsValueError
 from backend.markets.models import (
     AccessoryBalance,
@@ -92,17 +93,15 @@ def shop_listings(*, session: Session, include_closed: bool = False) -> list[dic
 
 
 def get_shop_listing(*, session: Session, listing_id: int) -> ShopListing:
-    row = session.get(ShopListing, listing_id)
-    if row is None:
-        raise ListingNotFound(f"no shop listing {listing_id}")
-    return row
+    return get_or_raise(
+        session, ShopListing, listing_id, ListingNotFound(f"no shop listing {listing_id}")
+    )
 
 
 def get_listing(*, session: Session, listing_id: int) -> MarketListing:
-    row = session.get(MarketListing, listing_id)
-    if row is None:
-        raise ListingNotFound(f"no market listing {listing_id}")
-    return row
+    return get_or_raise(
+        session, MarketListing, listing_id, ListingNotFound(f"no market listing {listing_id}")
+    )
 
 
 def _covers(

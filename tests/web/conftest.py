@@ -151,6 +151,28 @@ def server() -> Iterator[ServerProcess]:
 
 
 @pytest.fixture(scope="package")
+def scholarship_season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The demo's first steps, started once for the browser modules that read them without
+    undoing each other (the dashboard's rental, the roles and the phone screens): chain,
+    services, five signed-in wallets, a season, minted avatars and oscar screened as an owner.
+    A module that adds to it (a VIP pass, a shop listing) adds what the others never count."""
+    from contextlib import ExitStack
+
+    from backend.demo.players import api_txs
+    from backend.demo.season import DemoConfig, Season
+
+    config = DemoConfig(workdir=tmp_path_factory.mktemp("web-demo"), out=lambda _text: None)
+    with ExitStack() as stack:
+        run = Season(config, stack)
+        run.start()
+        run.sign_in()
+        run.mint_avatars()
+        body = {"screener": run.operator, "owner": run.oscar.address}
+        run.chain.send(run.operator_key, api_txs(run.http.post("/economy/screenings", json=body)))
+        yield run
+
+
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.fail(f"no Chromium at {CHROMIUM}: run `make install` (it apt-gets chromium)")

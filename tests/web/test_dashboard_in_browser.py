@@ -5,14 +5,12 @@ wallet; after a settled match both dashboards show the Rewards Division split.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import ExitStack
 from typing import Any
 
 import pytest
 
-from backend.demo.players import api_txs, choose_move, ok
-from backend.demo.season import DemoConfig, Season
+from backend.demo.players import choose_move, ok
+from backend.demo.season import Season
 from backend.devstack.services import wait_for
 from backend.protocol.client import DewClient
 from tests.web.conftest import (
@@ -29,17 +27,9 @@ OWNER_BPS = 3_000
 
 
 @pytest.fixture(scope="module")
-def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Season]:
-    """The demo's first steps: chain, services, five signed-in wallets, a season, avatars."""
-    config = DemoConfig(workdir=tmp_path_factory.mktemp("web-demo"), out=lambda _text: None)
-    with ExitStack() as stack:
-        run = Season(config, stack)
-        run.start()
-        run.sign_in()
-        run.mint_avatars()
-        body = {"screener": run.operator, "owner": run.oscar.address}
-        run.chain.send(run.operator_key, api_txs(run.http.post("/economy/screenings", json=body)))
-        yield run
+def season(scholarship_season: Season) -> Season:
+    """The demo's first steps, shared with the roles' module (tests/web/conftest.py)."""
+    return scholarship_season
 
 
 def test_owner_offers_scholar_accepts_in_the_page_and_both_see_the_split(

@@ -10,6 +10,7 @@ from fastapi import APIRouter
 
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
 from backend.api.params import error_responses, out_of
+from backend.kit.rows import columns
 from backend.tables.moderation import complaints
 from backend.tables.schemas import ComplaintOut, ReportIn
 
@@ -26,9 +27,7 @@ def report_player(
         session=session,
         reporter=player.address,
         reported=body.address,
-        table_id=body.table_id,
-        reason=body.reason,
-        note=body.note,
+        **columns(body, "table_id reason note"),
         per_day=settings.talk.reports_per_day,
     )
     return out_of(ComplaintOut, row)

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
-from backend.api.params import error_responses
+from backend.api.params import error_responses, out_of
 from backend.creators import service
 from backend.creators.schemas import (
     CODE_PATTERN,
@@ -48,9 +48,7 @@ def statement(
     row = service.issue_statement(
         session=session, player=player.address, code=body.code, chain_id=settings.chain.chain_id
     )
-    return StatementOut(
-        nonce=row.nonce, code=row.code, message=row.message, expires_at=row.expires_at
-    )
+    return out_of(StatementOut, row)
 
 
 @router.post(
@@ -62,17 +60,14 @@ def statement(
 def bind(
     session: SessionDep, settings: SettingsDep, player: CurrentPlayer, body: BindIn
 ) -> BindingOut:
-    b = service.bind(
+    binding = service.bind(
         session=session,
         player=player.address,
         nonce=body.nonce,
         signature=body.signature,
         schedule=FeeSchedule.from_settings(settings.fees),
     )
-    return BindingOut(
-        player=b.player, code=b.code, creator=b.creator, bound_at=b.bound_at,
-        earns_until=b.earns_until,
-    )  # fmt: skip
+    return out_of(BindingOut, binding)
 
 
 @router.get("/me/dashboard", responses=_ERRORS, summary="The signed-in creator's data")

@@ -35,6 +35,7 @@ from backend.economy.schemas import (
     VipIn,
     VipOut,
 )
+from backend.kit.rows import columns
 from backend.markets import operator as markets_operator
 from backend.markets import service as markets_service
 from backend.markets.jobs import MarketsChain
@@ -48,14 +49,12 @@ _CENTER_ERRORS = error_responses(401, 403, 404, 409, 422, 503)
 
 def _season_out(session: Session, season: Season) -> OperatorSeasonOut:
     places = operator.season_reward_places(session=session, season_id=season.id)
-    return OperatorSeasonOut(
+    return out_of(
+        OperatorSeasonOut,
+        season,
         rewards=[str(a) for a in places],
-        id=season.id,
-        name=season.name,
         starts_at=aware(season.starts_at),
         ends_at=aware(season.ends_at),
-        emission_budget=season.emission_budget,
-        emitted=season.emitted,
     )
 
 
@@ -89,9 +88,7 @@ def create_season(
     """Open a season with an emission budget; overlapping another season is refused (422)."""
     season = operator.create_season(
         session=session,
-        name=body.name,
-        starts_at=body.starts_at,
-        ends_at=body.ends_at,
+        **columns(body, "name starts_at ends_at"),
         emission_budget=int(body.emission_budget),
         rewards=[int(a) for a in body.rewards],
     )
@@ -185,17 +182,9 @@ def queue_shop_listing(
         ShopRequestOut,
         markets_operator.queue_listing,
         idempotency_key=body.idempotency_key,
-        item_kind=body.item_kind,
+        **columns(body, "item_kind item_id supply vip_term_s name image slot max_supply uri"),
         item=_item_address(markets, body.item_kind),
-        item_id=body.item_id,
         price=int(body.price),
-        supply=body.supply,
-        vip_term_s=body.vip_term_s,
-        name=body.name,
-        image=body.image,
-        slot=body.slot,
-        max_supply=body.max_supply,
-        uri=body.uri,
     )
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Protocol
 
+from backend.kit.rows import columns
+
 BPS = 10_000
 
 
@@ -65,16 +67,11 @@ class FeeSchedule:
 
     def public(self) -> dict[str, int]:
         """The schedule as ``GET /fees`` shows it."""
-        return {
-            "rake_bps": self.rake_bps,
-            "tournament_max_bps": self.tournament_max_bps,
-            "market_bps": self.market_bps,
-            "treasury_bps": self.treasury_bps,
-            "center_bps": self.center_bps,
-            "creator_bps": self.creator_bps,
-            "creator_period_days": self.creator_period_days,
-            "creator_cap_per_season": self.creator_cap_per_season,
-        }
+        return columns(
+            self,
+            "rake_bps tournament_max_bps market_bps treasury_bps center_bps creator_bps"
+            " creator_period_days creator_cap_per_season",
+        )
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,10 @@ from sqlalchemy.orm import Session
 from web3.exceptions import TransactionNotFound, Web3Exception
 
 from backend.chain.contracts import Contracts
-from backend.db.base import aware, utcnow
+from backend.db.base import aware, get_or_raise, utcnow
 from backend.economy import exceptions as exc
 from backend.economy.models import ScreenedOwner, ScreeningApplication, ScreeningStatus
+from backend.kit.rows import columns
 from backend.kit.text import clean_text
 
 _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
@@ -69,18 +70,12 @@ def _text(value: str, what: str, max_chars: int) -> str:
 
 
 def view(app: ScreeningApplication) -> dict[str, Any]:
-    return {
-        "id": app.id,
-        "applicant": app.applicant,
-        "statement": app.statement,
-        "status": app.status,
-        "reason": app.reason,
-        "decided_by": app.decided_by,
-        "tx_hash": app.tx_hash,
-        "block_number": app.block_number,
-        "created_at": aware(app.created_at),
-        "decided_at": aware(app.decided_at),
-    }
+    return columns(
+        app,
+        "id applicant statement status reason decided_by tx_hash block_number",
+        created_at=aware(app.created_at),
+        decided_at=aware(app.decided_at),
+    )
 
 
 # --- the owner ----------------------------------------------------------------------------
@@ -196,9 +191,8 @@ def queue(*, session: Session, limit: int = 100) -> list[dict[str, Any]]:
 
 
 def _pending(session: Session, application_id: int) -> ScreeningApplication:
-    app = session.get(ScreeningApplication, application_id)
-    if app is None:
-        raise exc.ApplicationNotFound(f"no application {application_id!r}")
+    missing = exc.ApplicationNotFound(f"no application {application_id!r}")
+    app = get_or_raise(session, ScreeningApplication, application_id, missing)
     if app.status != ScreeningStatus.PENDING:
         raise exc.ApplicationClosed(f"application {application_id} is already {app.status}")
     return app

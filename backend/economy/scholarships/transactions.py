@@ -158,40 +158,16 @@ class ScholarshipTxBuilder(TxBuilder):
         )
 
     def accept(self, *, scholar: str, agreement_id: int) -> list[UnsignedTx]:
-        """The scholar's transactions: a DEW ``approve`` for Fixed Rent first, then ``accept``."""
+        """The scholar's transactions: a DEW ``approve`` of a Fixed Rent first if the allowance is
+        short, then ``accept``; a scholar holding less than the rent is refused."""
         scholar = _address(scholar, "scholar")
         registry = self.contracts.registry
         try:
             rent = int(self._read(registry.functions.agreementOf(agreement_id))[13])
         except Refused as exc:
             raise Refused(f"accept {agreement_id}: {exc}") from exc
-        txs: list[UnsignedTx] = []
-        token = self.contracts.token
-        if rent and self._read(token.functions.allowance(scholar, registry.address)) < rent:
-            if self._read(token.functions.balanceOf(scholar)) < rent:
-                raise Refused(f"{scholar} holds less than the rent of {rent} DEW wei")
-            txs.append(
-                self._build(
-                    scholar,
-                    token,
-                    "approve",
-                    [registry.address, rent],
-                    f"approve {rent} DEW wei of rent",
-                )
-            )
-            # accept cannot be simulated before the approval is mined; sign it after.
-            txs.append(
-                self._unsigned(
-                    scholar, registry, "accept", [agreement_id], f"accept agreement {agreement_id}"
-                )
-            )
-            return txs
-        txs.append(
-            self._build(
-                scholar, registry, "accept", [agreement_id], f"accept agreement {agreement_id}"
-            )
-        )
-        return txs
+        what = f"accept agreement {agreement_id}"
+        return self._pay_then(scholar, registry, rent, "accept", [agreement_id], what)
 
     def terminate(self, *, scholar: str, agreement_id: int) -> UnsignedTx:
         return self._registry_call(

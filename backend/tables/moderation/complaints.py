@@ -19,7 +19,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from backend.db import dialect
-from backend.db.base import Base, TimestampMixin, aware, utcnow
+from backend.db.base import Base, TimestampMixin, aware, get_or_raise, utcnow
+from backend.kit.rows import columns
 from backend.kit.text import clean_text
 from backend.protocol.messages import REPORT_REASONS
 from backend.tables import exceptions as exc
@@ -76,14 +77,7 @@ class ComplaintRow:
 
 def _row(c: Complaint) -> ComplaintRow:
     return ComplaintRow(
-        id=c.id,
-        reporter=c.reporter,
-        reported=c.reported,
-        table_id=c.table_id,
-        reason=c.reason,
-        note=c.note,
-        status=c.status,
-        resolution=c.resolution,
+        **columns(c, "id reporter reported table_id reason note status resolution"),
         created_at=aware(c.created_at),
         closed_at=aware(c.closed_at),
     )
@@ -185,10 +179,8 @@ def list_complaints(
 
 
 def get_complaint(*, session: Session, complaint_id: int) -> ComplaintRow:
-    complaint = session.get(Complaint, complaint_id)
-    if complaint is None:
-        raise exc.ComplaintNotFound(f"no complaint {complaint_id}")
-    return _row(complaint)
+    missing = exc.ComplaintNotFound(f"no complaint {complaint_id}")
+    return _row(get_or_raise(session, Complaint, complaint_id, missing))
 
 
 def lock_open(session: Session, complaint_id: int) -> Complaint:

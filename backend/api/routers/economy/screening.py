@@ -7,7 +7,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from backend.api.deps import BuilderDep, CurrentPlayer, ScreenersDep, SessionDep, SettingsDep
+from backend.api.deps import (
+    BuilderDep,
+    CurrentPlayer,
+    CurrentScreener,
+    ScreenersDep,
+    SessionDep,
+    SettingsDep,
+)
 from backend.api.params import Id31 as ApplicationId
 from backend.api.params import described_errors
 from backend.economy import schemas
@@ -61,13 +68,11 @@ def my_application(player: CurrentPlayer, session: SessionDep) -> schemas.Applic
     responses=_SCREENING_ERRORS,
 )
 def screening_queue(
-    player: CurrentPlayer,
-    screeners: ScreenersDep,
+    _screener: CurrentScreener,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=screening.MAX_QUEUE)] = 100,
 ) -> list[schemas.ApplicationOut]:
     """Open applications, oldest first: only for a wallet holding SCREENER_ROLE on chain."""
-    screeners.require(player.address)
     return [schemas.ApplicationOut(**a) for a in screening.queue(session=session, limit=limit)]
 
 
@@ -78,14 +83,12 @@ def screening_queue(
 )
 def approve_application(
     application_id: ApplicationId,
-    player: CurrentPlayer,
-    screeners: ScreenersDep,
+    screener: CurrentScreener,
     session: SessionDep,
     builder: BuilderDep,
 ) -> schemas.TransactionsOut:
     """The screener's ``setScreened(owner, true)`` for their own wallet to sign; the
     application turns approved when the chain shows it (``/receipt`` or the indexer)."""
-    screener = screeners.require(player.address)
     owner = screening.pending_applicant(session=session, application_id=application_id)
     return schemas.TransactionsOut.of(
         builder.screen_owner(screener=screener, owner=owner, approved=True)
@@ -100,13 +103,11 @@ def approve_application(
 def reject_application(
     application_id: ApplicationId,
     body: schemas.RejectionIn,
-    player: CurrentPlayer,
-    screeners: ScreenersDep,
+    screener: CurrentScreener,
     session: SessionDep,
     settings: SettingsDep,
 ) -> schemas.ApplicationOut:
     """The screener refuses an open application, off chain, with the reason the owner sees."""
-    screener = screeners.require(player.address)
     app = screening.reject(
         session=session,
         application_id=application_id,
