@@ -6,12 +6,11 @@ an address."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from backend.kit.guests import is_guest_address
 from tests.web.conftest import open_wallet_page
+from tests.web.moves import Clicks, play_one_move, wait_turn_or_end
 from tests.web.phone import NO_SIDEWAYS_SCROLL
 
 pytestmark = pytest.mark.timeout(240)
@@ -22,35 +21,6 @@ HIDE = """(hidden) => {
   Object.defineProperty(document, 'hidden', { value: hidden, configurable: true });
   document.dispatchEvent(new Event('visibilitychange'));
 }"""
-
-
-class Clicks:
-    """Every click the test makes, counted (a click the page needs is a click the player makes)."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.count = 0
-
-    def __call__(self, selector: str) -> None:
-        self.count += 1
-        self.page.locator(selector).first.click()
-
-
-def wait_turn_or_end(page: Any) -> str:
-    page.wait_for_selector(
-        "#table[data-turn=mine][data-link=open], #table[data-status=finished]", timeout=30_000
-    )
-    return str(page.get_attribute("#table", "data-status"))
-
-
-def play_one_move(page: Any, click: Clicks) -> None:
-    ply = page.get_attribute("#table", "data-ply")
-    click("#hand button.legal, #actions button.legal")
-    if page.locator("#sides button").count():
-        click("#sides button")
-    page.wait_for_function(
-        "ply => document.querySelector('#table').dataset.ply !== ply", arg=ply, timeout=15_000
-    )
 
 
 @pytest.mark.parametrize(
