@@ -23,7 +23,7 @@ from datetime import datetime
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from backend.accounts.models import Account, AuthSession
+from backend.accounts.models import Account, AuthSession, DisplayName
 from backend.care import exceptions as care_exc
 from backend.care.models import (
     ClosedAccount,
@@ -102,5 +102,7 @@ def close_account(*, session: Session, address: str, now: datetime | None = None
     )
     session.execute(delete(TableInvitation).where(TableInvitation.address == address))
     session.execute(delete(Moderator).where(Moderator.address == address))
+    # The profile: the name shown at tables and on leaderboards goes (free for another).
+    session.execute(delete(DisplayName).where(DisplayName.address == address))
     session.commit()
     return now

@@ -27,6 +27,7 @@ from eth_account import Account
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from backend.accounts.models import DisplayName
 from backend.care.models import ClosedAccount, SupportMessage, SupportTicket
 from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
@@ -377,6 +378,8 @@ def test_a_closed_account_loses_its_words_and_its_sign_in_and_keeps_its_ledger( 
             )
         )
     with api(server.url, token) as client:
+        named = client.put("/names/me", json={"name": f"Gina{secrets.token_hex(3)}"})
+        assert named.status_code == 200, named.text
         opened = client.post("/care/tickets", json=_ticket("rental", refs["rental"], "my words"))
         assert opened.status_code == 201
         entries = _count(sessions, StakeEntry)
@@ -388,6 +391,7 @@ def test_a_closed_account_loses_its_words_and_its_sign_in_and_keeps_its_ledger( 
         sign_in(server.url, gina)
     with sessions() as session:
         assert session.get(ClosedAccount, gina.address) is not None
+        assert session.get(DisplayName, gina.address) is None  # the profile's name is gone
         assert session.scalars(
             select(Complaint.note).where(Complaint.reporter == gina.address)
         ).all() == [None]
