@@ -109,7 +109,9 @@ class TicketIn(StrictIn):
         description="payout: a ledger leg's id; match: a match id; rental: an agreement id; "
         "purchase: a market ledger entry's id"
     )
-    ref: str = Field(min_length=1, max_length=80)
+    # Every id it names is ASCII letters, digits, "-" or "_" (a ledger leg's, an agreement's
+    # or a market entry's number, a match id): anything else is refused before a lookup.
+    ref: str = Field(pattern=r"^[A-Za-z0-9_-]{1,80}$")
     subject: str = Field(min_length=1, max_length=SUBJECT_MAX_CHARS)
     text: str = Field(min_length=1, max_length=MESSAGE_MAX_CHARS)
 
