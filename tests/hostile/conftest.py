@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from backend.db import create_db_engine, make_session_factory
 from tests.fixtures.harness import ServerProcess
+from tests.hostile.test_tables import Chain
 
 StartServer = Callable[..., ServerProcess]
 
@@ -33,3 +35,17 @@ def start_server(db_url: str) -> Iterator[StartServer]:
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def chain(deployment: Any) -> Chain:
+    """The module's anvil deployment, with the helpers the hostile tests sign with."""
+    return Chain(deployment)
+
+
+@pytest.fixture(scope="module")
+def books(db_url: str) -> Iterator[Any]:
+    """Sessions on the module's database, for reading what a refusal left unchanged."""
+    engine = create_db_engine(db_url)
+    yield make_session_factory(engine)
+    engine.dispose()

@@ -32,13 +32,12 @@ from backend.care.models import DepositAsked, SanctionAudit
 from backend.care.standing import Door
 from backend.competitions import service as competitions
 from backend.competitions.models import Entrant
-from backend.db import create_db_engine, make_session_factory
 from backend.db.base import utcnow
 from backend.economy.models import StakeEntry
 from backend.tables.models import TableSeat
 from tests.fixtures.harness import Player, api, sign_in
 from tests.hostile.test_seats_and_holds import _balance, _deposit
-from tests.hostile.test_tables import SLOW_BOTS, Chain, _count, _error, _send
+from tests.hostile.test_tables import SLOW_BOTS, _count, _error, _send
 from tests.hostile.test_talk import _until
 
 pytestmark = pytest.mark.timeout(300)
@@ -57,18 +56,6 @@ REFUSALS = {
     "timeout": "timed_out",
     "exclusion": "self_excluded",
 }
-
-
-@pytest.fixture(scope="module")
-def chain(deployment: Any) -> Chain:
-    return Chain(deployment)
-
-
-@pytest.fixture(scope="module")
-def books(db_url: str) -> Any:
-    engine = create_db_engine(db_url)
-    yield make_session_factory(engine)
-    engine.dispose()
 
 
 def _paid_tournament(books: Any, name: str, fee: int) -> int:

@@ -34,16 +34,11 @@ from backend.tables.models import Table
 from tests.fixtures.dew_cli import only_database, run_dew
 from tests.fixtures.harness import api, sign_in, wait_for
 from tests.hostile.test_centers import LIMITS, _mint
-from tests.hostile.test_tables import DEW_WEI, SLOW_BOTS, Chain, _count, _error
+from tests.hostile.test_tables import DEW_WEI, SLOW_BOTS, _count, _error
 
 pytestmark = pytest.mark.timeout(240)
 
 FEE = 5 * DEW_WEI + 3
-
-
-@pytest.fixture(scope="module")
-def chain(deployment: Any) -> Chain:
-    return Chain(deployment)
 
 
 def _cup(name: str, **changes: Any) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from backend.tables.models import Match, Table, TableSeat
 from backend.tables.moderation import complaints
 from tests.fixtures.harness import api, sign_in
 from tests.hostile.test_centers import _mint
-from tests.hostile.test_tables import SLOW_BOTS, Chain, _count, _error
+from tests.hostile.test_tables import SLOW_BOTS, _count, _error
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -33,18 +33,6 @@ DEW = 10**18
 STAKE = 10 * DEW
 # Creations are rate limited per wallet (test_http.py); these tests bound other things.
 LIMITS = {"DEW_HTTP_CREATE_PER_WALLET": "1000/minute"}
-
-
-@pytest.fixture(scope="module")
-def chain(deployment: Any) -> Chain:
-    return Chain(deployment)
-
-
-@pytest.fixture(scope="module")
-def books(db_url: str) -> Any:
-    engine = create_db_engine(db_url)
-    yield make_session_factory(engine)
-    engine.dispose()
 
 
 def _deposit(books: Any, address: str, amount: int) -> None:

@@ -23,7 +23,6 @@ from backend.tables import matchmaking
 from backend.tables.models import MatchmakingTicket, Table, TableSeat
 from tests.fixtures.harness import Player, api, sign_in, wait_for
 from tests.hostile.test_tables import DEW_WEI, SLOW_BOTS, Chain, _count, _error
-from tests.hostile.test_tables import chain as chain
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -81,11 +81,6 @@ class Chain:
         return account, token_id
 
 
-@pytest.fixture(scope="module")
-def chain(deployment: Any) -> Chain:
-    return Chain(deployment)
-
-
 def _error(response: httpx.Response) -> tuple[int, str | None]:
     body = response.json() if response.content else {}
     return response.status_code, (body.get("error") or {}).get("code")
