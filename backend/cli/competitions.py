@@ -161,14 +161,17 @@ def list_contributions(
     tournament_id: Annotated[int, typer.Argument(help="The tournament")],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON array")] = False,
 ) -> None:
-    """Who contributed DEW to a tournament's prizes, oldest first, and the total."""
+    """Who contributed DEW to a tournament's prizes (the newest 500), and the total."""
     from decimal import Decimal
 
     from backend.competitions import contributions, service
 
     with database(exc.CompetitionsError) as sessions, sessions() as session:
         service.get_tournament(session=session, tournament_id=tournament_id)
-        rows = contributions.contributions_to(session=session, tournament_id=tournament_id)
+        rows = contributions.contributions_to(
+            session=session, tournament_id=tournament_id, limit=500
+        )
+        total = contributions.contributed(session=session, tournament_id=tournament_id)
     echo_rows(
         [(r.created_at, r.contributor, int(r.amount)) for r in rows],
         lambda r: f"{r[0]:%Y-%m-%d %H:%M}  {r[1]}  {Decimal(r[2]) / 10**18} DEW",
@@ -177,5 +180,4 @@ def list_contributions(
         as_dict=lambda r: {"at": r[0], "contributor": r[1], "amount": str(r[2])},
     )
     if not as_json:
-        total = sum(int(r.amount) for r in rows)
         typer.echo(f"{Decimal(total) / 10**18} DEW contributed in all")

@@ -132,13 +132,17 @@ def count(*, session: Session) -> int:
     return session.scalar(select(func.count()).select_from(Contribution)) or 0
 
 
-def contributions_to(*, session: Session, tournament_id: int) -> list[Contribution]:
-    """The contributions pooled into a tournament's prizes, oldest first."""
+def contributions_to(
+    *, session: Session, tournament_id: int, limit: int = 100
+) -> list[Contribution]:
+    """The contributions pooled into a tournament's prizes, newest first, at most ``limit``
+    (anyone can add many small ones: the total is ``contributed``, never this list's sum)."""
     return list(
         session.scalars(
             select(Contribution)
             .where(Contribution.tournament_id == tournament_id, Contribution.status == POOLED)
-            .order_by(Contribution.block_number, Contribution.log_index)
+            .order_by(Contribution.block_number.desc(), Contribution.log_index.desc())
+            .limit(limit)
         )
     )
 

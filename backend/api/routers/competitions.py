@@ -82,11 +82,16 @@ def get_tournament(session: SessionDep, tournament_id: TournamentId) -> dict[str
     response_model=ContributionsOut,
     summary="The DEW contributed to a tournament's prizes, and by whom",
 )
-def list_contributions(session: SessionDep, tournament_id: TournamentId) -> ContributionsOut:
+def list_contributions(
+    session: SessionDep,
+    tournament_id: TournamentId,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> ContributionsOut:
+    """The pool's total, and its contributions newest first (at most ``limit``)."""
     service.get_tournament(session=session, tournament_id=tournament_id)  # 404 first
-    rows = contributions.contributions_to(session=session, tournament_id=tournament_id)
+    rows = contributions.contributions_to(session=session, tournament_id=tournament_id, limit=limit)
     return ContributionsOut(
-        total=str(sum(int(r.amount) for r in rows)),
+        total=str(contributions.contributed(session=session, tournament_id=tournament_id)),
         contributions=[
             ContributionOut(contributor=r.contributor, amount=r.amount, at=r.created_at)
             for r in rows
