@@ -191,8 +191,12 @@ def open_wallet_page(
     base_url: str,
     wallet: InjectedWallet | None,
     viewport: dict[str, int] | None = None,
+    *,
+    risk_read: bool = True,
 ) -> Any:
-    """A fresh context (its own session) with the wallet injected, on the lobby."""
+    """A fresh context (its own session) with the wallet injected, on the lobby. The wallet's
+    player has read the risk statement of its first deposit and staked seat (care.js keeps
+    that in the browser) unless ``risk_read`` is False: a test of the statement itself."""
     context = browser.new_context(
         viewport=viewport or {"width": 1100, "height": 900}, locale="es-ES"
     )
@@ -200,6 +204,10 @@ def open_wallet_page(
     if wallet is not None:
         context.expose_function("__dewWallet", wallet.handle)
         context.add_init_script(PROVIDER_JS)
+        if risk_read:
+            key = json.dumps(f"dew.risk.{wallet.account.address.lower()}")
+            # (about:blank, the first document, has no storage of its own)
+            context.add_init_script(f"try {{ localStorage.setItem({key}, 'read'); }} catch {{}}")
     page = context.new_page()
     page.set_default_timeout(20_000)
     errors: list[str] = []
