@@ -197,6 +197,15 @@ def test_a_player_sets_a_deposit_limit_and_is_refused_above_it(
     page.click("#deposit-form button[type=submit]")
     page.wait_for_selector("#status.error[data-code=chain_unavailable]")
     assert page.locator("#risk-gate").count() == 0
+
+    # Help with a payout: a number that is not one of the wallet's is refused in words.
+    goto_view(page, f"{server.url}/#/support?about=payout&ref=424242")
+    assert page.input_value("#ticket-ref") == "424242"
+    page.fill("#ticket-subject", "Falta un pago")
+    page.fill("#ticket-text", "No me llegó el pago de ayer.")
+    page.click("#ticket-form button[type=submit]")
+    page.wait_for_selector("#status.error[data-code=link_not_found]")
+    assert "No encontramos ese número" in page.inner_text("#status")
     assert not page.js_errors, page.js_errors
 
     # Every code the care routes answer has its sentence, in both languages.
