@@ -154,6 +154,8 @@ const ROUTES = [
   [/^#\/centers\/([0-9]+)$/, (m) => screen("centers", "centerView", m[1])],
   [/^#\/creator$/, (m, q) => screen("creator", "creatorView", q)],
   [/^#\/settings$/, () => screen("settings", "settingsView")],
+  [/^#\/friends$/, (m, q) => screen("friends", "friendsView", q)],
+  [/^#\/friends\/(0x[0-9a-fA-F]{40})$/, (m) => screen("friends", "conversationView", m[1])],
   [/^.*$/, () => screen("lobby", "lobbyView")],
 ];
 

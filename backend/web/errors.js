@@ -177,6 +177,18 @@ const ERRORS = {
   already_lifted: ["Esa sanción ya terminó.", "That sanction has already ended."],
   not_moderator: ["Solo los moderadores pueden hacer eso.", "Only moderators can do that."],
   sanction_not_found: ["No se encontró esa sanción.", "That sanction was not found."],
+  // Friends and private messages (backend/friends).
+  player_not_found: ["No hay ningún jugador con ese nombre o dirección.", "No player has that name or address."],
+  not_reachable: ["No puedes contactar con ese jugador.", "You cannot reach that player."],
+  not_friends: ["Los mensajes y las invitaciones son solo para tus amigos.",
+    "Messages and invitations go to your friends only."],
+  already_friends: ["Ya sois amigos.", "You are friends already."],
+  already_requested: ["Tu solicitud ya espera respuesta.", "Your request is already waiting for an answer."],
+  friend_not_found: ["Eso ya no está: vuelve a cargar la página.", "That is gone: reload the page."],
+  too_many_friend_requests: ["Demasiadas solicitudes de amistad: inténtalo más tarde.",
+    "Too many friend requests: try later."],
+  too_many_messages: ["Demasiados mensajes seguidos: espera un momento.", "Too many messages in a row: wait a moment."],
+  friends_error: ["No se pudo completar.", "That could not be completed."],
 };
 
 addWords(Object.fromEntries(Object.entries(ERRORS).map(([code, words]) => [`err_${code}`, words])));
