@@ -7,7 +7,6 @@ closing of an account takes the friendships and the messages' words."""
 from __future__ import annotations
 
 import secrets
-import uuid
 from datetime import timedelta
 
 import pytest
@@ -26,8 +25,8 @@ from backend.friends.models import FriendBlock, FriendMessage, Friendship
 from backend.tables import closure
 from backend.tables import exceptions as tables_exc
 from backend.tables import service as tables
-from backend.tables.models import Table
 from backend.tables.moderation import complaints
+from tests.fixtures.tables import add_table
 
 Sessions = sessionmaker[Session]
 HIDDEN = "\u200b\u202e\U000e0068"
@@ -274,21 +273,8 @@ def test_the_recipient_reports_a_message_once_and_moderators_read_it(
 
 
 def _table(sessions: Sessions, creator: str, status: str = "open") -> str:
-    table_id = uuid.uuid4().hex
     with sessions.begin() as session:
-        session.add(
-            Table(
-                id=table_id,
-                preset="draw",
-                seat_count=2,
-                invite_code=uuid.uuid4().hex[:16],
-                turn_timeout_s=30.0,
-                status=status,
-                visibility="private",
-                creator=creator,
-            )
-        )
-    return table_id
+        return add_table(session, status=status, visibility="private", creator=creator)
 
 
 def test_a_friend_is_invited_to_a_table_and_sees_it(session_factory: Sessions) -> None:
