@@ -32,6 +32,13 @@ function clearStatus() {
   statusLine.title = "";
 }
 
+// A refusal of the one gate: a link to the screen that says why (a moderator's action, with
+// its reason, end and appeal) or what the player set itself (a break, a limit).
+const WHY = {
+  banned: "#/standing", suspended: "#/standing", muted: "#/standing",
+  timed_out: "#/limits", self_excluded: "#/limits", limit_reached: "#/limits",
+};
+
 function say(text, isError = false, code = undefined) {
   // A note clears itself so the bar never sits over the page's buttons; an error stays until
   // it is dismissed or the player goes to another screen.
@@ -45,12 +52,14 @@ function say(text, isError = false, code = undefined) {
   const dismiss = h("button", {
     type: "button", class: "dismiss", "aria-label": t("close"), title: t("close"), onclick: clearStatus,
   }, "×");
-  statusLine.replaceChildren(text_, isError ? dismiss : "");
+  const why = isError && Object.hasOwn(WHY, code)
+    ? h("a", { href: WHY[code], class: "status-why" }, t("seeWhy")) : "";
+  statusLine.replaceChildren(text_, why ? " " : "", why, isError ? dismiss : "");
 }
 
-function fail(error) {
+function fail(error, renamed = {}) {
   console.error(error);
-  say(errorText(error), true, error?.code);
+  say(errorText(error, renamed), true, error?.code);
 }
 
 // --- account ---------------------------------------------------------------------------------
@@ -156,6 +165,10 @@ const ROUTES = [
   [/^#\/settings$/, () => screen("settings", "settingsView")],
   [/^#\/friends$/, (m, q) => screen("friends", "friendsView", q)],
   [/^#\/friends\/(0x[0-9a-fA-F]{40})$/, (m) => screen("friends", "conversationView", m[1])],
+  [/^#\/limits$/, () => screen("limits", "limitsView")],
+  [/^#\/standing$/, () => screen("standing", "standingView")],
+  [/^#\/support$/, (m, q) => screen("support", "supportView", q)],
+  [/^#\/moderation$/, () => screen("moderation", "moderationView")],
   [/^.*$/, () => screen("lobby", "lobbyView")],
 ];
 

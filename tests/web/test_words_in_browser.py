@@ -35,6 +35,10 @@ SCREENS = [
     "creator",
     "settings",
     "friends",
+    "limits",
+    "standing",
+    "support",
+    "moderation",
 ]
 
 
