@@ -1,7 +1,8 @@
 """Friends in Chromium (issue 32), on the package's server and PostgreSQL: ana (1280x800)
 asks bea (a phone, 390x844) by her display name, bea accepts, they exchange a message typed
 and sent by keyboard, and ana invites bea to her private table from the friends list; bea
-sees the invitation, opens the table and takes a seat. Neither screen is wider than its
+sees the invitation, opens the table and takes a seat. ana reports bea's message through
+the report dialog of the conversation. Neither screen is wider than its
 viewport, and neither page logs an error."""
 
 from __future__ import annotations
@@ -63,9 +64,18 @@ def test_two_friends_exchange_a_message_and_one_invites_the_other(
     phone.screenshot(path=str(artifacts / "friends-chat-390x844.png"))
     desk.wait_for_selector("#chat-log li[data-mine=false]")  # it comes in while open
     assert "¡Sí, invítame!" in desk.inner_text("#chat-log")
+    # ana reports bea's message from the conversation: it reaches the reports, with its id.
+    desk.click("#chat-log li[data-mine=false] button.report-message")
+    desk.select_option("#report-reason", "spam")
+    desk.click("#report-send")
+    desk.wait_for_selector("#report-dialog", state="detached")
+    _, ana_token = sign_in(server.url, ana_key)
+    with api(server.url, ana_token) as client:
+        (reported,) = client.get("/care/reports").json()
+    said = desk.get_attribute("#chat-log li[data-mine=false]", "data-id")
+    assert (reported["message_id"], reported["table_id"]) == (int(str(said)), None)
 
     # ana's private table: from its page to the friends list, and bea invited from there.
-    _, ana_token = sign_in(server.url, ana_key)
     with api(server.url, ana_token) as client:
         made = client.post(
             "/tables", json={"preset": "dew200", "seats": 3, "visibility": "private"}
