@@ -6,15 +6,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
-from fastapi import Path
+from fastapi import Path, Query
 from pydantic import BaseModel
 
 from backend.api.errors import ErrorResponse
+from backend.kit.schemas import ADDRESS_PATTERN
 
 MAX_ID = 2**63 - 1
 Id63 = Annotated[int, Path(ge=1, le=MAX_ID)]  # a 64-bit id column
 Id31 = Annotated[int, Path(ge=1, le=2**31 - 1)]  # a 32-bit id column
 RequestId = Annotated[int, Path(ge=1, le=2**62)]  # an operator's chain request
+WalletPath = Annotated[str, Path(pattern=ADDRESS_PATTERN)]  # a wallet named in the path
+# A list's page: at most ``limit`` rows, those older than the row ``before`` (the last id of
+# the page before; the answer's ``next_before``).
+Limit = Annotated[int, Query(ge=1, le=200)]
+Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="the last id of the page before")]
 
 Responses = dict[int | str, dict[str, Any]]
 

@@ -34,9 +34,10 @@ def _sessions() -> sessionmaker[Session]:
 
 def _line(c: ComplaintRow) -> str:
     note = f"  {c.note!r}" if c.note else ""
+    where = f"table {c.table_id}" if c.table_id else f"message {c.message_id}: {c.message!r}"
     return (
         f"#{c.id}  {c.status:<6}  {c.created_at:%Y-%m-%d %H:%M}  {c.reason:<16}  "
-        f"{c.reported} by {c.reporter}  table {c.table_id}{note}"
+        f"{c.reported} by {c.reporter}  {where}{note}"
     )
 
 

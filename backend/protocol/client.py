@@ -571,6 +571,66 @@ class DewClient:
             body["note"] = note
         return dict(self.request("report", json_body=body))
 
+    # -- friends and private messages (``/friends``) -------------------------------------
+    def friends(self) -> dict[str, Any]:
+        """This wallet's ``friends``, requests ``incoming`` and ``outgoing``, and the wallets
+        it ``blocked``: each a list of ``{address, name, since}``."""
+        return dict(self.request("friends"))
+
+    def befriend(self, who: str) -> dict[str, Any]:
+        """Ask a player, by display name or address, to be friends (accepts their own
+        request to this wallet instead)."""
+        return dict(self.request("friend_request", json_body={"who": who}))
+
+    def accept_friend(self, address: str) -> dict[str, Any]:
+        return dict(self.request("friend_accept", address=address))
+
+    def refuse_friend(self, address: str) -> None:
+        self.request("friend_refuse", address=address)
+
+    def unfriend(self, address: str) -> None:
+        """End a friendship, or withdraw this wallet's request."""
+        self.request("friend_remove", address=address)
+
+    def block(self, address: str) -> None:
+        """Block a wallet: nothing passes between the two, either way."""
+        self.request("friend_block", address=address)
+
+    def unblock(self, address: str) -> None:
+        self.request("friend_unblock", address=address)
+
+    def messages(
+        self, address: str, *, limit: int = 50, before: int | None = None
+    ) -> dict[str, Any]:
+        """A page of the conversation with ``address``, newest first: ``messages`` and
+        ``next_before`` (pass it as ``before`` for the older page; None: no more)."""
+        params: dict[str, Any] = {"limit": limit}
+        if before is not None:
+            params["before"] = before
+        return dict(self.request("friend_messages", params=params, address=address))
+
+    def write(self, address: str, text: str) -> dict[str, Any]:
+        """Send a private message to a friend; returns the message stored."""
+        return dict(self.request("friend_write", json_body={"text": text}, address=address))
+
+    def report_message(
+        self, message_id: int, reason: str, note: str | None = None
+    ) -> dict[str, Any]:
+        """Report a message sent to this wallet (``reason`` of ``protocol.REPORT_REASONS``)."""
+        body: dict[str, Any] = {"reason": reason}
+        if note is not None:
+            body["note"] = note
+        return dict(self.request("friend_report", json_body=body, message_id=message_id))
+
+    def invite_friend(self, address: str, table_id: str) -> dict[str, Any]:
+        """Invite a friend to a table this wallet created."""
+        body = {"table_id": table_id}
+        return dict(self.request("friend_invite", json_body=body, address=address))
+
+    def invitations(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The open tables this wallet is invited to, newest first."""
+        return list(self.request("invitations", params={"limit": limit}))
+
     # -- WebSocket -------------------------------------------------------------------------
     def seat_url(self, table_id: str) -> str:
         """The table's WebSocket address, with this wallet's token when signed in."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from backend.api.deps import (
     CurrentModerator,
@@ -23,7 +23,7 @@ from backend.api.deps import (
     SessionDep,
     SettingsDep,
 )
-from backend.api.params import Id31, error_responses, out_of
+from backend.api.params import Id31, WalletPath, error_responses, out_of
 from backend.care import limits as care_limits
 from backend.care import moderation
 from backend.care.moderation import SanctionRow
@@ -53,7 +53,6 @@ from backend.care.schemas import (
 )
 from backend.care.standing import Limit
 from backend.db.base import utcnow
-from backend.kit.schemas import ADDRESS_PATTERN
 from backend.tables import closure
 from backend.tables.moderation import actions, complaints, support
 from backend.tables.moderation.support import TicketRow
@@ -62,7 +61,6 @@ from backend.tables.schemas import ComplaintOut
 router = APIRouter(prefix="/care", tags=["care"])
 _ERRORS = error_responses(401, 403, 404, 409, 422)
 _CAPPED = error_responses(401, 403, 404, 409, 422, 429)
-WalletPath = Annotated[str, Path(pattern=ADDRESS_PATTERN)]
 
 
 def _sanction(row: SanctionRow) -> SanctionOut:

@@ -27,7 +27,8 @@ class Outcome:
     of sanction it led to (warn, mute, suspend, ban) or "none"."""
 
     id: int
-    table_id: str
+    table_id: str | None
+    message_id: int | None
     reported: str
     reason: str
     status: str
@@ -60,7 +61,7 @@ def outcomes(
     kinds = {complaint: kind for complaint, kind in sanctioned}
     return [
         Outcome(
-            **columns(c, "id table_id reported reason status"),
+            **columns(c, "id table_id message_id reported reason status"),
             created_at=aware(c.created_at),
             closed_at=aware(c.closed_at),
             action=None if c.status != "closed" else kinds.get(c.id, "none"),
