@@ -71,9 +71,6 @@ class ComplaintRow:
     created_at: datetime
     closed_at: datetime | None
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
 
 def _row(c: Complaint) -> ComplaintRow:
     return ComplaintRow(
