@@ -36,6 +36,8 @@ FORGE_UNIT = "tests/contracts/"
 # Started first in a parallel run (docs/testing.md): the browser modules, then the demo's
 # end-to-end seasons, the `dew` commands' flows and the worker's (a minute or more a test).
 HEAVY_FIRST = ("tests/e2e/", "tests/cli/", "tests/worker/")
+# The package-scoped demo stack some browser modules share (tests/web/conftest.py).
+SHARED_STACK = "scholarship_season"
 
 
 def _module(nodeid: str) -> str:
@@ -62,11 +64,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if module.endswith(BROWSER_MODULE_SUFFIX):
             item.add_marker(pytest.mark.browser)
 
-    def rank(item: pytest.Item) -> int:
+    # The browser modules on the package's shared demo stack run last in the browser unit:
+    # the stack (a server, a Celery worker and beat polling the chain) then stops with the
+    # package right after them instead of idling beside every other browser module.
+    shared_stack = {_module(i.nodeid) for i in items if SHARED_STACK in i.fixturenames}
+
+    def rank(item: pytest.Item) -> tuple[int, bool]:
         module = _module(item.nodeid)
         if module.endswith(BROWSER_MODULE_SUFFIX):
-            return 0
-        return 1 if module.startswith(HEAVY_FIRST) else 2
+            return 0, module in shared_stack
+        return (1 if module.startswith(HEAVY_FIRST) else 2), False
 
     # A stable sort on whole modules: a module's tests stay together and in their order.
     items.sort(key=rank)

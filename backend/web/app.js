@@ -32,6 +32,13 @@ function clearStatus() {
   statusLine.title = "";
 }
 
+// A refusal of the one gate: a link to the screen that says why (a moderator's action, with
+// its reason, end and appeal) or what the player set itself (a break, a limit).
+const WHY = {
+  banned: "#/standing", suspended: "#/standing", muted: "#/standing",
+  timed_out: "#/limits", self_excluded: "#/limits", limit_reached: "#/limits",
+};
+
 function say(text, isError = false, code = undefined) {
   // A note clears itself so the bar never sits over the page's buttons; an error stays until
   // it is dismissed or the player goes to another screen.
@@ -45,12 +52,14 @@ function say(text, isError = false, code = undefined) {
   const dismiss = h("button", {
     type: "button", class: "dismiss", "aria-label": t("close"), title: t("close"), onclick: clearStatus,
   }, "×");
-  statusLine.replaceChildren(text_, isError ? dismiss : "");
+  const why = isError && Object.hasOwn(WHY, code)
+    ? h("a", { href: WHY[code], class: "status-why" }, t("seeWhy")) : "";
+  statusLine.replaceChildren(text_, why ? " " : "", why, isError ? dismiss : "");
 }
 
-function fail(error) {
+function fail(error, renamed = {}) {
   console.error(error);
-  say(errorText(error), true, error?.code);
+  say(errorText(error, renamed), true, error?.code);
 }
 
 // --- account ---------------------------------------------------------------------------------
@@ -154,6 +163,10 @@ const ROUTES = [
   [/^#\/centers\/([0-9]+)$/, (m) => screen("centers", "centerView", m[1])],
   [/^#\/creator$/, (m, q) => screen("creator", "creatorView", q)],
   [/^#\/settings$/, () => screen("settings", "settingsView")],
+  [/^#\/limits$/, () => screen("limits", "limitsView")],
+  [/^#\/standing$/, () => screen("standing", "standingView")],
+  [/^#\/support$/, (m, q) => screen("support", "supportView", q)],
+  [/^#\/moderation$/, () => screen("moderation", "moderationView")],
   [/^.*$/, () => screen("lobby", "lobbyView")],
 ];
 

@@ -177,6 +177,20 @@ const ERRORS = {
   already_lifted: ["Esa sanción ya terminó.", "That sanction has already ended."],
   not_moderator: ["Solo los moderadores pueden hacer eso.", "Only moderators can do that."],
   sanction_not_found: ["No se encontró esa sanción.", "That sanction was not found."],
+  care_error: ["No se pudo completar.", "That could not be completed."],
+  account_closed: ["Cerraste la cuenta de esta billetera: solo se puede retirar el saldo.",
+    "You closed this wallet's account: only a withdrawal of the balance is still possible."],
+  withdraw_first: ["Antes de cerrar la cuenta retira tu saldo y deja tus asientos y búsquedas.",
+    "Before closing the account withdraw your balance and leave your seats and searches."],
+  // Support tickets (backend/tables/moderation/support.py). A support ticket that is not found
+  // shares its code with a finished match search: the support screen says it in its own words.
+  support_ticket_not_found: ["No se encontró esa consulta.", "That ticket was not found."],
+  link_not_found: ["No encontramos ese número entre tus pagos, partidas, alquileres o compras.",
+    "That number is not among your payouts, matches, rentals or purchases."],
+  ticket_closed: ["Esa consulta está cerrada: abre otra si lo necesitas.",
+    "That ticket is closed: open another one if you need to."],
+  too_many_tickets: ["Ya abriste o escribiste muchas consultas hoy: inténtalo más tarde.",
+    "You opened or wrote many tickets today: try again later."],
 };
 
 addWords(Object.fromEntries(Object.entries(ERRORS).map(([code, words]) => [`err_${code}`, words])));

@@ -4,6 +4,7 @@
 // Both close with Escape (focus back on their button), on a click elsewhere, or on a new route.
 
 import { ApiError } from "./api.js";
+import "./care.js";  // the care screens' nav words
 import { addWords, fill, t } from "./i18n.js";
 
 addWords({
@@ -19,13 +20,14 @@ addWords({
 });
 
 // What a wallet may do beyond playing, read once per address from the routes that enforce it:
-// the screening queue answers only a screener (403 otherwise, 503 without a chain), and a
-// center's page names its host.
+// the screening queue answers only a screener (403 otherwise, 503 without a chain), the
+// moderators' routes the operator and the wallets it granted the role (403 not_moderator
+// otherwise), and a center's page names its host.
 const roleCache = new Map();
 
-async function isScreener(api) {
+async function answers(api, path) {
   try {
-    await api.request("GET", "/economy/screening/queue?limit=1");
+    await api.request("GET", path);
     return true;
   } catch (error) {
     if (error instanceof ApiError) return false;
@@ -44,14 +46,20 @@ async function hostedCenters(api) {
   }
 }
 
-/** The role tools of the signed-in wallet: `{screener: bool, centers: [...]}` (none for a guest). */
+const NO_ROLES = { screener: false, moderator: false, centers: [] };
+
+/** The role tools of the signed-in wallet: `{screener, moderator, centers: [...]}` (none for a guest). */
 export function rolesOf(api) {
-  if (!api.address || api.guest) return Promise.resolve({ screener: false, centers: [] });
+  if (!api.address || api.guest) return Promise.resolve(NO_ROLES);
   const key = api.address.toLowerCase();
   if (!roleCache.has(key)) {
-    roleCache.set(key, Promise.all([isScreener(api), hostedCenters(api)])
-      .then(([screener, centers]) => ({ screener, centers }))
-      .catch(() => { roleCache.delete(key); return { screener: false, centers: [] }; }));
+    roleCache.set(key, Promise.all([
+      answers(api, "/economy/screening/queue?limit=1"),
+      answers(api, "/care/moderation/sanctions?appealed=true&limit=1"),
+      hostedCenters(api),
+    ])
+      .then(([screener, moderator, centers]) => ({ screener, moderator, centers }))
+      .catch(() => { roleCache.delete(key); return NO_ROLES; }));
   }
   return roleCache.get(key);
 }
@@ -113,14 +121,18 @@ export function drawNav(h, api, nav) {
       link("#/centers", "nav-centers", "centers"),
       link("#/creator", "nav-creator", "creator"),
       link("#/settings", "nav-settings", "settings"),
+      link("#/limits", "nav-limits", "navLimits"),
+      link("#/standing", "nav-standing", "navStanding"),
+      link("#/support", "nav-support", "navSupport"),
     ]),
     roleBox,
   );
   const drawnFor = api.address;
-  rolesOf(api).then(({ screener, centers }) => {
+  rolesOf(api).then(({ screener, moderator, centers }) => {
     if (api.address !== drawnFor || !roleBox.isConnected) return;
     const tools = [];
     if (screener) tools.push(link("#/screening", "nav-screening-queue", "navScreeningQueue"));
+    if (moderator) tools.push(link("#/moderation", "nav-moderation", "navModeration"));
     for (const c of centers) {
       tools.push(h("a", { href: `#/centers/${c.center_id}`, class: "nav-my-center" },
         fill(t("navMyCenter"), { name: c.name })));

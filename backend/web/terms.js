@@ -5,6 +5,7 @@
 // (terms_required); docs/economy.md, "Terms, legal age and staked play".
 
 import { t } from "./i18n.js";
+import { errorText } from "./ui.js";
 
 // The signed-in wallet's terms status (GET /auth/terms), fetched when the lobby is shown so a
 // click on a table asks nothing of the network unless the terms must be accepted.
@@ -56,7 +57,7 @@ function askToAccept(status, { h, say }, accept) {
         finish(true);
       } catch (error) {
         button.disabled = !agree.checked;
-        say(`${t("error")}: ${error.message}`, true);
+        say(errorText(error), true);  // the catalogue's sentence, never the server's text
       }
     });
     const panel = h(

@@ -91,10 +91,12 @@ export function table(headers, rows, caption) {
 /**
  * What the player reads for a failure: the catalogue's sentence for the server's error code
  * (`err_<code>`), or a general sentence; never the server's English text or the raw code.
+ * `renamed` reads a code that two packages share in a screen's own words
+ * (`{ticket_not_found: "support_ticket_not_found"}` on the support screen).
  */
-export function errorText(error) {
+export function errorText(error, renamed = {}) {
   if (error instanceof ApiError) {
-    const key = `err_${error.code}`;
+    const key = `err_${Object.hasOwn(renamed, error.code) ? renamed[error.code] : error.code}`;
     const known = t(key);
     if (known !== key) return known;
     if (error.status === 401) return t("err_token_invalid");

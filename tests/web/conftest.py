@@ -186,13 +186,47 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
+def _closing_new_contexts(browser: Any) -> Iterator[None]:
+    before = set(browser.contexts)
+    yield
+    for context in browser.contexts:
+        if context not in before:
+            context.close()
+
+
+# A page left open keeps its timers, polls and sockets running in a renderer for the rest of
+# the browser unit: one Chromium serves every browser module, and left pages piled up to fifty
+# renderers, several of them each using 6-9% of a core for minutes. So the contexts a test
+# opens (``open_wallet_page`` and the like) are closed when it ends, and those a module's
+# fixtures opened when the module ends. (Fixtures of a wider scope are set up first, so a
+# module fixture's pages outlive the test that first asked for them.)
+@pytest.fixture(autouse=True)
+def _close_test_contexts(request: pytest.FixtureRequest) -> Iterator[None]:
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    yield from _closing_new_contexts(request.getfixturevalue("browser"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_module_contexts(request: pytest.FixtureRequest) -> Iterator[None]:
+    if not request.path.name.endswith("_in_browser.py"):
+        yield
+        return
+    yield from _closing_new_contexts(request.getfixturevalue("browser"))
+
+
 def open_wallet_page(
     browser: Any,
     base_url: str,
     wallet: InjectedWallet | None,
     viewport: dict[str, int] | None = None,
+    *,
+    risk_read: bool = True,
 ) -> Any:
-    """A fresh context (its own session) with the wallet injected, on the lobby."""
+    """A fresh context (its own session) with the wallet injected, on the lobby. The wallet's
+    player has read the risk statement of its first deposit and staked seat (care.js keeps
+    that in the browser) unless ``risk_read`` is False: a test of the statement itself."""
     context = browser.new_context(
         viewport=viewport or {"width": 1100, "height": 900}, locale="es-ES"
     )
@@ -200,6 +234,10 @@ def open_wallet_page(
     if wallet is not None:
         context.expose_function("__dewWallet", wallet.handle)
         context.add_init_script(PROVIDER_JS)
+        if risk_read:
+            key = json.dumps(f"dew.risk.{wallet.account.address.lower()}")
+            # (about:blank, the first document, has no storage of its own)
+            context.add_init_script(f"try {{ localStorage.setItem({key}, 'read'); }} catch {{}}")
     page = context.new_page()
     page.set_default_timeout(20_000)
     errors: list[str] = []

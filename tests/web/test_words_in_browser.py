@@ -34,6 +34,10 @@ SCREENS = [
     "centers",
     "creator",
     "settings",
+    "limits",
+    "standing",
+    "support",
+    "moderation",
 ]
 
 

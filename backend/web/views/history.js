@@ -1,14 +1,21 @@
 // A player's history of matches, and the replay of one match with its fairness checks.
 
-import { t } from "../i18n.js";
+import { addWords, t } from "../i18n.js";
+
+addWords({
+  matchProblem: ["¿Un problema con el resultado?", "A problem with the result?"],
+});
 
 export async function historyView(api, ui) {
   const { h, show, table } = ui;
   if (!api.address) return show(h("p", {}, t("signInFirst")));
   const rows = await api.call("results", {}, undefined, { address: api.address });
-  show(h("h2", {}, t("history")), table([t("replay"), t("placement"), t("points"), ""], rows.map((r) => [
+  // A wallet's support ticket about a result names the match (views/support.js).
+  const help = (r) => (api.guest ? "" : h("a", { href: `#/support?about=match&ref=${r.match_id}`, class: "match-help" },
+    t("matchProblem")));
+  show(h("h2", {}, t("history")), table([t("replay"), t("placement"), t("points"), "", ""], rows.map((r) => [
     h("a", { href: `#/replay/${r.match_id}` }, r.match_id.slice(0, 8)),
-    String(r.placement), String(r.points), r.won ? t("won") : "",
+    String(r.placement), String(r.points), r.won ? t("won") : "", help(r),
   ])));
 }
 

@@ -3,6 +3,7 @@
 import { createForm, feesCell, feesText, queueFields, readQueue } from "../create.js";
 import { t } from "../i18n.js";
 import { preloadTerms, termsGate } from "../terms.js";
+import { riskGate } from "../care.js";
 import { presetName } from "../rulewords.js";
 
 export async function lobbyView(api, ui) {
@@ -18,7 +19,8 @@ export async function lobbyView(api, ui) {
   const form = createForm(h, api, presets, limits, {
     go: (id) => { location.hash = `#/table/${id}`; },
     fail,
-    beforeCreate: (body) => termsGate(api, { h, say, ensureWallet }, body),
+    beforeCreate: async (body) => (!staked(body) || (await riskGate(api, ui)))
+      && termsGate(api, { h, say, ensureWallet }, body),
   });
   const onsubmit = (event) => findMatch(api, ui, event);
   const queue = h("form", { id: "matchmaking", onsubmit }, h("h2", {}, t("matchmaking")));
@@ -80,10 +82,12 @@ async function playNow(api, ui) {
   }
 }
 
+const staked = (tbl) => Boolean(tbl) && BigInt(tbl.stake || "0") > 0n;
+
 // A seat at a staked table escrows the stake when the match starts: the player says yes
 // to the amount, the earning flag and the turn timer first.
 function confirmJoin(tbl, dew) {
-  if (!tbl || BigInt(tbl.stake || "0") === 0n) return true;
+  if (!staked(tbl)) return true;
   const fees = feesText(tbl);
   return window.confirm(t("confirmStake")
     .replace("{stake}", dew(tbl.stake))
@@ -93,6 +97,8 @@ function confirmJoin(tbl, dew) {
 /** Take a seat (after the stake's confirmation and the terms gate), then open the table. */
 export async function joinTable(api, ui, tableId, inviteCode, tbl) {
   const { h, say, fail, ensureWallet, refresh } = ui;
+  // The risk statement before this wallet's first staked seat (care.js), then the stake.
+  if (staked(tbl) && !(await riskGate(api, ui))) return;
   if (!confirmJoin(tbl, ui.dew)) return;
   try {
     if (tbl && !(await termsGate(api, { h, say, ensureWallet }, tbl))) return;
@@ -109,7 +115,9 @@ async function findMatch(api, ui, event) {
   event.preventDefault();
   const out = event.target.elements.ticket;
   try {
-    const ticket = await api.call("queue", {}, readQueue(event.target));
+    const asked = readQueue(event.target);
+    if (staked(asked) && !(await riskGate(api, ui))) return;
+    const ticket = await api.call("queue", {}, asked);
     let stop = false;
     const cancel = () => { stop = true; return api.call("cancel_ticket", { ticket_id: ticket.id }); };
     const cancelClicked = () => cancel().then(() => { out.textContent = ""; }).catch(fail);

@@ -3,6 +3,7 @@
 // server through its outbox), with the history of the balance. Loaded on demand by app.js,
 // which passes its helpers in `ui`.
 
+import { riskGate } from "../care.js";
 import { t } from "../i18n.js";
 
 const DEW_AMOUNT = /^[0-9]{1,30}(\.[0-9]{1,18})?$/;
@@ -64,6 +65,7 @@ export async function walletView(api, ui) {
   h("button", { type: "submit" }, label));
 
   const depositForm = amountForm("deposit-form", t("deposit"), t("depositHelp"), async (wei) => {
+    if (!(await riskGate(api, ui))) return;  // the risk statement before the first deposit
     const before = money.stake_balance;
     pendingTx.replaceChildren(txPanel(await api.call("deposit", {}, { amount: wei }), () => {
       awaitingCredit = { from: before, polls: 0 };
