@@ -205,9 +205,7 @@ def moderation(season: Season) -> None:
         row = sanctions.impose(
             session=session,
             address=sam.address,
-            kind="mute",
-            reason="Repeated messages at the table",
-            duration=timedelta(hours=24),
+            terms=sanctions.Terms("mute", "Repeated messages at the table", timedelta(hours=24)),
             actor="operator:demo",
         )
     standing = ok(season.http.get("/care/standing", headers=sam.auth))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from backend.api.deps import CurrentPlayer, SessionDep, SettingsDep
-from backend.api.params import Before, Id31, Limit, WalletPath, error_responses, out_of
+from backend.api.params import AddressPath, Before, Id31, ListLimit, error_responses, out_of
 from backend.friends import service as friends
 from backend.friends.schemas import (
     CircleOut,
@@ -35,7 +35,7 @@ _CAPPED = error_responses(401, 403, 404, 409, 422, 429)
 
 
 @router.get("", response_model=CircleOut, responses=_ERRORS)
-def my_friends(session: SessionDep, player: CurrentPlayer, limit: Limit = 200) -> CircleOut:
+def my_friends(session: SessionDep, player: CurrentPlayer, limit: ListLimit = 200) -> CircleOut:
     """Your friends, the requests to you and from you, and the wallets you blocked (each
     newest first, at most ``limit``)."""
     found = friends.circle(session=session, address=player.address, limit=limit)
@@ -63,39 +63,39 @@ def ask(
 
 
 @router.post("/requests/{address}/accept", response_model=FriendOut, responses=_ERRORS)
-def accept(address: WalletPath, session: SessionDep, player: CurrentPlayer) -> FriendOut:
+def accept(address: AddressPath, session: SessionDep, player: CurrentPlayer) -> FriendOut:
     row = friends.accept(session=session, address=player.address, other=address)
     return out_of(FriendOut, row)
 
 
 @router.post("/requests/{address}/refuse", status_code=204, responses=_ERRORS)
-def refuse(address: WalletPath, session: SessionDep, player: CurrentPlayer) -> None:
+def refuse(address: AddressPath, session: SessionDep, player: CurrentPlayer) -> None:
     friends.refuse(session=session, address=player.address, other=address)
 
 
 @router.delete("/{address}", status_code=204, responses=_ERRORS)
-def remove(address: WalletPath, session: SessionDep, player: CurrentPlayer) -> None:
+def remove(address: AddressPath, session: SessionDep, player: CurrentPlayer) -> None:
     """End a friendship, or withdraw your request."""
     friends.remove(session=session, address=player.address, other=address)
 
 
 @router.put("/blocks/{address}", status_code=204, responses=_ERRORS)
-def block(address: WalletPath, session: SessionDep, player: CurrentPlayer) -> None:
+def block(address: AddressPath, session: SessionDep, player: CurrentPlayer) -> None:
     """Block a wallet: your friendship or request goes, and nothing passes between you two."""
     friends.block(session=session, address=player.address, other=address)
 
 
 @router.delete("/blocks/{address}", status_code=204, responses=_ERRORS)
-def unblock(address: WalletPath, session: SessionDep, player: CurrentPlayer) -> None:
+def unblock(address: AddressPath, session: SessionDep, player: CurrentPlayer) -> None:
     friends.unblock(session=session, address=player.address, other=address)
 
 
 @router.get("/{address}/messages", response_model=ConversationOut, responses=_ERRORS)
 def conversation(
-    address: WalletPath,
+    address: AddressPath,
     session: SessionDep,
     player: CurrentPlayer,
-    limit: Limit = 50,
+    limit: ListLimit = 50,
     before: Before = None,
 ) -> ConversationOut:
     """The messages between you and ``address``, newest first, a page at a time."""
@@ -110,7 +110,7 @@ def conversation(
 
 @router.post("/{address}/messages", response_model=MessageOut, status_code=201, responses=_CAPPED)
 def write(
-    address: WalletPath,
+    address: AddressPath,
     body: MessageIn,
     session: SessionDep,
     player: CurrentPlayer,
@@ -154,7 +154,7 @@ def report(
     "/{address}/invitations", response_model=InvitationOut, status_code=201, responses=_ERRORS
 )
 def invite(
-    address: WalletPath, body: InviteIn, session: SessionDep, player: CurrentPlayer
+    address: AddressPath, body: InviteIn, session: SessionDep, player: CurrentPlayer
 ) -> InvitationOut:
     """Invite a friend to a table you created; they see it under ``GET
     /friends/invitations``."""
@@ -166,7 +166,7 @@ def invite(
 
 @router.get("/invitations", response_model=list[InvitationOut], responses=_ERRORS)
 def invitations(
-    session: SessionDep, player: CurrentPlayer, limit: Limit = 50
+    session: SessionDep, player: CurrentPlayer, limit: ListLimit = 50
 ) -> list[InvitationOut]:
     """The open tables you are invited to, newest first."""
     rows = tables.invitations_of(session=session, address=player.address, limit=limit)

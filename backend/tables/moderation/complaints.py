@@ -81,9 +81,6 @@ class ComplaintRow:
     message_id: int | None = None
     message: str | None = None  # the reported message's text (None once removed)
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
 
 def _row(c: Complaint, message: str | None = None) -> ComplaintRow:
     return ComplaintRow(

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from sqlalchemy import select
 
 from backend.api.deps import BuilderDep, ChainNowDep, SessionDep
-from backend.api.params import MAX_ID, described_errors, out_of
+from backend.api.params import MAX_ID, ListLimit, described_errors, out_of
 from backend.api.params import Id63 as AgreementId
 from backend.economy import exceptions as exc
 from backend.economy import reports, schemas
@@ -79,7 +79,7 @@ def list_agreements(
     owner: str | None = None,
     scholar: str | None = None,
     open_listings: Annotated[bool, Query(description="only offers any scholar may take")] = False,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    limit: ListLimit = 100,
 ) -> list[schemas.AgreementOut]:
     """Agreements as the indexer mirrored them from the registry's events."""
     query = select(AgreementMirror).order_by(AgreementMirror.id.desc()).limit(limit)
