@@ -455,7 +455,8 @@ class ReadinessSettings(BaseSettings):
 
 
 class TalkSettings(BaseSettings):
-    """Table talk and reports of players (docs/security.md, "Table talk")."""
+    """Table talk, reports of players, support tickets and private messages
+    (docs/security.md, "Table talk")."""
 
     model_config = SettingsConfigDict(env_prefix="DEW_TALK_")
 
@@ -471,6 +472,11 @@ class TalkSettings(BaseSettings):
     # Support tickets one wallet may open, and messages it may write in them, in 24 hours.
     tickets_per_day: int = Field(5, ge=1, le=100)
     ticket_messages_per_day: int = Field(30, ge=1, le=1000)
+    # Friends: requests one wallet may send in 24 hours, and private messages it may write
+    # in a minute and in 24 hours (backend/friends).
+    friend_requests_per_day: int = Field(30, ge=1, le=1000)
+    friend_messages_per_minute: int = Field(20, ge=1, le=600)
+    friend_messages_per_day: int = Field(500, ge=1, le=10_000)
 
 
 class OperatorSettings(BaseSettings):

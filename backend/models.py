@@ -12,6 +12,7 @@ import backend.competitions.contributions
 import backend.competitions.models
 import backend.creators.models
 import backend.economy.models
+import backend.friends.models
 import backend.markets.models
 import backend.ops.models
 import backend.tables.models

@@ -31,6 +31,7 @@ from backend.accounts.models import AuthSession, RefreshToken, SignInNonce, Term
 from backend.config import Settings
 from backend.db import dialect
 from backend.db.base import aware, utcnow
+from backend.kit.rows import columns
 
 log = logging.getLogger(__name__)
 
@@ -118,15 +119,9 @@ def issue_nonce(
 def compose_message(grant: NonceGrant, address: str) -> str:
     """The EIP-4361 text a wallet signs for ``grant`` (clients, tests and the demo use it)."""
     return siwe_message.compose_message(
-        domain=grant.domain,
+        **columns(grant, "domain statement uri chain_id nonce issued_at resources"),
         address=address,
-        statement=grant.statement,
-        uri=grant.uri,
-        chain_id=grant.chain_id,
-        nonce=grant.nonce,
-        issued_at=grant.issued_at,
         expiration_time=grant.expires_at,
-        resources=grant.resources,
     )
 
 

@@ -21,6 +21,7 @@ from backend.api.routers import (
     creators,
     economy,
     fees,
+    friends,
     markets,
     matches,
     matchmaking,
@@ -107,6 +108,7 @@ def create_app(settings: Settings | None = None, gate: Gate | None = None) -> Fa
     # only the outbox; a deposit or the on-chain balance answers 503 without a deployment.
     app.include_router(wallet.router)
     app.include_router(complaints.router)
+    app.include_router(friends.router)  # friends, private messages, invitations
     app.include_router(care.router)  # standing, limits, breaks, moderation
     app.include_router(operator.router)
     if settings.chain.manifest_path.exists():

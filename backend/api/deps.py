@@ -4,6 +4,7 @@ and the match hub. They live at the API layer: the services never import FastAPI
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Protocol, TypeVar, cast
 
@@ -222,6 +223,23 @@ def get_chain_reader(request: Request) -> Callable[[], ChainReader]:
 
 
 ChainReaderDep = Annotated[Callable[[], ChainReader], Depends(get_chain_reader)]
+
+
+def get_chain_now(reader: ChainReaderDep) -> int:
+    """Chain time (unix seconds), which agreements run out by; this machine's clock when the
+    node cannot be read (a report must not fail because the node is slow)."""
+    from web3.exceptions import Web3Exception
+
+    from backend.chain.exceptions import ChainError
+
+    now = int(time.time())
+    try:
+        return now + reader().clock_offset_s()
+    except (ChainError, Web3Exception, OSError, ValueError):
+        return now
+
+
+ChainNowDep = Annotated[int, Depends(get_chain_now)]
 
 # --- unsigned transactions ----------------------------------------------------------------
 

@@ -86,7 +86,9 @@ async def send_error(
 
 def _domain_error(_request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, kind.DewError)
-    return JSONResponse(error_payload(error.code, error.message), status_code=status_for(error))
+    return JSONResponse(
+        error_payload(error.code, error.message, error.detail), status_code=status_for(error)
+    )
 
 
 def _validation_error(_request: Request, error: Exception) -> JSONResponse:

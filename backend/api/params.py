@@ -1,20 +1,28 @@
-"""What many routers share: ids in the path, bounded to what the database stores (a bigger
-one is a bad request, not a database error), the error responses they document (every error
-has the one shape of ``backend/api/errors.py``), and a response model filled from a row."""
+"""What many routers share: ids in the path and the length of a list, bounded to what the
+database stores (a bigger one is a bad request, not a database error), the error responses
+they document (every error has the one shape of ``backend/api/errors.py``), and a response
+model filled from a row."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
-from fastapi import Path
+from fastapi import Path, Query
 from pydantic import BaseModel
 
 from backend.api.errors import ErrorResponse
+from backend.kit.schemas import ADDRESS_PATTERN
 
 MAX_ID = 2**63 - 1
 Id63 = Annotated[int, Path(ge=1, le=MAX_ID)]  # a 64-bit id column
 Id31 = Annotated[int, Path(ge=1, le=2**31 - 1)]  # a 32-bit id column
 RequestId = Annotated[int, Path(ge=1, le=2**62)]  # an operator's chain request
+AddressPath = Annotated[str, Path(pattern=ADDRESS_PATTERN)]  # a wallet's or a contract's
+# How many rows a list route answers with (its default is the route's own): at most 500.
+ListLimit = Annotated[int, Query(ge=1, le=500)]
+# A list's page: the rows older than the row ``before`` (the last id of the page before; the
+# answer's ``next_before``).
+Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="the last id of the page before")]
 
 Responses = dict[int | str, dict[str, Any]]
 

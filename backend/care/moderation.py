@@ -61,9 +61,6 @@ class SanctionRow:
     def active(self, now: datetime) -> bool:
         return self.lifted_at is None and self.expires_at > now
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
 
 def row_of(s: Sanction) -> SanctionRow:
     return SanctionRow(
@@ -87,29 +84,37 @@ def _audit(session: Session, sanction_id: int, action: str, actor: str, note: st
     session.add(SanctionAudit(sanction_id=sanction_id, action=action, actor=actor, note=note))
 
 
+@dataclass(frozen=True)
+class Terms:
+    """What a sanction imposes, however it comes (on a complaint or on a wallet, from the API
+    or the operator's shell): its kind, the reason the wallet reads, how long it lasts."""
+
+    kind: str
+    reason: str
+    duration: timedelta
+
+
 def record(
     *,
     session: Session,
     address: str,
-    kind: str,
-    reason: str,
-    duration: timedelta,
+    terms: Terms,
     actor: str,
     complaint_id: int | None = None,
     now: datetime | None = None,
 ) -> SanctionRow:
     """Write a sanction and its audit row; flushes, the caller commits."""
-    check_duration(kind, duration, DURATIONS)
+    check_duration(terms.kind, terms.duration, DURATIONS)
     address = wallet(address)
-    text = _text(reason, "a reason", REASON_MAX_CHARS)
+    text = _text(terms.reason, "a reason", REASON_MAX_CHARS)
     now = now or utcnow()
     sanction = Sanction(
         address=address,
-        kind=kind,
+        kind=terms.kind,
         reason=text,
         complaint_id=complaint_id,
         imposed_by=actor,
-        expires_at=now + duration,
+        expires_at=now + terms.duration,
         created_at=now,
     )
     session.add(sanction)
@@ -119,10 +124,9 @@ def record(
     return row_of(sanction)
 
 
-def impose(**kwargs: Any) -> SanctionRow:
+def impose(*, session: Session, address: str, terms: Terms, actor: str) -> SanctionRow:
     """:func:`record`, committed."""
-    session: Session = kwargs["session"]
-    row = record(**kwargs)
+    row = record(session=session, address=address, terms=terms, actor=actor)
     session.commit()
     return row
 

@@ -152,7 +152,8 @@ class StaffTicketOut(TicketOut):
 
 class ReportOutcomeOut(BaseModel):
     id: int
-    table_id: str
+    table_id: str | None = Field(description="the table shared; null: a private message")
+    message_id: int | None = Field(default=None, description="the private message reported")
     reported: str
     reason: str
     status: str

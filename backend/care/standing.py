@@ -23,9 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Any, TypeVar
 
 from eth_utils.address import is_address, to_checksum_address
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from backend.care import exceptions as exc
@@ -100,32 +101,25 @@ def _when(moment: datetime) -> str:
     return f"{aware(moment):%Y-%m-%d %H:%M} UTC"
 
 
+Held = TypeVar("Held", Sanction, PlayerBreak)
+
+
+def _held(
+    session: Session, model: type[Held], address: str, *in_force: ColumnElement[bool], order: Any
+) -> list[Held]:
+    """The wallet's rows of ``model`` that ``in_force`` holds for now, in ``order``."""
+    query = select(model).where(model.address == address, *in_force).order_by(order)
+    return list(session.scalars(query))
+
+
 def active_sanctions(session: Session, address: str, now: datetime) -> list[Sanction]:
-    return list(
-        session.scalars(
-            select(Sanction)
-            .where(
-                Sanction.address == address,
-                Sanction.lifted_at.is_(None),
-                Sanction.expires_at > now,
-            )
-            .order_by(Sanction.id)
-        )
-    )
+    in_force = (Sanction.lifted_at.is_(None), Sanction.expires_at > now)
+    return _held(session, Sanction, address, *in_force, order=Sanction.id)
 
 
 def active_breaks(session: Session, address: str, now: datetime) -> list[PlayerBreak]:
-    return list(
-        session.scalars(
-            select(PlayerBreak)
-            .where(
-                PlayerBreak.address == address,
-                PlayerBreak.starts_at <= now,
-                PlayerBreak.ends_at > now,
-            )
-            .order_by(PlayerBreak.ends_at.desc())
-        )
-    )
+    in_force = (PlayerBreak.starts_at <= now, PlayerBreak.ends_at > now)
+    return _held(session, PlayerBreak, address, *in_force, order=PlayerBreak.ends_at.desc())
 
 
 @dataclass(frozen=True)

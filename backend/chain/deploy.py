@@ -272,7 +272,8 @@ def deploy_all(
         accessories_address,
         config.market_fee_bps,
     )
-    addresses = {
+    # The eight contracts wired together below, in the manifest's order.
+    core = {
         "DEWToken": token_address,
         "AvatarNFT": avatar_address,
         "VIPPass": vip_address,
@@ -282,10 +283,8 @@ def deploy_all(
         "Shop": shop_address,
         "Market": market_address,
     }
-    addresses.update(
-        _deploy_centers_and_contributions(
-            deploy, deployer, token_address, settlement_address, config.center_base_uri
-        )
+    addresses = core | _deploy_centers_and_contributions(
+        deploy, deployer, token_address, settlement_address, config.center_base_uri
     )
 
     def bind(name: str) -> Any:
@@ -294,19 +293,7 @@ def deploy_all(
             abi=load_artifact(artifact_name(name)).abi,
         )
 
-    token, avatar, vip, registry, settlement, accessories, shop, market = (
-        bind(name)
-        for name in (
-            "DEWToken",
-            "AvatarNFT",
-            "VIPPass",
-            "ScholarshipRegistry",
-            "MatchSettlement",
-            "Accessories",
-            "Shop",
-            "Market",
-        )
-    )
+    token, avatar, vip, registry, settlement, accessories, shop, market = map(bind, core)
     grants = [
         (avatar, MINTER_ROLE, operator, "AvatarNFT.MINTER_ROLE -> operator"),
         (avatar, RENTAL_ROLE, registry_address, "AvatarNFT.RENTAL_ROLE -> registry"),

@@ -13,6 +13,7 @@ from web3.exceptions import ContractCustomError, ContractLogicError, Web3Excepti
 
 from backend.chain.calls import _error_table, decode_revert
 from backend.chain.contracts import Contracts
+from backend.kit.errors import DewError
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,19 @@ class TxBuilder:
         try:
             return call.call()
         except (ContractCustomError, ContractLogicError) as exc:
-            raise self.refused(decode_revert(exc.data, self._errors)) from exc
+            raise self._refusal(decode_revert(exc.data, self._errors)) from exc
         except (Web3Exception, OSError) as exc:
             raise self.unavailable(f"the chain node did not answer: {exc}") from exc
+
+    def _refusal(self, revert: str, description: str = "") -> Exception:
+        """``refused`` for a decoded revert (``Name(arg=value, ...)``), naming the contract's
+        error in its ``detail`` (``{"revert": "Name"}``): a client tells the player what to do
+        by that name, which the ABI keeps stable, never by the English message."""
+        error = self.refused(f"{description}: {revert}" if description else revert)
+        name = revert.partition("(")[0]
+        if isinstance(error, DewError) and name.isidentifier():
+            error.detail = {"revert": name}
+        return error
 
     def _block_time(self) -> int:
         """The latest block's timestamp (chain time); an unreachable node is ``unavailable``."""
@@ -138,7 +149,7 @@ class TxBuilder:
         try:
             gas = self.w3.eth.estimate_gas({"from": sender, "to": tx.to, "data": HexStr(tx.data)})
         except (ContractCustomError, ContractLogicError) as exc:
-            raise self.refused(f"{description}: {decode_revert(exc.data, self._errors)}") from exc
+            raise self._refusal(decode_revert(exc.data, self._errors), description) from exc
         except (Web3Exception, OSError) as exc:
             raise self.unavailable(f"{description}: the chain node did not answer: {exc}") from exc
         return replace(tx, gas=gas)

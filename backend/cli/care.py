@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
@@ -69,6 +71,16 @@ def _line(s: SanctionRow) -> str:
 
 
 Hours = Annotated[int, typer.Option(min=1, max=87_600, help="How long it lasts, in hours")]
+SanctionKind = Annotated[str, typer.Option(help="warn, mute, suspend or ban")]
+Reason = Annotated[str, typer.Option(help="Why: the wallet reads it")]
+
+
+def _impose(act: Callable[..., SanctionRow], kind: str, reason: str, hours: int) -> None:
+    """Sanction through ``act`` (on a complaint, or on a wallet), as the operator's shell."""
+    from backend.care.moderation import Terms
+
+    terms = Terms(kind, reason, timedelta(hours=hours))
+    typer.echo(_line(_run(lambda s: act(session=s, terms=terms, actor=CLI_ACTOR))))
 
 
 @moderation_app.command("list")
@@ -88,53 +100,23 @@ def list_command(
             else moderation.list_sanctions(session=s, appealed=appealed, limit=limit)
         )
     )
-    echo_rows(rows, _line, "sanction", as_json=as_json, as_dict=lambda r: r.as_dict())
+    echo_rows(rows, _line, "sanction", as_json=as_json, as_dict=asdict)
 
 
 @moderation_app.command("act")
-def act_command(
-    complaint_id: int,
-    kind: Annotated[str, typer.Option(help="warn, mute, suspend or ban")],
-    reason: Annotated[str, typer.Option(help="Why: the wallet reads it")],
-    hours: Hours,
-) -> None:
+def act_command(complaint_id: int, kind: SanctionKind, reason: Reason, hours: Hours) -> None:
     """Sanction the wallet an open complaint reports, and close the complaint with it."""
     from backend.tables.moderation import actions
 
-    row = _run(
-        lambda s: actions.act_on_complaint(
-            session=s,
-            complaint_id=complaint_id,
-            kind=kind,
-            reason=reason,
-            duration=timedelta(hours=hours),
-            actor=CLI_ACTOR,
-        )
-    )
-    typer.echo(_line(row))
+    _impose(partial(actions.act_on_complaint, complaint_id=complaint_id), kind, reason, hours)
 
 
 @moderation_app.command("sanction")
-def sanction_command(
-    address: str,
-    kind: Annotated[str, typer.Option(help="warn, mute, suspend or ban")],
-    reason: Annotated[str, typer.Option(help="Why: the wallet reads it")],
-    hours: Hours,
-) -> None:
+def sanction_command(address: str, kind: SanctionKind, reason: Reason, hours: Hours) -> None:
     """Sanction a wallet with no complaint behind it."""
     from backend.care import moderation
 
-    row = _run(
-        lambda s: moderation.impose(
-            session=s,
-            address=address,
-            kind=kind,
-            reason=reason,
-            duration=timedelta(hours=hours),
-            actor=CLI_ACTOR,
-        )
-    )
-    typer.echo(_line(row))
+    _impose(partial(moderation.impose, address=address), kind, reason, hours)
 
 
 @moderation_app.command("lift")
@@ -237,8 +219,8 @@ def show_command(address: str) -> None:
 
     def read(s: Session) -> dict[str, object]:
         return {
-            "limits": [x.__dict__ for x in limits.limits_of(session=s, address=address)],
-            "breaks": [b.as_dict() for b in limits.breaks_of(session=s, address=address)],
+            "limits": [asdict(x) for x in limits.limits_of(session=s, address=address)],
+            "breaks": [asdict(b) for b in limits.breaks_of(session=s, address=address)],
         }
 
     typer.echo(json.dumps(_run(read), default=str))
@@ -311,7 +293,7 @@ def support_list_command(
     from backend.tables.moderation import support
 
     rows = _run(lambda s: support.tickets(session=s, address=address, status=status, limit=limit))
-    echo_rows(rows, _ticket_line, "ticket", as_json=as_json, as_dict=lambda r: r.as_dict())
+    echo_rows(rows, _ticket_line, "ticket", as_json=as_json, as_dict=asdict)
 
 
 @support_app.command("show")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -34,9 +35,10 @@ def _sessions() -> sessionmaker[Session]:
 
 def _line(c: ComplaintRow) -> str:
     note = f"  {c.note!r}" if c.note else ""
+    where = f"table {c.table_id}" if c.table_id else f"message {c.message_id}: {c.message!r}"
     return (
         f"#{c.id}  {c.status:<6}  {c.created_at:%Y-%m-%d %H:%M}  {c.reason:<16}  "
-        f"{c.reported} by {c.reporter}  table {c.table_id}{note}"
+        f"{c.reported} by {c.reporter}  {where}{note}"
     )
 
 
@@ -60,7 +62,7 @@ def list_command(
             )
         except TablesError as error:
             refused(error)
-    echo_rows(rows, _line, "complaint", as_json=as_json, as_dict=lambda r: r.as_dict())
+    echo_rows(rows, _line, "complaint", as_json=as_json, as_dict=asdict)
 
 
 @complaints_app.command("show")
@@ -73,7 +75,7 @@ def show_command(complaint_id: int) -> None:
             row = get_complaint(session=session, complaint_id=complaint_id)
         except ComplaintNotFound as error:
             refused(error, 1)
-    typer.echo(json.dumps(row.as_dict(), default=str))
+    typer.echo(json.dumps(asdict(row), default=str))
 
 
 @complaints_app.command("close")

@@ -8,9 +8,10 @@ SQLite the locks are no-ops; PostgreSQL gets row locks and advisory locks.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, Select, text
+from sqlalchemy import Connection, Engine, Select, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -47,3 +48,12 @@ def lock_key(session: Session, key: str) -> None:
     transaction lock; SQLite already runs one writer at a time)."""
     if is_postgresql(session):
         session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": key})
+
+
+def count_locked(session: Session, key: str, created_at: Any, since: datetime, *where: Any) -> int:
+    """The rows ``where`` selects that were written since ``since``, counted under ``key``
+    (:func:`lock_key`, held to the commit): parallel writers of one key are counted one
+    after another, so they cannot pass a cap together. Reports, support tickets, friend
+    requests and private messages are capped through it."""
+    lock_key(session, key)
+    return session.scalar(select(func.count()).where(created_at >= since, *where)) or 0

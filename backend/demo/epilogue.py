@@ -1,6 +1,6 @@
-"""After the season's matches: the Campeonato, vera's withdrawal and the scholarship
-boundaries. Each step takes the running ``Season`` and leaves what it saw on it (for the
-report and for the e2e checks)."""
+"""After the season's matches: the Campeonato (with cora's DEW Contribution to its prizes),
+vera's withdrawal, a moderator's sanction and the scholarship boundaries. Each step takes the
+running ``Season`` and leaves what it saw on it (for the report and for the e2e checks)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from backend.demo.season import (
     ADDED_PRIZE,
     CAMPEONATO_FEE_BPS,
     CAMPEONATO_PRIZE_BPS,
+    CONTRIBUTION,
     ENTRY_FEE,
     WITHDRAWAL,
     ZERO_ADDRESS,
@@ -75,6 +76,7 @@ def campeonato(season: Season) -> None:
         )
         tid = t.id
     creators.host_at_center(season, tid)
+    contribution(season, tid)
     numbers: dict[int, Wallet] = {}
     for wallet in season.entrants:
         body = {"avatar_id": wallet.avatar_id} if wallet.avatar_id else {}
@@ -144,6 +146,75 @@ def campeonato(season: Season) -> None:
     }
     season.campeonato_table = render_campeonato(
         detail, standings, numbers, season.agreements, row["tx_hash"]
+    )
+
+
+def contribution(season: Season, tournament_id: int) -> None:
+    """cora adds DEW to the Campeonato's prize pool through ``Contributions.sol``, built and
+    checked by the service ``dew contribute`` uses (the tournament open, the pool within what
+    the vault pays in one settlement) and signed by her own key, as ``--key-env`` signs."""
+    from backend.chain.unsigned import sign_and_send
+    from backend.competitions.contributions import ContributionTxBuilder
+
+    cora = season.cora
+    if cora is None:
+        return
+    season.step(
+        f"cora contributes {dew_amount(CONTRIBUTION)} DEW to the Campeonato's prize pool "
+        "(dew contribute: Contributions.contribute)"
+    )
+    builder = ContributionTxBuilder(season.contracts)
+    with season.sessions() as session:
+        txs = builder.contribute(
+            session=session,
+            tournament_id=tournament_id,
+            contributor=cora.address,
+            amount=CONTRIBUTION,
+        )
+    cora.tx_hashes += sign_and_send(season.w3, cora.key, txs)
+
+    def pooled() -> Any:
+        pool = ok(season.http.get(f"/competitions/{tournament_id}/contributions"))
+        return int(pool["total"]) == CONTRIBUTION and pool
+
+    pool = wait_for("the contribution in the pool (indexer)", pooled, timeout_s=60, every_s=0.3)
+    season.contributed[cora.name] = CONTRIBUTION
+    [row] = pool["contributions"]
+    who = "cora" if row["contributor"] == cora.address else row["contributor"]
+    season.out(
+        f"  contribution: {who} added {dew_amount(int(row['amount']))} DEW to Campeonato "
+        f"#{tournament_id}'s prizes (tx {cora.tx_hashes[-1][:10]}…); the pool lists it, "
+        f"{dew_amount(int(pool['total']))} DEW contributed in all"
+    )
+
+
+# -- a moderator's sanction -----------------------------------------------------------------
+
+
+def moderation(season: Season) -> None:
+    """The operator mutes sam's table talk for a day through the service ``dew moderation
+    sanction`` calls; sam reads the sanction and its reason in his standing (GET /care/standing),
+    and may appeal it once. A mute closes talk alone: sam's money and seats are untouched."""
+    from backend.care import moderation as sanctions
+
+    sam = season.sam
+    season.step(
+        "moderation: the operator mutes sam's table talk for 24 h (dew moderation sanction)"
+    )
+    with season.sessions() as session:
+        row = sanctions.impose(
+            session=session,
+            address=sam.address,
+            terms=sanctions.Terms("mute", "Repeated messages at the table", timedelta(hours=24)),
+            actor="operator:demo",
+        )
+    standing = ok(season.http.get("/care/standing", headers=sam.auth))
+    seen = [s for s in standing["sanctions"] if s["id"] == row.id]
+    if not seen or seen[0]["reason"] != row.reason:
+        raise DemoFailed(f"sam's standing does not show sanction #{row.id}: {standing}")
+    season.out(
+        f"  moderation: sanction #{row.id} {row.kind} on sam until "
+        f"{row.expires_at:%Y-%m-%d %H:%M} UTC, reason {row.reason!r}; sam's standing shows it"
     )
 
 

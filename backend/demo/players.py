@@ -56,6 +56,10 @@ class Wallet:
 
     @property
     def auth(self) -> dict[str, str]:
+        """The wallet's ``Authorization`` header, refreshed by its client when the access token
+        is about to expire (a stack kept up for longer than a token lives)."""
+        if self.client is not None:
+            return self.client.headers
         return {"Authorization": f"Bearer {self.token}"}
 
     @property

@@ -51,11 +51,17 @@ def close_the_books(season: Season) -> DemoResult:
     }
     before, after = season.balances_before, season.balances_after
     problems = list(reconciliation.differences)
+    # A contribution went from its wallet into the vault, and out again as prizes (paid).
+    given = season.contributed
     for name, statement in statements.items():
         delta, paid = after[name] - before[name], int(statement["summary"]["paid"])
-        if delta != paid:
-            problems.append(f"{name}: balance moved {delta} but the ledger paid {paid}")
+        if delta + given.get(name, 0) != paid:
+            problems.append(
+                f"{name}: balance moved {delta} (contributed {given.get(name, 0)}) but the "
+                f"ledger paid {paid}"
+            )
     vault_out = before["vault"] - after["vault"]
+    vault_in = sum(given.values())
     ledger_paid = sum(int(s["summary"]["paid"]) for s in statements.values())
     withdrawn = sum(
         int(s["summary"]["by_role"].get("withdrawal", {}).get("paid", 0))
@@ -68,10 +74,10 @@ def close_the_books(season: Season) -> DemoResult:
             f"withdrawal legs paid {withdrawn}, withdrawals reconciled "
             f"{reconciliation.withdrawals_paid}"
         )
-    if vault_out != (ledger_paid - withdrawn) + reconciliation.withdrawals_paid:
+    if vault_out + vault_in != (ledger_paid - withdrawn) + reconciliation.withdrawals_paid:
         problems.append(
-            f"the vault sent {vault_out} but the ledger paid {ledger_paid - withdrawn} "
-            f"and withdrawals {reconciliation.withdrawals_paid}"
+            f"the vault sent {vault_out} net of {vault_in} contributed but the ledger paid "
+            f"{ledger_paid - withdrawn} and withdrawals {reconciliation.withdrawals_paid}"
         )
     played = {
         name: sum(1 for m in season.matches for s in m["match"]["seats"] if s["address"] == a)
@@ -94,7 +100,8 @@ def close_the_books(season: Season) -> DemoResult:
     out(table)
     out("")
     out(
-        f"vault paid out {dew_amount(vault_out)} DEW; ledger paid "
+        f"vault paid out {dew_amount(vault_out + vault_in)} DEW (of it "
+        f"{dew_amount(vault_in)} DEW contributed to prizes); ledger paid "
         f"{dew_amount(ledger_paid - withdrawn)} DEW + withdrawals {dew_amount(withdrawn)} DEW; "
         f"season #{season.season_id} emitted {dew_amount(emitted)} DEW"
     )
@@ -104,9 +111,10 @@ def close_the_books(season: Season) -> DemoResult:
             out(f"  - {problem}")
     else:
         out(
-            f"reconciliation OK: {len(season.matches)} matches, {count} withdrawal(s); "
-            "ledger == MatchSettled and AvatarPayoutSplit events; "
-            "vault transfers == ledger + withdrawals == balance changes, to the unit"
+            f"reconciliation OK: {len(season.matches)} matches, {count} withdrawal(s), "
+            f"{len(given)} contribution(s); ledger == MatchSettled and AvatarPayoutSplit events; "
+            "vault transfers == ledger + withdrawals == balance changes + contributions, "
+            "to the unit"
         )
     return DemoResult(not problems, problems, table, time.monotonic() - season.started)
 
@@ -192,7 +200,7 @@ def render_campeonato(
     entrants = {e["number"]: e for e in detail["entrants"]}
     fees = detail["entry_fee"] * len(numbers)
     fee = fees * detail["fee_bps"] // 10_000
-    pool = fees + detail["added_prize"] - fee
+    pool = fees + detail["added_prize"] + int(detail.get("contributed", 0)) - fee
     rows: list[tuple[str, ...]] = [
         ("place", "entrant", "seed", "wins", "prize", "paid to", "qualified")
     ]
@@ -226,7 +234,8 @@ def render_campeonato(
     lines = [
         f"{detail['name']} (single elimination, preset {detail['preset']}, "
         f"{len(standings)} entrants): entry {dew_amount(detail['entry_fee'])} DEW x "
-        f"{len(numbers)} + {dew_amount(detail['added_prize'])} DEW from the season - "
+        f"{len(numbers)} + {dew_amount(detail['added_prize'])} DEW from the season + "
+        f"{dew_amount(int(detail.get('contributed', 0)))} DEW contributed - "
         f"fee {dew_amount(fee)} DEW = prize pool {dew_amount(pool)} DEW; "
         f"settle tx {tx_hash or '-'}"
     ]

@@ -28,6 +28,7 @@ def run_demo(config: DemoConfig, check: Callable[[DemoContext], None] | None = N
         season.settle()
         epilogue.campeonato(season)
         epilogue.withdrawal(season)
+        epilogue.moderation(season)
         result = report.close_the_books(season)
         if config.boundaries:
             result = epilogue.boundaries(season, result)

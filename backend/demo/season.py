@@ -54,6 +54,8 @@ ENTRY_FEE = 5 * DEW
 ADDED_PRIZE = 20 * DEW
 CAMPEONATO_FEE_BPS = 500
 CAMPEONATO_PRIZE_BPS = [5000, 3000, 2000]
+# The creator cora adds this much DEW to the Campeonato's prize pool (a DEW Contribution).
+CONTRIBUTION = 5 * DEW
 # After the season vera withdraws part of what she deposited besides her entry fee.
 SAVINGS = 8 * DEW
 WITHDRAWAL = 3 * DEW
@@ -185,6 +187,8 @@ class DemoContext:
     withdrawal: dict[str, Any] = field(default_factory=dict)  # vera's, after the season
     season_rewards: dict[str, Any] = field(default_factory=dict)  # paid at the season's end
     markets: dict[str, Any] = field(default_factory=dict)  # shop, equip, resale (markets.py)
+    # DEW wei each wallet contributed to the Campeonato's prizes (epilogue.contribution).
+    contributed: dict[str, int] = field(default_factory=dict)
 
 
 class Season:
@@ -209,6 +213,9 @@ class Season:
         self.markets_seen: dict[str, Any] = {}
         self.withdrawal_line = ""
         self.boundary: dict[str, Any] = {}
+        # DEW each wallet contributed to a tournament's prizes after the season started (it went
+        # into the vault from the wallet, and comes out again as prizes).
+        self.contributed: dict[str, int] = {}
         # Set by backend.demo.creators: the creator wallet and the Game Center.
         self.cora: Wallet | None = None
         self.center_id: int | None = None
@@ -425,8 +432,11 @@ class Season:
             return {"to": built["to"], "data": built["data"], "gas": 200_000}
 
         deployer = self.w3.eth.account.from_key(self.deployer_key).address
-        # The deployer holds the DEW treasury: one block for the four faucet transfers.
+        # The deployer holds the DEW treasury: one block for the four faucet transfers (and
+        # cora's DEW for her contribution to the Campeonato's prizes, before the season starts).
         faucet = [tx(token.transfer(w.address, ENTRY_FEE), deployer) for w in self.entrants]
+        if self.cora is not None:
+            faucet.append(tx(token.transfer(self.cora.address, CONTRIBUTION), deployer))
         self.chain.send(self.deployer_key, faucet)
         in_threads(
             lambda wallet: self.chain.send(
@@ -573,6 +583,7 @@ class Season:
                 " crashes boundary",
             ),
             campeonato=self.campeonato_seen,
+            contributed=self.contributed,
             withdrawal=self.withdrawal_seen,
             season_rewards=self.season_rewards_seen,
             markets=self.markets_seen,

@@ -74,6 +74,13 @@ class OfferIn(BaseModel):
         lt=2**64,
         description="the last second (chain time) the offer may be accepted; default: 7 days",
     )
+    valid_for_s: int | None = Field(
+        default=None,
+        gt=0,
+        le=365 * 24 * 3600,
+        description="instead of valid_until: seconds from the latest block the offer may be "
+        "accepted (the page's 'valid for', whatever the browser's clock says)",
+    )
 
 
 class ScholarIn(BaseModel):

@@ -27,6 +27,9 @@ class DewError(Exception):
 
     code: ClassVar[str] = "error"
     status: ClassVar[int] = 400
+    # What a client may act on besides the code (the error body's ``detail``): a chain refusal
+    # names the contract's error, ``{"revert": "AgreementNotIdle"}``.
+    detail: dict[str, Any] | None = None
 
     def __init_subclass__(
         cls, *, code: str | None = None, status: int | None = None, **kwargs: Any

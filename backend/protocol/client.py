@@ -32,6 +32,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 from urllib.parse import quote
 
@@ -57,6 +58,18 @@ class DewClientError(RuntimeError):
 
 
 Chooser = Callable[[dict[str, Any]], str]
+
+# A signed-in client refreshes its access token this long before the token's expiry.
+REFRESH_AHEAD = timedelta(minutes=1)
+EXPIRED = "token_expired"  # the code of a refused, expired access token
+
+
+def _code(response: httpx.Response) -> str | None:
+    """The error code of a refused request's JSON body, if it has one."""
+    try:
+        return str(response.json()["error"]["code"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def first_legal(view: dict[str, Any]) -> str:
@@ -393,6 +406,8 @@ class DewClient:
         self.http = http or httpx.Client(base_url=self.base_url, timeout=timeout_s)
         self.address: str | None = None
         self.token: str | None = None
+        self._refresh_token: str | None = None
+        self._access_expires_at: datetime | None = None
 
     def close(self) -> None:
         self.http.close()
@@ -406,7 +421,12 @@ class DewClient:
     # -- HTTP ------------------------------------------------------------------------------
     @property
     def headers(self) -> dict[str, str]:
-        """The ``Authorization`` header of this client's wallet, once signed in."""
+        """The ``Authorization`` header of this client's wallet, once signed in; an access token
+        within a minute of its expiry is refreshed first (``refresh``), so a client that plays
+        for longer than a token lives (15 min by default) stays signed in."""
+        expires = self._access_expires_at
+        if self._refresh_token and expires and datetime.now(UTC) >= expires - REFRESH_AHEAD:
+            self.refresh()
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     def url_of(self, route: str, **path: Any) -> tuple[str, str]:
@@ -419,6 +439,12 @@ class DewClient:
         response = self.http.request(
             method, url, json=json_body, params=params, headers=self.headers
         )
+        if response.status_code == 401 and self._refresh_token and _code(response) == EXPIRED:
+            # Expired sooner than this machine's clock said: refresh once and send it again.
+            self.refresh()
+            response = self.http.request(
+                method, url, json=json_body, params=params, headers=self.headers
+            )
         if response.status_code >= 400:
             detail: Any = None
             try:
@@ -448,8 +474,24 @@ class DewClient:
         else:
             wallet = Wallet(private_key, accept_terms=accept_terms)
         tokens = sign_in_with(wallet, lambda route, body: self.request(route, json_body=body))
-        self.address, self.token = tokens["address"], tokens["access_token"]
+        self._keep(tokens)
         return tokens
+
+    def refresh(self) -> dict[str, Any]:
+        """Rotate this client's refresh token (``POST /auth/refresh``) for a new access token;
+        the old refresh token stops working. Returns the token response."""
+        refresh_token, self._refresh_token = self._refresh_token, None  # no refresh inside
+        if refresh_token is None:
+            raise DewClientError("token_missing", "this client has not signed in", 401, None)
+        tokens = self.request("refresh", json_body={"refresh_token": refresh_token})
+        self._keep(tokens)
+        return dict(tokens)
+
+    def _keep(self, tokens: dict[str, Any]) -> None:
+        self.address, self.token = tokens["address"], tokens["access_token"]
+        self._refresh_token = tokens.get("refresh_token")
+        expires = tokens.get("access_expires_at")
+        self._access_expires_at = datetime.fromisoformat(expires) if expires else None
 
     def terms(self) -> dict[str, Any]:
         """The server's current terms and whether this wallet accepted them (``accepted``)."""
@@ -528,6 +570,66 @@ class DewClient:
         if note is not None:
             body["note"] = note
         return dict(self.request("report", json_body=body))
+
+    # -- friends and private messages (``/friends``) -------------------------------------
+    def friends(self) -> dict[str, Any]:
+        """This wallet's ``friends``, requests ``incoming`` and ``outgoing``, and the wallets
+        it ``blocked``: each a list of ``{address, name, since}``."""
+        return dict(self.request("friends"))
+
+    def befriend(self, who: str) -> dict[str, Any]:
+        """Ask a player, by display name or address, to be friends (accepts their own
+        request to this wallet instead)."""
+        return dict(self.request("friend_request", json_body={"who": who}))
+
+    def accept_friend(self, address: str) -> dict[str, Any]:
+        return dict(self.request("friend_accept", address=address))
+
+    def refuse_friend(self, address: str) -> None:
+        self.request("friend_refuse", address=address)
+
+    def unfriend(self, address: str) -> None:
+        """End a friendship, or withdraw this wallet's request."""
+        self.request("friend_remove", address=address)
+
+    def block(self, address: str) -> None:
+        """Block a wallet: nothing passes between the two, either way."""
+        self.request("friend_block", address=address)
+
+    def unblock(self, address: str) -> None:
+        self.request("friend_unblock", address=address)
+
+    def messages(
+        self, address: str, *, limit: int = 50, before: int | None = None
+    ) -> dict[str, Any]:
+        """A page of the conversation with ``address``, newest first: ``messages`` and
+        ``next_before`` (pass it as ``before`` for the older page; None: no more)."""
+        params: dict[str, Any] = {"limit": limit}
+        if before is not None:
+            params["before"] = before
+        return dict(self.request("friend_messages", params=params, address=address))
+
+    def write(self, address: str, text: str) -> dict[str, Any]:
+        """Send a private message to a friend; returns the message stored."""
+        return dict(self.request("friend_write", json_body={"text": text}, address=address))
+
+    def report_message(
+        self, message_id: int, reason: str, note: str | None = None
+    ) -> dict[str, Any]:
+        """Report a message sent to this wallet (``reason`` of ``protocol.REPORT_REASONS``)."""
+        body: dict[str, Any] = {"reason": reason}
+        if note is not None:
+            body["note"] = note
+        return dict(self.request("friend_report", json_body=body, message_id=message_id))
+
+    def invite_friend(self, address: str, table_id: str) -> dict[str, Any]:
+        """Invite a friend to a table this wallet created."""
+        body = {"table_id": table_id}
+        return dict(self.request("friend_invite", json_body=body, address=address))
+
+    def invitations(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The open tables this wallet is invited to, newest first."""
+        return list(self.request("invitations", params={"limit": limit}))
 
     # -- WebSocket -------------------------------------------------------------------------
     def seat_url(self, table_id: str) -> str:

@@ -8,7 +8,8 @@ under the wallet's gate lock (``care:<address>``, the one its deposits and stake
 deposit or a staked seat cannot slip in between the check and the closure.
 
 Removed: the free text the wallet wrote and the server stored (its reports' notes, its
-support messages, its appeals' words; table talk is never stored), its table invitations,
+support messages, its appeals' words, its private messages' text; table talk is never
+stored), its friendships, requests and blocks (either way), its table invitations,
 the moderator's role, its sign-in time, and every session it holds (signed out at once).
 Kept, as the ledger and the audit need them (docs/security.md, "Closing an account"): the
 stake, market and reward ledgers, match results and seat records, agreements, terms
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from backend.accounts.models import Account, AuthSession, DisplayName
@@ -36,6 +37,7 @@ from backend.care.standing import wallet
 from backend.db import dialect
 from backend.db.base import utcnow
 from backend.economy import stakes
+from backend.friends.models import FriendBlock, FriendMessage, Friendship
 from backend.tables.models import EarningHold, MatchmakingTicket, TableInvitation, TableSeat
 from backend.tables.moderation.complaints import Complaint
 
@@ -99,6 +101,15 @@ def close_account(*, session: Session, address: str, now: datetime | None = None
         update(SanctionAudit)
         .where(SanctionAudit.actor == address, SanctionAudit.action == "appeal")
         .values(note=None)
+    )
+    session.execute(update(FriendMessage).where(FriendMessage.sender == address).values(body=None))
+    session.execute(
+        delete(Friendship).where(or_(Friendship.low == address, Friendship.high == address))
+    )
+    session.execute(
+        delete(FriendBlock).where(
+            or_(FriendBlock.blocker == address, FriendBlock.blocked == address)
+        )
     )
     session.execute(delete(TableInvitation).where(TableInvitation.address == address))
     session.execute(delete(Moderator).where(Moderator.address == address))

@@ -185,9 +185,18 @@ class ReportIn(StrictIn):
     note: str | None = Field(default=None, max_length=4 * complaints.NOTE_MAX_CHARS)
 
 
+class MessageReportIn(StrictIn):
+    reason: Reason
+    note: str | None = Field(default=None, max_length=4 * complaints.NOTE_MAX_CHARS)
+
+
 class ComplaintOut(BaseModel):
     id: int
-    table_id: str
+    table_id: str | None = Field(description="the table shared; null: a private message")
+    message_id: int | None = Field(default=None, description="the private message reported")
+    message: str | None = Field(
+        default=None, description="the reported message's text (null once its author closed)"
+    )
     reported: str
     reason: str
     note: str | None

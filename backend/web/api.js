@@ -6,12 +6,16 @@ import {
   CLIENT_MESSAGES, CLOSE_CODES, MOVE_PATTERN, PROTOCOL_VERSION, ROUTES, SERVER_MESSAGES,
 } from "./protocol.js";
 
-/** A refused request: `code` is the stable error code of docs/protocol.md. */
+/**
+ * A refused request: `code` is the stable error code of docs/protocol.md; `detail` what else
+ * the server named (a chain refusal's contract error: `{revert: "AgreementNotIdle"}`).
+ */
 export class ApiError extends Error {
-  constructor(code, message, status) {
+  constructor(code, message, status, detail = null) {
     super(`${code}: ${message}`);
     this.code = code;
     this.status = status;
+    this.detail = detail;
   }
 }
 
@@ -176,7 +180,7 @@ export class DewApi {
         this.forget();
       }
       const error = data?.error ?? { code: "http_error", message: text.slice(0, 200) };
-      throw new ApiError(error.code, error.message, response.status);
+      throw new ApiError(error.code, error.message, response.status, error.detail ?? null);
     }
     return data;
   }

@@ -78,6 +78,24 @@ export function runner(ui, again, renamed = {}) {
   };
 }
 
+/**
+ * A form of one text box (`id`, `label` and `empty` are catalogue keys but `id`) that sends
+ * its words: refused while empty, else `run` on its submit button with `send(text)`, which
+ * says `note`. `submit` labels that button; `more` follows it (another button of the form).
+ */
+export function textForm(ui, run, { cls, id, label, rows, maxlength, empty, submit, send, note }, ...more) {
+  const { h, say } = ui;
+  return h("form", { class: cls, onsubmit: (event) => {
+    event.preventDefault();
+    const text = event.target.elements.text.value.trim();
+    if (!text) return say(t(empty), true);
+    run(event.target.querySelector("button[type=submit]"), () => send(text), t(note));
+  } },
+  h("p", {}, h("label", { for: id }, t(label)), h("br"),
+    h("textarea", { id, name: "text", rows, maxlength, required: true })),
+  h("button", { type: "submit" }, t(submit)), ...more);
+}
+
 // --- the risk statement ----------------------------------------------------------------------
 
 const riskKey = (address) => `dew.risk.${String(address).toLowerCase()}`;

@@ -177,6 +177,18 @@ const ERRORS = {
   already_lifted: ["Esa sanción ya terminó.", "That sanction has already ended."],
   not_moderator: ["Solo los moderadores pueden hacer eso.", "Only moderators can do that."],
   sanction_not_found: ["No se encontró esa sanción.", "That sanction was not found."],
+  // Friends and private messages (backend/friends).
+  player_not_found: ["No hay ningún jugador con ese nombre o dirección.", "No player has that name or address."],
+  not_reachable: ["No puedes contactar con ese jugador.", "You cannot reach that player."],
+  not_friends: ["Los mensajes y las invitaciones son solo para tus amigos.",
+    "Messages and invitations go to your friends only."],
+  already_friends: ["Ya sois amigos.", "You are friends already."],
+  already_requested: ["Tu solicitud ya espera respuesta.", "Your request is already waiting for an answer."],
+  friend_not_found: ["Eso ya no está: vuelve a cargar la página.", "That is gone: reload the page."],
+  too_many_friend_requests: ["Demasiadas solicitudes de amistad: inténtalo más tarde.",
+    "Too many friend requests: try later."],
+  too_many_messages: ["Demasiados mensajes seguidos: espera un momento.", "Too many messages in a row: wait a moment."],
+  friends_error: ["No se pudo completar.", "That could not be completed."],
   care_error: ["No se pudo completar.", "That could not be completed."],
   account_closed: ["Cerraste la cuenta de esta billetera: solo se puede retirar el saldo.",
     "You closed this wallet's account: only a withdrawal of the balance is still possible."],
@@ -194,3 +206,55 @@ const ERRORS = {
 };
 
 addWords(Object.fromEntries(Object.entries(ERRORS).map(([code, words]) => [`err_${code}`, words])));
+
+// A chain refusal (code `refused`) names the contract's error in its detail ({revert: Name}):
+// the scholarship registry's, as the owner's dashboard and the scholar meet them.
+const REVERTS = {
+  AgreementNotIdle: [
+    "Tu becario jugó hace poco: un avatar se recupera tras 7 días sin partidas liquidadas "
+      + "(1 hora si lo tomaron de una oferta abierta y nunca jugaron). Inténtalo más tarde.",
+    "Your scholar played recently: an avatar is reclaimed after 7 days with no settled match "
+      + "(1 hour if it was taken from an open listing and never played). Try again later.",
+  ],
+  AgreementAlreadyExpired: ["El plazo del acuerdo ya terminó: ciérralo en lugar de recuperarlo.",
+    "The agreement's term is already over: close it instead of reclaiming it."],
+  AgreementNotExpired: ["El plazo del acuerdo aún no termina: podrás cerrarlo cuando acabe.",
+    "The agreement's term is not over yet: you can close it once it ends."],
+  AgreementWrongStatus: ["Ese acuerdo ya terminó o cambió: vuelve a cargar la página.",
+    "That agreement has already ended or changed: reload the page."],
+  AgreementNotFound: ["No se encontró ese acuerdo.", "That agreement was not found."],
+  NotRewardsDivision: [
+    "Solo un acuerdo de División de recompensas se recupera por inactividad; una Renta fija dura su plazo.",
+    "Only a Rewards Division agreement is reclaimed for idleness; a Fixed Rent one runs its term.",
+  ],
+  NotAgreementOwner: ["Solo el dueño del avatar puede hacer eso: entra con la billetera del dueño.",
+    "Only the avatar's owner can do that: sign in with the owner's wallet."],
+  NotOfferOwner: ["Solo el dueño del avatar puede hacer eso: entra con la billetera del dueño.",
+    "Only the avatar's owner can do that: sign in with the owner's wallet."],
+  NotAvatarOwner: ["Ese avatar no es tuyo: ofrece uno de los avatares de tu billetera.",
+    "That avatar is not yours: offer one of the avatars in your wallet."],
+  OwnerNotScreened: ["Un evaluador debe aprobarte antes de ofrecer avatares: solicítalo en Evaluación de dueños.",
+    "A screener must approve you before you offer avatars: apply on the Owner screening page."],
+  AvatarAlreadyRented: ["Ese avatar está alquilado ahora: ofrécelo de nuevo cuando termine el acuerdo.",
+    "That avatar is rented right now: offer it again when the agreement ends."],
+  InvalidValidUntil: ["Una oferta debe seguir abierta un tiempo desde ahora: revisa «Válida durante».",
+    "An offer must stay open for some time from now: check \"Open for\"."],
+  InvalidShares: ["Las partes del dueño y del gestor suman más del 100 %.",
+    "The owner's and the manager's shares add up to more than 100%."],
+  InvalidManager: ["Un gestor necesita una parte mayor que 0, y una parte del gestor necesita su dirección.",
+    "A manager needs a share above 0, and a manager's share needs the manager's address."],
+  InvalidDuration: ["El plazo va de 1 segundo a 365 días.", "The term is from 1 second to 365 days."],
+  OfferExpired: ["Esa oferta ya no está abierta: se acabó su tiempo para aceptarla.",
+    "That offer is no longer open: its time to be accepted ran out."],
+  OfferRevoked: ["El dueño retiró esa oferta.", "The owner withdrew that offer."],
+  OfferStale: ["El avatar cambió de dueño desde la oferta: ya no vale.",
+    "The avatar changed hands since the offer: it no longer stands."],
+  NotOfferedTo: ["Esa oferta es para otro becario.", "That offer is for another scholar."],
+  NotScholar: ["Solo el becario puede terminar ese acuerdo.", "Only the scholar can end that agreement."],
+  AgreementInMinimumTerm: ["Un acuerdo tomado de una oferta abierta se termina después de su primera hora.",
+    "An agreement taken from an open listing can be ended after its first hour."],
+  AvatarAcceptLimit: ["Ese avatar se aceptó demasiadas veces hoy: inténtalo mañana.",
+    "That avatar was taken too many times today: try again tomorrow."],
+};
+
+addWords(Object.fromEntries(Object.entries(REVERTS).map(([name, words]) => [`revert_${name}`, words])));

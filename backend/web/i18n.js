@@ -58,6 +58,7 @@ addWords({
   startBots: ["Empezar con bots", "Start with bots"],
   leave: ["Levantarse", "Leave"],
   inviteLink: ["Enlace de invitación", "Invite link"],
+  inviteFriends: ["Invitar a tus amigos", "Invite your friends"],
   yourHand: ["Tu mano", "Your hand"],
   line: ["Línea de juego", "Line of play"],
   scores: ["Puntos", "Scores"],

@@ -23,6 +23,7 @@ addWords({
   navScreeningQueue: ["Solicitudes por revisar", "Applications to review"],
   navMyCenter: ["Mi centro: {name}", "My center: {name}"],
   settings: ["Ajustes", "Settings"],
+  friends: ["Amigos", "Friends"],
 });
 
 // What a wallet may do beyond playing, read once per address from the routes that enforce it:
@@ -123,6 +124,7 @@ export function drawNav(h, api, nav) {
       link("#/screening", "nav-screening", "navScreeningApply"),
     ]),
     group(h, "nav-more", t("navMore"), [
+      link("#/friends", "nav-friends", "friends"),
       link("#/history", "nav-history", "history"),
       link("#/centers", "nav-centers", "centers"),
       link("#/creator", "nav-creator", "creator"),

@@ -144,6 +144,9 @@ export const ROUTES = {
   "offers": ["POST", "/economy/offers"],
   "accept": ["POST", "/economy/agreements/{agreement_id}/accept"],
   "cancel_offer": ["POST", "/economy/agreements/{agreement_id}/cancel"],
+  "cancel_offers": ["POST", "/economy/avatars/{avatar_id}/offers/cancel"],
+  "reclaim": ["POST", "/economy/agreements/{agreement_id}/reclaim"],
+  "close_agreement": ["POST", "/economy/agreements/{agreement_id}/close"],
   "terminate": ["POST", "/economy/agreements/{agreement_id}/terminate"],
   "agreements": ["GET", "/economy/agreements"],
   "owner_avatars": ["GET", "/economy/owners/{address}/avatars"],
@@ -161,6 +164,18 @@ export const ROUTES = {
   "screening_reject": ["POST", "/economy/screening/applications/{application_id}/reject"],
   "screening_receipt": ["POST", "/economy/screening/applications/{application_id}/receipt"],
   "report": ["POST", "/complaints"],
+  "friends": ["GET", "/friends"],
+  "friend_request": ["POST", "/friends/requests"],
+  "friend_accept": ["POST", "/friends/requests/{address}/accept"],
+  "friend_refuse": ["POST", "/friends/requests/{address}/refuse"],
+  "friend_remove": ["DELETE", "/friends/{address}"],
+  "friend_block": ["PUT", "/friends/blocks/{address}"],
+  "friend_unblock": ["DELETE", "/friends/blocks/{address}"],
+  "friend_messages": ["GET", "/friends/{address}/messages"],
+  "friend_write": ["POST", "/friends/{address}/messages"],
+  "friend_report": ["POST", "/friends/messages/{message_id}/report"],
+  "friend_invite": ["POST", "/friends/{address}/invitations"],
+  "invitations": ["GET", "/friends/invitations"],
   "table_socket": ["WS", "/ws/tables/{table_id}"]
 };
 export const TALK_PHRASES = [

@@ -12,6 +12,39 @@ const KEPT = 50; // lines of the log kept on the page
 const short = (address) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
 /**
+ * The dialog that reports a player (a table mate, or a friend's private message): a reason of
+ * the protocol's list and an optional note, given to ``send(body)``; `heading` names whom.
+ */
+export function reportDialog({ h, t, say, fail, heading, send }) {
+  const reason = h("select", { name: "reason", id: "report-reason", required: true },
+    REPORT_REASONS.map((r) => h("option", { value: r }, t(`reason_${r}`))));
+  const note = h("textarea", { name: "note", id: "report-note", maxlength: "280", rows: "3" });
+  const dialog = h("dialog", { id: "report-dialog", "aria-labelledby": "report-h" });
+  const close = () => { dialog.close(); dialog.remove(); };
+  const submit = async (event) => {
+    event.preventDefault();
+    const body = { reason: reason.value };
+    if (note.value.trim()) body.note = note.value.trim();
+    try {
+      await send(body);
+      close();
+      say(t("reportSent"));
+    } catch (error) {
+      close();
+      fail(error);
+    }
+  };
+  dialog.append(h("form", { method: "dialog", onsubmit: submit },
+    h("h3", { id: "report-h" }, heading),
+    h("p", {}, h("label", { for: "report-reason" }, t("reportReason")), " ", reason),
+    h("p", {}, h("label", { for: "report-note" }, t("reportNote")), h("br"), note),
+    h("p", {}, h("button", { type: "submit", id: "report-send" }, t("reportSend")), " ",
+      h("button", { type: "button", onclick: close }, t("cancel")))));
+  document.body.append(dialog);
+  dialog.showModal();
+}
+
+/**
  * The talk of one table's socket. ``receive`` gets every socket message; ``element(state)``
  * is the bar for the table's current state (seats, your seat), redrawn with the table.
  */
@@ -52,34 +85,10 @@ export function talkBar({ h, t, api, socket, tableId, say, fail }) {
 
   const talk = (fields) => socket.send("talk", fields);
 
-  function reportDialog(address) {
-    const reason = h("select", { name: "reason", id: "report-reason", required: true },
-      REPORT_REASONS.map((r) => h("option", { value: r }, t(`reason_${r}`))));
-    const note = h("textarea", { name: "note", id: "report-note", maxlength: "280", rows: "3" });
-    const dialog = h("dialog", { id: "report-dialog", "aria-labelledby": "report-h" });
-    const close = () => { dialog.close(); dialog.remove(); };
-    const submit = async (event) => {
-      event.preventDefault();
-      const body = { table_id: tableId, address, reason: reason.value };
-      if (note.value.trim()) body.note = note.value.trim();
-      try {
-        await api.call("report", {}, body);
-        close();
-        say(t("reportSent"));
-      } catch (error) {
-        close();
-        fail(error);
-      }
-    };
-    dialog.append(h("form", { method: "dialog", onsubmit: submit },
-      h("h3", { id: "report-h" }, `${t("reportPlayer")} ${short(address)}`),
-      h("p", {}, h("label", { for: "report-reason" }, t("reportReason")), " ", reason),
-      h("p", {}, h("label", { for: "report-note" }, t("reportNote")), h("br"), note),
-      h("p", {}, h("button", { type: "submit", id: "report-send" }, t("reportSend")), " ",
-        h("button", { type: "button", onclick: close }, t("cancel")))));
-    document.body.append(dialog);
-    dialog.showModal();
-  }
+  const reportSeat = (address) => reportDialog({
+    h, t, say, fail, heading: `${t("reportPlayer")} ${short(address)}`,
+    send: (body) => api.call("report", {}, { table_id: tableId, address, ...body }),
+  });
 
   function element(state) {
     seats = state.seats || [];
@@ -113,7 +122,7 @@ export function talkBar({ h, t, api, socket, tableId, say, fail }) {
           " ",
           signedIn
             ? h("button", { type: "button", class: "report", "data-address": s.address,
-              onclick: () => reportDialog(s.address) }, t("report"))
+              onclick: () => reportSeat(s.address) }, t("report"))
             : null);
       })));
     }

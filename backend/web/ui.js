@@ -90,8 +90,9 @@ export function table(headers, rows, caption) {
 }
 
 /**
- * What the player reads for a failure: the catalogue's sentence for the server's error code
- * (`err_<code>`), or a general sentence; never the server's English text or the raw code.
+ * What the player reads for a failure: the catalogue's sentence for the contract error a chain
+ * refusal names (`revert_<Name>`), else for the server's error code (`err_<code>`), else a
+ * general sentence; never the server's English text or the raw code.
  * `renamed` reads a code that two packages share in a screen's own words
  * (`{ticket_not_found: "support_ticket_not_found"}` on the support screen).
  */
@@ -99,6 +100,9 @@ export function errorText(error, renamed = {}) {
   // The error codes' sentences (errors.js) load with the first error, or with a screen that
   // imports them, not with the lobby's first load: errorSentence() waits for them.
   if (error instanceof ApiError) {
+    // A chain refusal names the contract's error: its sentence says what to do about it.
+    const revert = typeof error.detail?.revert === "string" ? t(`revert_${error.detail.revert}`) : null;
+    if (revert && !revert.startsWith("revert_")) return revert;
     const key = `err_${Object.hasOwn(renamed, error.code) ? renamed[error.code] : error.code}`;
     const known = t(key);
     if (known !== key) return known;

@@ -134,12 +134,16 @@ def expected_payouts(ctx: DemoContext) -> dict[str, int]:
             agreement = None if played.get("after_expiry") else agreements.get(avatar)
             _credit(ctx, expected, seat["address"], avatar, amount, agreement)
     # The Campeonato (docs/competitions.md): the pool is the wallets' entry fees less the fee
-    # plus the season's added prize; prize shares go down the standings to wallets only.
+    # plus the season's added prize and the DEW contributed to it (fee-free); prize shares go
+    # down the standings to wallets only.
     detail, standings = ctx.campeonato["detail"], ctx.campeonato["standings"]
     entrants = {e["number"]: e for e in detail["entrants"]}
     humans = [s for s in standings if entrants[s["entrant"]]["address"]]
     fees = detail["entry_fee"] * len(humans)
-    pool = fees + detail["added_prize"] - campeonato_fee(ctx)
+    contributed = sum(ctx.contributed.values())
+    assert contributed > 0 and detail["contributed"] == contributed
+    assert ctx.contracts.contributions.functions.contributedTo(detail["id"]).call() == contributed
+    pool = fees + detail["added_prize"] + contributed - campeonato_fee(ctx)
     prizes = [pool * bps // 10_000 for bps in detail["prize_bps"][: len(humans)]]
     prizes[0] += pool - sum(prizes)
     assert sum(prizes) == pool > 0
@@ -253,6 +257,7 @@ def check_chain_against_results(ctx: DemoContext) -> None:
             + rent.get(name, 0)
             + withdrawn.get(name, 0)
             + markets.get(name, 0)
+            - ctx.contributed.get(name, 0)
         )
         assert delta(wallet.address) == moved, name
         assert int(statements[name]["paid"]) == expected.get(name, 0) + withdrawn.get(name, 0)
@@ -260,8 +265,12 @@ def check_chain_against_results(ctx: DemoContext) -> None:
     # Emission tables charge no fee; the Campeonato's fee on entry fees is split between the
     # treasury, the center that hosted it and the creator who brought two of its entrants.
     assert delta(ctx.treasury) == fee_legs(ctx)["treasury"] > 0
+    # Contributions went into the vault, and out again with the prizes.
     assert -delta(ctx.vault) == (
-        sum(expected.values()) + fee_legs(ctx)["treasury"] + sum(withdrawn.values())
+        sum(expected.values())
+        + fee_legs(ctx)["treasury"]
+        + sum(withdrawn.values())
+        - sum(ctx.contributed.values())
     )
     assert sum(rewards.values()) == int(ctx.season_rewards["settlement"]["paid"])
     assert ctx.reconciliation.withdrawals_paid == sum(withdrawn.values())
@@ -332,6 +341,10 @@ def test_demo_season_on_the_embedded_defaults(tmp_path, capsys) -> None:
     assert result.ok, result.problems
     printed = capsys.readouterr().out
     assert "reconciliation OK" in printed
+    assert "contribution: cora added 5.00 DEW to Campeonato #" in printed
+    assert "5.00 DEW contributed in all" in printed
+    assert "moderation: sanction #" in printed and " mute on sam until " in printed
+    assert "reason 'Repeated messages at the table'; sam's standing shows it" in printed
     assert "leaderboard rewards for places 1-3: 30.00, 20.00, 10.00 DEW" in printed
     assert "the operator ends the season; the worker pays its leaderboard rewards" in printed
     assert "place 1: " in printed

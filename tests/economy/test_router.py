@@ -28,10 +28,11 @@ def api(deployment, pg_url):
     app.state.settings = Settings()
     app.state.session_factory = make_session_factory(engine)
     app.state.economy_tx_builder = ScholarshipTxBuilder(deployment.contracts)
+    app.state.chain_reader = reader = ChainReader(deployment.contracts)  # chain time, too
     app.include_router(router)
     install_error_handlers(app)
     with TestClient(app) as client:
-        yield client, app.state.session_factory, ChainReader(deployment.contracts)
+        yield client, app.state.session_factory, reader
     engine.dispose()
 
 
@@ -262,6 +263,20 @@ def test_offers_expire_cancel_in_bulk_and_idle_agreements_are_reclaimed(deployme
     assert stale.status_code == 409, stale.text
     assert "InvalidValidUntil" in stale.json()["error"]["message"]
 
+    # Open for an hour of chain time from the latest block, whatever the caller's clock says;
+    # an offer gives its validity one way only.
+    hour = client.post("/economy/offers", json=division | {"valid_for_s": 3600})
+    assert hour.status_code == 200, hour.text
+    [built] = hour.json()["transactions"]
+    terms = deployment.contracts.registry.decode_function_input(built["data"])[1]["terms"]
+    valid_until = terms["validUntil"] if isinstance(terms, dict) else terms[-1]
+    assert head + 3600 <= valid_until <= head + 3600 + 60
+    both = client.post(
+        "/economy/offers", json=division | {"valid_for_s": 60, "valid_until": head + 60}
+    )
+    assert both.status_code == 422 and both.json()["error"]["code"] == "invalid_request"
+    assert client.post("/economy/offers", json=division | {"valid_for_s": 0}).status_code == 422
+
     # Two open offers, withdrawn together; the mirror follows and accepting is refused.
     _sign_all(deployment, owner_key, client.post("/economy/offers", json=division))
     _sign_all(
@@ -298,6 +313,12 @@ def test_offers_expire_cancel_in_bulk_and_idle_agreements_are_reclaimed(deployme
     early = client.post(f"/economy/agreements/{agreement_id}/reclaim", json={"owner": owner})
     assert early.status_code == 409
     assert "AgreementNotIdle" in early.json()["error"]["message"]
+    # The contract's error by name, for a client's words (the code stays the kind's).
+    assert early.json()["error"]["code"] == "refused"
+    assert early.json()["error"]["detail"] == {"revert": "AgreementNotIdle"}
+    closing = client.post(f"/economy/agreements/{agreement_id}/close", json={"sender": scholar})
+    assert closing.status_code == 409
+    assert closing.json()["error"]["detail"] == {"revert": "AgreementNotExpired"}
     advance_time(deployment.w3, 7 * 86_400)
     _sign_all(
         deployment,

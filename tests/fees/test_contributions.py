@@ -177,19 +177,7 @@ def test_a_wallet_contributes_through_the_api_and_the_pool_lists_it(deployment, 
         (creator, str(5 * DEW))
     ]
     assert api(server.url).get(f"/competitions/{tournament}").json()["contributed"] == 5 * DEW
-    # Many small contributions never make an unbounded answer: the list is capped, the
-    # total is still the whole pool.
-    with sessions() as session, session.begin():
-        for i in range(3):
-            session.add(
-                Contribution(
-                    tx_hash="0x" + secrets.token_hex(32), log_index=i, tournament_id=tournament,
-                    contributor=creator, amount=str(DEW), status="pooled", block_number=10**9 + i,
-                )
-            )  # fmt: skip
-    capped = api(server.url).get(path, params={"limit": 2}).json()
-    assert len(capped["contributions"]) == 2 and capped["total"] == str(8 * DEW)
-    assert api(server.url).get(path, params={"limit": 501}).status_code == 422
+    # A script's many small contributions: tests/hostile/test_contributions.py.
 
 
 def test_contributions_the_prizes_could_not_pay_are_refused_and_build_nothing(

@@ -81,9 +81,7 @@ def _put_in_standing(books: Any, address: str, state: str) -> None:
             moderation.impose(
                 session=session,
                 address=address,
-                kind=state,
-                reason=f"a {state} for cheating",
-                duration=timedelta(days=7),
+                terms=moderation.Terms(state, f"a {state} for cheating", timedelta(days=7)),
                 actor=OPERATOR.address,
             )
         else:

@@ -35,9 +35,10 @@ from backend.economy import stakes
 from backend.economy.models import AgreementMirror, LedgerLeg, PlannedSettlement, StakeEntry
 from backend.markets.models import MarketLedgerEntry
 from backend.protocol.client import DewClientError
-from backend.tables.models import Match, MatchmakingTicket, MatchResult, Table, TableSeat
+from backend.tables.models import Match, MatchmakingTicket, MatchResult, TableSeat
 from backend.tables.moderation.complaints import Complaint
 from tests.fixtures.harness import ServerProcess, api, sign_in
+from tests.fixtures.tables import add_table
 from tests.hostile.test_seats_and_holds import _deposit
 from tests.hostile.test_tables import _error
 
@@ -80,19 +81,7 @@ def _settled(session: Session, match_id: str) -> None:
 
 
 def _table(session: Session) -> str:
-    table_id = uuid.uuid4().hex
-    session.add(
-        Table(
-            id=table_id,
-            preset="draw",
-            seat_count=2,
-            invite_code=uuid.uuid4().hex[:16],
-            turn_timeout_s=30.0,
-            status="finished",
-        )
-    )
-    session.flush()
-    return table_id
+    return add_table(session, status="finished")
 
 
 def _objects(sessions: sessionmaker[Session], address: str) -> dict[str, str]:

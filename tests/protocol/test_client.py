@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
+import jwt
 import pytest
 from eth_account import Account
 
+from backend.config import AuthSettings
 from backend.game import replay
 from backend.protocol import messages as protocol
 from backend.protocol.client import DewClient, DewClientError, Wallet
@@ -265,3 +268,32 @@ def test_two_wallets_play_a_table_with_options_to_one_result(server):
     finally:
         for c in clients:
             c.close()
+
+
+def test_an_access_token_is_refreshed_before_it_expires_and_after_an_early_expiry(client):
+    """A client that plays longer than a token lives stays signed in: it refreshes a token that
+    expires within the minute before sending, and one the server finds expired (a clock ahead
+    of the server's) once, then sends the request again; each refresh rotates the refresh
+    token, whose old value the server then refuses."""
+    address = client.address
+    # Expiry a few seconds away: refreshed before the request goes.
+    first_refresh = client._refresh_token
+    client._access_expires_at = datetime.now(UTC) + timedelta(seconds=5)
+    assert client.request("me")["address"] == address
+    assert client._refresh_token not in (None, first_refresh)
+    assert client._access_expires_at > datetime.now(UTC) + timedelta(minutes=5)
+
+    # The server finds the token expired though this client's clock does not: refused with
+    # token_expired, refreshed once, sent again.
+    claims = jwt.decode(client.token, options={"verify_signature": False})
+    past = int((datetime.now(UTC) - timedelta(seconds=5)).timestamp())
+    # The server under test runs on the default settings: this installation's secret.
+    client.token = jwt.encode({**claims, "exp": past}, AuthSettings().jwt_secret, "HS256")
+    expired, second_refresh = client.token, client._refresh_token
+    assert client.request("me")["address"] == address
+    assert client.token != expired and client._refresh_token != second_refresh
+
+    # Rotation: a refresh token used once is refused, and its session ends (docs/security.md).
+    with DewClient(client.base_url) as other, pytest.raises(DewClientError) as refused:
+        other.request("refresh", json_body={"refresh_token": first_refresh})
+    assert refused.value.status == 401

@@ -34,6 +34,7 @@ SCREENS = [
     "centers",
     "creator",
     "settings",
+    "friends",
     "limits",
     "standing",
     "support",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from backend.api.deps import (
     CurrentModerator,
@@ -23,7 +23,7 @@ from backend.api.deps import (
     SessionDep,
     SettingsDep,
 )
-from backend.api.params import Id31, error_responses, out_of
+from backend.api.params import AddressPath, Id31, ListLimit, error_responses, out_of
 from backend.care import limits as care_limits
 from backend.care import moderation
 from backend.care.moderation import SanctionRow
@@ -53,7 +53,7 @@ from backend.care.schemas import (
 )
 from backend.care.standing import Limit
 from backend.db.base import utcnow
-from backend.kit.schemas import ADDRESS_PATTERN
+from backend.kit.rows import columns
 from backend.tables import closure
 from backend.tables.moderation import actions, complaints, support
 from backend.tables.moderation.support import TicketRow
@@ -62,7 +62,6 @@ from backend.tables.schemas import ComplaintOut
 router = APIRouter(prefix="/care", tags=["care"])
 _ERRORS = error_responses(401, 403, 404, 409, 422)
 _CAPPED = error_responses(401, 403, 404, 409, 422, 429)
-WalletPath = Annotated[str, Path(pattern=ADDRESS_PATTERN)]
 
 
 def _sanction(row: SanctionRow) -> SanctionOut:
@@ -149,10 +148,7 @@ def open_ticket(
     row = support.open_ticket(
         session=session,
         address=player.address,
-        about=body.about,
-        ref=body.ref,
-        subject=body.subject,
-        text=body.text,
+        **columns(body, "about ref subject text"),
         per_day=settings.talk.tickets_per_day,
         messages_per_day=settings.talk.ticket_messages_per_day,
     )
@@ -161,9 +157,7 @@ def open_ticket(
 
 @router.get("/tickets", response_model=list[TicketOut], responses=_ERRORS)
 def my_tickets(
-    session: SessionDep,
-    player: CurrentPlayer,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    session: SessionDep, player: CurrentPlayer, limit: ListLimit = 100
 ) -> list[TicketOut]:
     """Your tickets newest first, with their states (the threads: one ticket at a time)."""
     rows = support.tickets(session=session, address=player.address, limit=limit)
@@ -203,20 +197,17 @@ def close_my_ticket(ticket_id: Id31, session: SessionDep, player: CurrentPlayer)
 
 @router.get("/reports", response_model=list[ReportOutcomeOut], responses=_ERRORS)
 def my_reports(
-    session: SessionDep,
-    player: CurrentPlayer,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    session: SessionDep, player: CurrentPlayer, limit: ListLimit = 100
 ) -> list[ReportOutcomeOut]:
     """The players you reported, newest first, each with the action it led to."""
-    rows = actions.outcomes(session=session, reporter=player.address, limit=limit)
-    return [out_of(ReportOutcomeOut, r) for r in rows]
+    return actions.outcomes(session=session, reporter=player.address, limit=limit)
 
 
 @router.get("/reports/{complaint_id}", response_model=ReportOutcomeOut, responses=_ERRORS)
 def my_report(complaint_id: Id31, session: SessionDep, player: CurrentPlayer) -> ReportOutcomeOut:
     """One of your reports with the action it led to."""
     (row,) = actions.outcomes(session=session, reporter=player.address, complaint_id=complaint_id)
-    return out_of(ReportOutcomeOut, row)
+    return row
 
 
 @router.post("/closure", response_model=ClosureOut, responses=_ERRORS)
@@ -230,11 +221,13 @@ def close_account(body: ClosureIn, session: SessionDep, player: CurrentPlayer) -
 # --- moderators ---------------------------------------------------------------------------
 
 
+def _terms(body: SanctionIn) -> moderation.Terms:
+    return moderation.Terms(body.kind, body.reason, timedelta(hours=body.hours))
+
+
 @router.get("/moderation/complaints", response_model=list[ComplaintOut], responses=_ERRORS)
 def open_complaints(
-    session: SessionDep,
-    moderator: CurrentModerator,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    session: SessionDep, moderator: CurrentModerator, limit: ListLimit = 100
 ) -> list[ComplaintOut]:
     """Open complaints, newest first."""
     rows = complaints.list_complaints(session=session, status="open", limit=limit)
@@ -252,12 +245,7 @@ def act_on_complaint(
 ) -> SanctionOut:
     """Sanction the wallet an open complaint reports, and close the complaint with it."""
     row = actions.act_on_complaint(
-        session=session,
-        complaint_id=complaint_id,
-        kind=body.kind,
-        reason=body.reason,
-        duration=timedelta(hours=body.hours),
-        actor=moderator.address,
+        session=session, complaint_id=complaint_id, terms=_terms(body), actor=moderator.address
     )
     return _sanction(row)
 
@@ -270,22 +258,14 @@ def sanction_wallet(
 ) -> SanctionOut:
     """Sanction a wallet with no complaint behind it (what the moderator saw itself)."""
     row = moderation.impose(
-        session=session,
-        address=body.address,
-        kind=body.kind,
-        reason=body.reason,
-        duration=timedelta(hours=body.hours),
-        actor=moderator.address,
+        session=session, address=body.address, terms=_terms(body), actor=moderator.address
     )
     return _sanction(row)
 
 
 @router.get("/moderation/sanctions", response_model=list[SanctionOut], responses=_ERRORS)
 def sanctions(
-    session: SessionDep,
-    moderator: CurrentModerator,
-    appealed: bool = False,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    session: SessionDep, moderator: CurrentModerator, appealed: bool = False, limit: ListLimit = 100
 ) -> list[SanctionOut]:
     """Sanctions newest first; ``appealed``: only appeals waiting for an answer."""
     rows = moderation.list_sanctions(session=session, appealed=appealed, limit=limit)
@@ -333,7 +313,7 @@ def support_tickets(
     session: SessionDep,
     moderator: CurrentModerator,
     status: Annotated[str | None, Query(pattern="^(open|answered|closed)$")] = "open",
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    limit: ListLimit = 100,
 ) -> list[StaffTicketOut]:
     """Tickets newest first (``status`` open: waiting for an answer)."""
     rows = support.tickets(session=session, status=status, limit=limit)
@@ -380,10 +360,10 @@ def moderators(session: SessionDep, operator: CurrentOperator) -> list[str]:
 
 
 @router.put("/moderators/{address}", status_code=204, responses=_ERRORS)
-def grant(address: WalletPath, session: SessionDep, operator: CurrentOperator) -> None:
+def grant(address: AddressPath, session: SessionDep, operator: CurrentOperator) -> None:
     moderation.grant(session=session, address=address, by=operator.address)
 
 
 @router.delete("/moderators/{address}", status_code=204, responses=_ERRORS)
-def revoke(address: WalletPath, session: SessionDep, operator: CurrentOperator) -> None:
+def revoke(address: AddressPath, session: SessionDep, operator: CurrentOperator) -> None:
     moderation.revoke(session=session, address=address)

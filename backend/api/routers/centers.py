@@ -16,7 +16,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from backend.api.deps import ChainReaderDep, CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
-from backend.api.params import error_responses
+from backend.api.params import ListLimit, error_responses
 from backend.api.routers.tables import table_out
 from backend.centers import service as centers
 from backend.centers.models import GameCenter
@@ -157,7 +157,7 @@ def report(
     center_id: CenterId,
     session: SessionDep,
     season: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    limit: ListLimit = 100,
 ) -> dict[str, Any]:
     """The center's share of fees from the matches and tournaments it hosted, per season, and
     per match (newest first, at most ``limit``) with the transaction that paid it."""

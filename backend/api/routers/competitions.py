@@ -29,7 +29,7 @@ from backend.api.deps import (
     SettingsDep,
     read_sessions,
 )
-from backend.api.params import Id31
+from backend.api.params import Id31, ListLimit
 from backend.api.ratelimit import client_key
 from backend.competitions import contributions, service, views
 from backend.competitions.schemas import (
@@ -83,9 +83,7 @@ def get_tournament(session: SessionDep, tournament_id: TournamentId) -> dict[str
     summary="The DEW contributed to a tournament's prizes, and by whom",
 )
 def list_contributions(
-    session: SessionDep,
-    tournament_id: TournamentId,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    session: SessionDep, tournament_id: TournamentId, limit: ListLimit = 100
 ) -> ContributionsOut:
     """The pool's total, and its contributions newest first (at most ``limit``)."""
     service.get_tournament(session=session, tournament_id=tournament_id)  # 404 first

@@ -14,12 +14,11 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from backend.api.deps import CurrentPlayer, MarketDoor, MarketsDep, SessionDep, ShopDoor
-from backend.api.params import Id63, described_errors
+from backend.api.params import AddressPath, Id63, described_errors
 from backend.economy.schemas import TransactionsOut
-from backend.kit.schemas import ADDRESS_PATTERN
 from backend.markets import schemas, service
 from backend.markets.exceptions import MarketsValueError, NotOwner, StaleListing
 from backend.markets.models import ListingStatus
@@ -29,7 +28,6 @@ router = APIRouter(prefix="/markets", tags=["markets"])
 
 ListingId = Id63
 AvatarId = Id63
-AddressPath = Annotated[str, Path(pattern=ADDRESS_PATTERN)]
 _ERRORS = described_errors(401, 403, 404, 409, 422, 503)
 
 

@@ -7,6 +7,7 @@ from fastapi import APIRouter
 
 from backend.api.deps import CurrentPlayer, GateDep, SessionDep, SettingsDep, terms_for_play
 from backend.api.params import error_responses
+from backend.kit.rows import columns
 from backend.tables import matchmaking, schemas
 
 router = APIRouter(prefix="/matchmaking", tags=["tables"])
@@ -28,11 +29,7 @@ def enqueue(
         session=session,
         gate=gate,
         address=player.address,
-        preset=body.preset,
-        earning=body.earning,
-        avatar_id=body.avatar_id,
-        options=body.options,
-        stake=body.stake,
+        **columns(body, "preset earning avatar_id options stake"),
         seat_count=body.seats,
     )
     return schemas.TicketOut.model_validate(ticket, from_attributes=True)

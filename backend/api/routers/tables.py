@@ -14,6 +14,7 @@ from backend.api import deps
 from backend.api.deps import CurrentPlayer, GateDep, HubDep, SessionDep, SettingsDep
 from backend.api.params import error_responses, out_of
 from backend.economy.fees.schedule import BPS, FeeSchedule
+from backend.kit.rows import columns
 from backend.tables import exceptions as exc
 from backend.tables import schemas
 from backend.tables import service as tables
@@ -167,9 +168,7 @@ async def join_table(
             gate=gate,
             table_id=table_id,
             address=player.address,
-            seat=body.seat,
-            avatar_id=body.avatar_id,
-            invite_code=body.invite_code,
+            **columns(body, "seat avatar_id invite_code"),
         )
     )
     await hub.table_changed(table.id)

@@ -12,12 +12,12 @@ import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
 from backend.api.deps import CurrentPlayer, GateDep, SessionDep, get_tx_builder
-from backend.api.params import error_responses
+from backend.api.params import ListLimit, error_responses
 from backend.care import limits
 from backend.chain import outbox
 from backend.chain.models import ChainRequest
@@ -75,10 +75,7 @@ def _why(session: SessionDep, row: dict[str, Any]) -> EscrowOut:
 
 @router.get("", response_model=WalletMoneyOut, responses=_ERRORS)
 def my_money(
-    request: Request,
-    session: SessionDep,
-    player: CurrentPlayer,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    request: Request, session: SessionDep, player: CurrentPlayer, limit: ListLimit = 100
 ) -> WalletMoneyOut:
     """The wallet page: DEW on chain, the stake balance, what is in escrow and why, the
     withdrawals with their states, and the history of the stake balance."""
@@ -164,9 +161,7 @@ def withdraw(
 
 @router.get("/withdrawals", response_model=list[WithdrawalOut], responses=_ERRORS)
 def my_withdrawals(
-    session: SessionDep,
-    player: CurrentPlayer,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    session: SessionDep, player: CurrentPlayer, limit: ListLimit = 100
 ) -> list[WithdrawalOut]:
     rows = withdrawals.list_withdrawals(session=session, address=player.address, limit=limit)
     return [_withdrawal_out(w) for w in rows]

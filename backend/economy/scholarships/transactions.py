@@ -112,9 +112,17 @@ class ScholarshipTxBuilder(TxBuilder):
         )
 
     def offer(
-        self, *, owner: str, avatar_id: int, terms: OfferTerms, scholar: str | None = None
+        self,
+        *,
+        owner: str,
+        avatar_id: int,
+        terms: OfferTerms,
+        scholar: str | None = None,
+        valid_for_s: int | None = None,
     ) -> UnsignedTx:
-        """A direct offer to ``scholar``, or an open listing when ``scholar`` is None."""
+        """A direct offer to ``scholar``, or an open listing when ``scholar`` is None. Without
+        ``terms.valid_until`` it may be accepted for ``valid_for_s`` seconds of chain time
+        (default ``DEFAULT_OFFER_VALIDITY_S``) from the latest block."""
         owner = _address(owner, "owner")
         target = _address(scholar, "scholar") if scholar else ZERO_ADDRESS
         registry = self.contracts.registry
@@ -123,9 +131,14 @@ class ScholarshipTxBuilder(TxBuilder):
         if target == owner:
             raise EconomyValueError("an owner cannot offer an avatar to themselves")
         who = f"scholar {target}" if scholar else "any scholar (open listing)"
+        if valid_for_s is not None and not 0 < valid_for_s <= MAX_DURATION_S:
+            raise EconomyValueError(f"valid_for_s must be 1..{MAX_DURATION_S}, got {valid_for_s!r}")
         if terms.valid_until is None:
             latest = self._block_time()
-            terms = replace(terms, valid_until=latest + DEFAULT_OFFER_VALIDITY_S)
+            validity = DEFAULT_OFFER_VALIDITY_S if valid_for_s is None else valid_for_s
+            terms = replace(terms, valid_until=latest + validity)
+        elif valid_for_s is not None:
+            raise EconomyValueError("give valid_until or valid_for_s, not both")
         return self._build(
             owner,
             registry,
@@ -165,7 +178,9 @@ class ScholarshipTxBuilder(TxBuilder):
         try:
             rent = int(self._read(registry.functions.agreementOf(agreement_id))[13])
         except Refused as exc:
-            raise Refused(f"accept {agreement_id}: {exc}") from exc
+            refused = Refused(f"accept {agreement_id}: {exc}")
+            refused.detail = exc.detail
+            raise refused from exc
         what = f"accept agreement {agreement_id}"
         return self._pay_then(scholar, registry, rent, "accept", [agreement_id], what)
 

@@ -24,6 +24,7 @@ from backend.chain import match_ids
 from backend.db import dialect
 from backend.db.base import aware, utcnow
 from backend.economy import settlement
+from backend.kit.rows import columns
 from backend.tables.models import (
     ChainMatchSequence,
     EarningHold,
@@ -271,13 +272,8 @@ def commit_final(engine: Engine, last_move: dict[str, Any], finish: Finish) -> b
         conn.execute(
             settlement.queue_match(
                 engine,
-                match_id=finish.match_id,
+                **columns(finish, "match_id table_id preset earning stake result_hash"),
                 chain_match_id=chain_match_id,
-                table_id=finish.table_id,
-                preset=finish.preset,
-                earning=finish.earning,
-                stake=finish.stake,
-                result_hash=finish.result_hash,
                 seats=seat_rows,
                 finished_at=now,
             )

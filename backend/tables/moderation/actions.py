@@ -6,41 +6,28 @@ sanction's length or its number)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.care import moderation
 from backend.care.models import Sanction
-from backend.care.moderation import SanctionRow
+from backend.care.moderation import SanctionRow, Terms
+from backend.care.schemas import ReportOutcomeOut
 from backend.db.base import aware, utcnow
 from backend.kit.rows import columns
 from backend.tables import exceptions as exc
 from backend.tables.moderation.complaints import RESOLUTION_MAX_CHARS, Complaint, lock_open
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """A report as its reporter sees it: ``action`` is None while it is open, then the kind
-    of sanction it led to (warn, mute, suspend, ban) or "none"."""
-
-    id: int
-    table_id: str
-    reported: str
-    reason: str
-    status: str
-    created_at: datetime
-    closed_at: datetime | None
-    action: str | None
-
-
 def outcomes(
     *, session: Session, reporter: str, complaint_id: int | None = None, limit: int = 100
-) -> list[Outcome]:
+) -> list[ReportOutcomeOut]:
     """The reporter's own reports newest first (``complaint_id``: that one, if it is the
-    reporter's; another's is not found)."""
+    reporter's; another's is not found), each as its reporter sees it: ``action`` is None
+    while it is open, then the kind of sanction it led to (warn, mute, suspend, ban) or
+    "none"."""
     query = (
         select(Complaint)
         .where(Complaint.reporter == reporter)
@@ -59,8 +46,8 @@ def outcomes(
     )
     kinds = {complaint: kind for complaint, kind in sanctioned}
     return [
-        Outcome(
-            **columns(c, "id table_id reported reason status"),
+        ReportOutcomeOut(
+            **columns(c, "id table_id message_id reported reason status"),
             created_at=aware(c.created_at),
             closed_at=aware(c.closed_at),
             action=None if c.status != "closed" else kinds.get(c.id, "none"),
@@ -73,9 +60,7 @@ def act_on_complaint(
     *,
     session: Session,
     complaint_id: int,
-    kind: str,
-    reason: str,
-    duration: timedelta,
+    terms: Terms,
     actor: str,
     now: datetime | None = None,
 ) -> SanctionRow:
@@ -85,15 +70,13 @@ def act_on_complaint(
     row = moderation.record(
         session=session,
         address=complaint.reported,
-        kind=kind,
-        reason=reason,
-        duration=duration,
+        terms=terms,
         actor=actor,
         complaint_id=complaint.id,
         now=now,
     )
     complaint.status = "closed"
-    complaint.resolution = f"{kind} #{row.id}: {row.reason}"[:RESOLUTION_MAX_CHARS]
+    complaint.resolution = f"{terms.kind} #{row.id}: {row.reason}"[:RESOLUTION_MAX_CHARS]
     complaint.closed_at = now
     session.commit()
     return row

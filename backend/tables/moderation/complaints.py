@@ -1,10 +1,13 @@
 """Reports of players ("Complaints", seed 000): filed by a signed-in wallet about a player it
-shares or shared a table with, read and closed by the operator (``dew complaints``).
+shares or shared a table with, or about a private message a friend sent it, read and closed
+by the operator (``dew complaints``).
 
 A report names a table, so "shares or shared a table" is checked against that table's seats
 and the seats of every match played at it; the same reporter can report the same player at
 the same table once (a unique index, not a check-then-insert), and a wallet files at most
 ``TalkSettings.reports_per_day`` reports in 24 hours (counted under a per-reporter lock).
+A report of a message names the message instead of a table: only its recipient reports it,
+once (a unique index), under the same daily cap; the moderators read the message with it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from sqlalchemy.orm import InstrumentedAttribute, Mapped, Session, mapped_column
 
 from backend.db import dialect
 from backend.db.base import Base, TimestampMixin, aware, get_or_raise, utcnow
+from backend.friends import service as friends
+from backend.friends.models import FriendMessage
 from backend.kit.rows import columns
 from backend.kit.text import clean_text
 from backend.protocol.messages import REPORT_REASONS
@@ -45,12 +50,15 @@ class Complaint(TimestampMixin, Base):
             unique=True,
         ),
         Index("ix_complaints_reporter_created_at", "reporter", "created_at"),
+        Index("uq_complaints_reporter_message_id", "reporter", "message_id", unique=True),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     reporter: Mapped[str] = mapped_column(String(42))
     reported: Mapped[str] = mapped_column(String(42), index=True)
-    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"))
+    # The table the two share or shared, or the private message reported (one of the two).
+    table_id: Mapped[str | None] = mapped_column(ForeignKey("game_tables.id"))
+    message_id: Mapped[int | None] = mapped_column(ForeignKey("friend_messages.id"))
     reason: Mapped[str] = mapped_column(String(32))
     note: Mapped[str | None] = mapped_column(String(NOTE_MAX_CHARS))
     status: Mapped[str] = mapped_column(String(16), default="open", index=True)
@@ -63,23 +71,23 @@ class ComplaintRow:
     id: int
     reporter: str
     reported: str
-    table_id: str
+    table_id: str | None
     reason: str
     note: str | None
     status: str
     resolution: str | None
     created_at: datetime
     closed_at: datetime | None
+    message_id: int | None = None
+    message: str | None = None  # the reported message's text (None once removed)
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
-
-def _row(c: Complaint) -> ComplaintRow:
+def _row(c: Complaint, message: str | None = None) -> ComplaintRow:
     return ComplaintRow(
-        **columns(c, "id reporter reported table_id reason note status resolution"),
+        **columns(c, "id reporter reported table_id message_id reason note status resolution"),
         created_at=aware(c.created_at),
         closed_at=aware(c.closed_at),
+        message=message,
     )
 
 
@@ -87,11 +95,9 @@ def count_today(
     session: Session, lock: str, created_at: InstrumentedAttribute[datetime], *where: Any
 ) -> int:
     """The rows ``where`` selects that were written in the last 24 hours, counted under the
-    key ``lock`` (held to the commit: parallel writers of one key cannot pass a daily cap
-    together). Reports, support tickets and their messages are capped through it."""
-    dialect.lock_key(session, lock)
-    since = utcnow() - timedelta(days=1)
-    return session.scalar(select(func.count()).where(created_at >= since, *where)) or 0
+    key ``lock`` (``dialect.count_locked``). Reports, support tickets and their messages are
+    capped through it."""
+    return dialect.count_locked(session, lock, created_at, utcnow() - timedelta(days=1), *where)
 
 
 def table_mates(session: Session, table_id: str) -> set[str]:
@@ -123,27 +129,11 @@ def report(
     per_day: int,
 ) -> ComplaintRow:
     """File ``reporter``'s complaint about ``reported`` at ``table_id``; commits."""
-    if reason not in REPORT_REASONS:
-        raise exc.InvalidRequest(
-            f"unknown reason {reason!r:.40}: one of {', '.join(REPORT_REASONS)}"
-        )
     if not ADDRESS.match(reported):
         raise exc.InvalidRequest(f"not an address: {reported!r:.60}")
-    cleaned = clean_text(note) if note else ""
-    if len(cleaned) > NOTE_MAX_CHARS:
-        raise exc.InvalidRequest(f"the note is limited to {NOTE_MAX_CHARS} characters")
     if reported.lower() == reporter.lower():
         raise exc.InvalidRequest("you cannot report yourself")
-    # The daily cap first, under the reporter's lock (held to the commit, so parallel reports
-    # cannot pass it together): a wallet at its cap costs no read of any table's seats.
-    today = count_today(
-        session,
-        f"complaints:{reporter.lower()}",
-        Complaint.created_at,
-        Complaint.reporter == reporter,
-    )
-    if today >= per_day:
-        raise exc.TooManyReports(f"at most {per_day} reports in 24 hours: try later")
+    cleaned = _checked(session, reporter, reason, note, per_day)
     # One answer for an unknown table and a stranger: a report reveals nothing about
     # private tables it is not part of.
     refusal = exc.NotTableMate(
@@ -163,15 +153,66 @@ def report(
         note=cleaned or None,
         status="open",
     )
+    return _filed(session, complaint, f"{reported} at table {table_id}")
+
+
+def _checked(session: Session, reporter: str, reason: str, note: str | None, per_day: int) -> str:
+    """The report's note cleaned, once its reason and the reporter's daily cap pass."""
+    if reason not in REPORT_REASONS:
+        raise exc.InvalidRequest(
+            f"unknown reason {reason!r:.40}: one of {', '.join(REPORT_REASONS)}"
+        )
+    cleaned = clean_text(note) if note else ""
+    if len(cleaned) > NOTE_MAX_CHARS:
+        raise exc.InvalidRequest(f"the note is limited to {NOTE_MAX_CHARS} characters")
+    # The daily cap first, under the reporter's lock (held to the commit, so parallel reports
+    # cannot pass it together): a wallet at its cap costs no read of any table's seats.
+    today = count_today(
+        session,
+        f"complaints:{reporter.lower()}",
+        Complaint.created_at,
+        Complaint.reporter == reporter,
+    )
+    if today >= per_day:
+        raise exc.TooManyReports(f"at most {per_day} reports in 24 hours: try later")
+    return cleaned
+
+
+def _filed(
+    session: Session, complaint: Complaint, what: str, message: str | None = None
+) -> ComplaintRow:
     session.add(complaint)
     try:
         session.flush()
     except IntegrityError:
         session.rollback()
-        raise exc.AlreadyReported(f"you already reported {reported} at table {table_id}") from None
-    row = _row(complaint)
+        raise exc.AlreadyReported(f"you already reported {what}") from None
+    row = _row(complaint, message)
     session.commit()
     return row
+
+
+def report_message(
+    *,
+    session: Session,
+    reporter: str,
+    message_id: int,
+    reason: str,
+    note: str | None,
+    per_day: int,
+) -> ComplaintRow:
+    """File ``reporter``'s complaint about a private message it received; commits."""
+    message = friends.received(session, reporter, message_id)
+    cleaned = _checked(session, message.recipient, reason, note, per_day)
+    complaint = Complaint(
+        reporter=message.recipient,
+        reported=message.sender,
+        message_id=message.id,
+        reason=reason,
+        note=cleaned or None,
+        status="open",
+    )
+    return _filed(session, complaint, f"message {message_id}", message.body)
 
 
 def list_complaints(
@@ -185,12 +226,26 @@ def list_complaints(
         query = query.where(Complaint.status == status)
     if reported is not None:
         query = query.where(func.lower(Complaint.reported) == reported.lower())
-    return [_row(c) for c in session.scalars(query)]
+    found = list(session.scalars(query))
+    said = _messages(session, [c.message_id for c in found if c.message_id is not None])
+    return [_row(c, said.get(c.message_id)) for c in found]
+
+
+def _messages(session: Session, ids: list[int]) -> dict[int | None, str | None]:
+    """The texts of the reported messages ``ids``, read in one query."""
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(FriendMessage.id, FriendMessage.body).where(FriendMessage.id.in_(ids))
+    )
+    return {message_id: body for message_id, body in rows}
 
 
 def get_complaint(*, session: Session, complaint_id: int) -> ComplaintRow:
     missing = exc.ComplaintNotFound(f"no complaint {complaint_id}")
-    return _row(get_or_raise(session, Complaint, complaint_id, missing))
+    found = get_or_raise(session, Complaint, complaint_id, missing)
+    said = _messages(session, [found.message_id] if found.message_id is not None else [])
+    return _row(found, said.get(found.message_id))
 
 
 def lock_open(session: Session, complaint_id: int) -> Complaint:

@@ -68,9 +68,6 @@ class TicketRow:
     closed_at: datetime | None
     messages: list[MessageRow] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "messages": [m.__dict__ for m in self.messages]}
-
 
 def _same(column: Any, address: str) -> Any:
     return func.lower(column) == address.lower()

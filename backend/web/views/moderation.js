@@ -16,6 +16,9 @@ addWords({
   modReports: ["Denuncias abiertas", "Open reports"],
   modReported: ["Denunciado", "Reported"],
   modReportNote: ["Nota de quien denuncia:", "The reporter's note:"],
+  modPrivateMessage: ["mensaje privado", "private message"],
+  modMessage: ["El mensaje denunciado:", "The message reported:"],
+  modMessageRemoved: ["(retirado: su autor cerró la cuenta)", "(removed: its author closed the account)"],
   modAction: ["Acción", "Action"],
   modLength: ["Duración", "Length"],
   unit_hours: ["horas", "hours"],
@@ -88,8 +91,12 @@ function complaintCard(api, ui, c, run) {
   h("button", { type: "submit" }, t("modAct")));
   return h("article", { class: "complaint care-box", "data-id": String(c.id), "data-reported": c.reported },
     h("h4", {}, `${t("modReported")}: `, h("span", { title: c.reported }, short(c.reported))),
-    h("p", {}, `${dateTime(c.created_at)} · ${t("table")} ${c.table_id.slice(0, 8)} · ${t("reportReason")}: `,
-      t(`reason_${c.reason}`)),
+    // A table mate's report names the table; a private message's carries the message's words.
+    h("p", {}, `${dateTime(c.created_at)} · `,
+      c.table_id ? `${t("table")} ${c.table_id.slice(0, 8)}` : t("modPrivateMessage"),
+      ` · ${t("reportReason")}: `, t(`reason_${c.reason}`)),
+    c.message_id ? h("p", {}, h("strong", {}, t("modMessage")), " ",
+      h("span", { class: "reported-message" }, c.message ?? t("modMessageRemoved"))) : null,
     c.note ? h("p", {}, h("strong", {}, t("modReportNote")), " ", h("span", { class: "report-note" }, c.note)) : null,
     form);
 }

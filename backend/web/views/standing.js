@@ -3,7 +3,7 @@
 // the players this wallet reported (GET /care/standing, POST /care/sanctions/{id}/appeal,
 // GET /care/reports). Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { dateTime, runner } from "../care.js";
+import { dateTime, runner, textForm } from "../care.js";
 import { addWords, fill, t } from "../i18n.js";
 
 addWords({
@@ -44,7 +44,7 @@ function outcomeWords(report) {
 }
 
 function sanctionCard(api, ui, s, run) {
-  const { h, say } = ui;
+  const { h } = ui;
   const state = s.lifted_at
     ? fill(t("sanctionLifted"), { date: dateTime(s.lifted_at) })
     : fill(t(s.active ? "sanctionActive" : "sanctionEnded"), { date: dateTime(s.expires_at) });
@@ -62,17 +62,11 @@ function sanctionCard(api, ui, s, run) {
         t(s.lifted_at ? "appealGranted" : "appealUpheld"))
       : h("p", { class: "appeal-waiting" }, fill(t("appealWaiting"), { date: dateTime(s.appealed_at) })));
   } else {
-    const id = `appeal-${s.id}`;
-    parts.push(h("form", { class: "appeal-form", onsubmit: (event) => {
-      event.preventDefault();
-      const text = event.target.elements.text.value.trim();
-      if (!text) return say(t("appealEmpty"), true);
-      run(event.target.querySelector("button"),
-        () => api.request("POST", `/care/sanctions/${s.id}/appeal`, { text }), t("appealSent"));
-    } },
-    h("p", {}, h("label", { for: id }, t("appealLabel")), h("br"),
-      h("textarea", { id, name: "text", rows: 3, maxlength: 560, required: true })),
-    h("button", { type: "submit" }, t("appealSend"))));
+    parts.push(textForm(ui, run, {
+      cls: "appeal-form", id: `appeal-${s.id}`, label: "appealLabel", rows: 3, maxlength: 560,
+      empty: "appealEmpty", submit: "appealSend", note: "appealSent",
+      send: (text) => api.request("POST", `/care/sanctions/${s.id}/appeal`, { text }),
+    }));
   }
   return h("article", {
     class: "sanction care-box", "data-id": String(s.id), "data-kind": s.kind, "data-active": String(s.active),

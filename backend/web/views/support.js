@@ -3,7 +3,7 @@
 // thread, writes again or closes it (/care/tickets). `#/support?about=match&ref=<id>` opens
 // the form filled in. Loaded on demand by app.js, which passes its helpers in `ui`.
 
-import { dateTime, runner } from "../care.js";
+import { dateTime, runner, textForm } from "../care.js";
 import { addWords, t } from "../i18n.js";
 
 addWords({
@@ -48,22 +48,16 @@ const REF = /^[A-Za-z0-9_-]{1,80}$/;
 export const RENAMED = { ticket_not_found: "support_ticket_not_found" };
 
 function ticketCard(api, ui, ticket, run) {
-  const { h, say } = ui;
+  const { h } = ui;
   const thread = h("ol", { class: "thread" }, ticket.messages.map((m) => h("li", { "data-staff": String(m.staff) },
     h("strong", {}, t(m.staff ? "ticketFromStaff" : "ticketFromYou")), ` · ${dateTime(m.created_at)}: `,
     h("span", { class: "message-body" }, m.body ?? t("ticketRemoved")))));
   const open = ticket.status !== "closed";
-  const replyId = `reply-${ticket.id}`;
-  const reply = open ? h("form", { class: "ticket-reply", onsubmit: (event) => {
-    event.preventDefault();
-    const text = event.target.elements.text.value.trim();
-    if (!text) return say(t("writeSomething"), true);
-    run(event.target.querySelector("button[type=submit]"),
-      () => api.request("POST", `/care/tickets/${ticket.id}/messages`, { text }), t("ticketWritten"));
-  } },
-  h("p", {}, h("label", { for: replyId }, t("ticketReplyLabel")), h("br"),
-    h("textarea", { id: replyId, name: "text", rows: 2, maxlength: 2000, required: true })),
-  h("button", { type: "submit" }, t("ticketReply")), " ",
+  const reply = open ? textForm(ui, run, {
+    cls: "ticket-reply", id: `reply-${ticket.id}`, label: "ticketReplyLabel", rows: 2, maxlength: 2000,
+    empty: "writeSomething", submit: "ticketReply", note: "ticketWritten",
+    send: (text) => api.request("POST", `/care/tickets/${ticket.id}/messages`, { text }),
+  }, " ",
   h("button", { type: "button", class: "ticket-close", onclick: (event) => run(event.target,
     () => api.request("POST", `/care/tickets/${ticket.id}/close`), t("ticketClosedNote")) }, t("ticketClose"))) : null;
   return h("article", { class: "ticket care-box", "data-id": String(ticket.id), "data-status": ticket.status },

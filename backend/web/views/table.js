@@ -196,6 +196,8 @@ export async function tableView(api, ui, tableId, query) {
           field(t("invite"), h("input", { name: "addresses", type: "text", size: 44 })),
           h("button", { type: "submit" }, t("invite").split(" ")[0]));
         parts.push(invite);
+        const friendsHref = `#/friends?table=${tableId}`;
+        parts.push(h("p", {}, h("a", { href: friendsHref, id: "invite-friends" }, t("inviteFriends"))));
       }
       const leave = () => api.call("leave", { table_id: tableId })
         .then(() => { location.hash = "#/lobby"; }).catch(fail);

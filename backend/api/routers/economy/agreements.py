@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from sqlalchemy import select
 
-from backend.api.deps import BuilderDep, SessionDep
-from backend.api.params import MAX_ID, described_errors, out_of
+from backend.api.deps import BuilderDep, ChainNowDep, SessionDep
+from backend.api.params import MAX_ID, ListLimit, described_errors, out_of
 from backend.api.params import Id63 as AgreementId
 from backend.economy import exceptions as exc
 from backend.economy import reports, schemas
@@ -74,11 +74,12 @@ def close(
 @router.get("", response_model=list[schemas.AgreementOut])
 def list_agreements(
     session: SessionDep,
+    now_s: ChainNowDep,
     avatar_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     owner: str | None = None,
     scholar: str | None = None,
     open_listings: Annotated[bool, Query(description="only offers any scholar may take")] = False,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    limit: ListLimit = 100,
 ) -> list[schemas.AgreementOut]:
     """Agreements as the indexer mirrored them from the registry's events."""
     query = select(AgreementMirror).order_by(AgreementMirror.id.desc()).limit(limit)
@@ -90,16 +91,19 @@ def list_agreements(
         query = query.where(AgreementMirror.scholar == reports.checksum(scholar))
     if open_listings:
         query = query.where(AgreementMirror.status == "offered", AgreementMirror.scholar.is_(None))
-    return [_agreement_out(a) for a in session.scalars(query)]
+    return [_agreement_out(a, now_s) for a in session.scalars(query)]
 
 
 @router.get("/{agreement_id}", response_model=schemas.AgreementOut, responses=_ERRORS)
-def get_agreement(agreement_id: AgreementId, session: SessionDep) -> schemas.AgreementOut:
+def get_agreement(
+    agreement_id: AgreementId, session: SessionDep, now_s: ChainNowDep
+) -> schemas.AgreementOut:
     agreement = session.get(AgreementMirror, agreement_id)
     if agreement is None:
         raise exc.AgreementNotFound(f"no agreement {agreement_id!r} (yet) in the mirror")
-    return _agreement_out(agreement)
+    return _agreement_out(agreement, now_s)
 
 
-def _agreement_out(a: AgreementMirror) -> schemas.AgreementOut:
-    return out_of(schemas.AgreementOut, a, status=reports.agreement_status(a))
+def _agreement_out(a: AgreementMirror, now_s: int) -> schemas.AgreementOut:
+    """The mirror's agreement; its term judged by chain time (``expired`` once it ran out)."""
+    return out_of(schemas.AgreementOut, a, status=reports.agreement_status(a, now_s))

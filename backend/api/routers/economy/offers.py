@@ -28,5 +28,11 @@ def offer(body: schemas.OfferIn, builder: BuilderDep) -> schemas.TransactionsOut
         valid_until=body.valid_until,
     )
     return schemas.TransactionsOut.of(
-        builder.offer(owner=body.owner, avatar_id=body.avatar_id, terms=terms, scholar=body.scholar)
+        builder.offer(
+            owner=body.owner,
+            avatar_id=body.avatar_id,
+            terms=terms,
+            scholar=body.scholar,
+            valid_for_s=body.valid_for_s,
+        )
     )

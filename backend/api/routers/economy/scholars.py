@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from backend.api.deps import SessionDep
+from backend.api.deps import ChainNowDep, SessionDep
 from backend.api.params import described_errors
 from backend.economy import reports, schemas
 
@@ -16,9 +16,11 @@ _ERRORS = described_errors(404, 409, 422, 503)
 
 
 @router.get("/{address}/earnings", response_model=schemas.ScholarEarningsOut, responses=_ERRORS)
-def scholar(address: str, session: SessionDep) -> schemas.ScholarEarningsOut:
+def scholar(address: str, session: SessionDep, now_s: ChainNowDep) -> schemas.ScholarEarningsOut:
     # The reports are plain mappings of wei amounts and nested rows.
-    data: Mapping[str, Any] = reports.scholar_earnings(session=session, scholar=address)
+    data: Mapping[str, Any] = reports.scholar_earnings(
+        session=session, scholar=address, now_s=now_s
+    )
     return schemas.ScholarEarningsOut(
         address=data["address"],
         paid=str(data["paid"]),

@@ -3,13 +3,13 @@ season's leaderboard."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, cast
+from typing import Any, cast
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from backend.api.deps import SessionDep
 from backend.api.params import Id31 as SeasonId
-from backend.api.params import described_errors
+from backend.api.params import ListLimit, described_errors
 from backend.economy import reports, schemas
 
 router = APIRouter(prefix="/seasons")
@@ -45,7 +45,7 @@ def _reward_place(place: dict[str, Any]) -> schemas.SeasonRewardPlaceOut:
     responses=_ERRORS,
 )
 def leaderboard(
-    season_id: SeasonId, session: SessionDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
+    season_id: SeasonId, session: SessionDep, limit: ListLimit = 50
 ) -> list[schemas.LeaderboardRowOut]:
     """Players of a season by wins, then game points; ``reward`` is the season's reward for
     the row's place when the season has a reward table."""
