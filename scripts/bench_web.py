@@ -6,7 +6,9 @@ database with a few open and live tables, so the lobby has rows) and loads ``/``
 browser context (cold cache) ``--loads`` times. Figures (``--json`` prints one JSON object):
 
     first_load_bytes     bytes of every response the first load fetched (HTML, modules,
-                         CSS, the lobby's API calls); budget 200 KB
+                         CSS, the lobby's API calls); budget 150,000 bytes (issue 31: the
+                         table's modules, the error codes' sentences and every other screen
+                         load when first used)
     interactive_ms       p50/max from navigation start to the lobby rendered and usable
                          (the page's ``dew-interactive`` performance mark); budget 1000 ms
 
@@ -70,7 +72,7 @@ from tests.web.phone import NO_SIDEWAYS_SCROLL, PHONE  # noqa: E402
 from tests.web.words import developer_text, open_every_menu, raw_values, speak  # noqa: E402
 
 CHROMIUM = os.environ.get("DEW_CHROMIUM", "/usr/bin/chromium")
-BYTES_BUDGET = 200 * 1024
+BYTES_BUDGET = 150_000
 INTERACTIVE_BUDGET_MS = 1000.0
 FRAME_BUDGET_MS = 16.0
 GUEST_CLICKS_GOAL = 2
@@ -425,8 +427,8 @@ def main() -> int:
     kb = figures["first_load_bytes"] / 1024
     print(f"web client first load, {figures['loads']} cold loads in Chromium ({CHROMIUM})")
     print(
-        f"  first load            {kb:8.1f} KB   budget {BYTES_BUDGET // 1024} KB: "
-        f"{'OK' if figures['first_load_bytes'] < BYTES_BUDGET else 'OVER'}"
+        f"  first load            {kb:8.1f} KB   budget {BYTES_BUDGET:,} bytes: "
+        f"{'OK' if figures['first_load_bytes'] <= BYTES_BUDGET else 'OVER'}"
     )
     print(
         f"  interactive lobby p50 {figures['interactive_ms_p50']:8.1f} ms   "

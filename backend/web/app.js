@@ -4,10 +4,12 @@
 
 import { DewApi } from "./api.js";
 import { currentLang, t, toggleLang } from "./i18n.js";
-import { dew, errorText, field, h, select, short, table, txPanel } from "./ui.js";
-import { watchFirstGame } from "./guide.js";
+import { dew, errorSentence, field, h, select, short, table, txPanel } from "./ui.js";
 import { drawNav, menuButton, relabelMenu } from "./nav.js";
-import { Wallet, discoverWallets } from "./wallet.js";
+
+// What the lobby's first load does not need loads when it is first used: the wallet's
+// connection (wallet.js) on a click, the first-game guide (guide.js) with a table.
+const walletKit = () => import("./wallet.js");
 
 const api = new DewApi();
 const main = document.getElementById("main");
@@ -59,13 +61,14 @@ function say(text, isError = false, code = undefined) {
 
 function fail(error, renamed = {}) {
   console.error(error);
-  say(errorText(error, renamed), true, error?.code);
+  errorSentence(error, renamed).then((text) => say(text, true, error?.code));
 }
 
 // --- account ---------------------------------------------------------------------------------
 
 async function connectAndSignIn(candidate) {
   try {
+    const { Wallet } = await walletKit();
     wallet = new Wallet(candidate.provider, candidate.info);
     await wallet.connect();
     say(t("signingIn"));
@@ -79,7 +82,7 @@ async function connectAndSignIn(candidate) {
 }
 
 async function chooseWallet() {
-  const wallets = await discoverWallets();
+  const wallets = await (await walletKit()).discoverWallets();
   if (!wallets.length) return say(t("noWallet"), true);
   if (wallets.length === 1) return connectAndSignIn(wallets[0]);
   const box = document.getElementById("account");
@@ -91,6 +94,7 @@ async function chooseWallet() {
 
 async function ensureWallet() {
   if (wallet) return wallet;
+  const { Wallet, discoverWallets } = await walletKit();
   const wallets = await discoverWallets();
   if (!wallets.length) throw new Error(t("noWallet"));
   wallet = new Wallet(wallets[0].provider, wallets[0].info);
@@ -194,7 +198,10 @@ async function route() {
   }
   main.dataset.ready = "true";
   main.dataset.view = path.split("/")[1] || "lobby";
-  if (main.dataset.view === "table") stopGuide = watchFirstGame(h, main);
+  if (main.dataset.view === "table") {
+    const { watchFirstGame } = await import("./guide.js");
+    stopGuide = watchFirstGame(h, main);
+  }
   // The first view is usable from here on: scripts/bench_web.py reads this mark.
   if (!performance.getEntriesByName("dew-interactive").length) performance.mark("dew-interactive");
 }

@@ -11,11 +11,6 @@
 import { addWords, currentLang, t } from "./i18n.js";
 
 addWords({
-  seeWhy: ["Ver por qué", "See why"],
-  navLimits: ["Límites y pausas", "Limits and breaks"],
-  navStanding: ["Mi cuenta y apelaciones", "My account and appeals"],
-  navSupport: ["Ayuda con un pago o partida", "Help with a payout or match"],
-  navModeration: ["Moderación", "Moderation"],
   sanction_warn: ["Advertencia", "Warning"],
   sanction_mute: ["Silencio en la mesa", "Muted at the table"],
   sanction_suspend: ["Suspensión del juego", "Play suspended"],

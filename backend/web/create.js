@@ -6,7 +6,7 @@
 import { ApiError } from "./api.js";
 import { t } from "./i18n.js";
 import { kindName, optionHelp, optionName, optionValue, presetName } from "./rulewords.js";
-import { errorText } from "./ui.js";
+import { errorSentence } from "./ui.js";
 
 const DEW_DECIMALS = 18n;
 
@@ -190,7 +190,7 @@ export function createForm(h, api, presets, limits, { go, fail, beforeCreate = a
       go(created.id);
     } catch (error) {
       if (error instanceof ApiError && error.code === "vip_required") message.textContent = t("vipRequiredWhy");
-      else message.textContent = errorText(error);
+      else message.textContent = await errorSentence(error);
       fail(error);
     }
   });

@@ -7,7 +7,7 @@ const ERRORS = {
   wallet_rejected: ["Cancelaste la firma en tu billetera.", "You cancelled the signature in your wallet."],
   wallet: ["Tu billetera no pudo completar la operación.", "Your wallet could not complete that."],
   unknown: ["Algo salió mal. Inténtalo de nuevo.", "Something went wrong. Try again."],
-  network: ["No hay conexión con el servidor. Revisa tu red.", "Cannot reach the server. Check your connection."],
+  // network: in ui.js, which says it when this module cannot be loaded either.
   server: ["El servidor tuvo un problema. Inténtalo de nuevo en un momento.",
     "The server had a problem. Try again in a moment."],
   refused: ["El servidor no aceptó esa acción.", "The server did not accept that."],

@@ -4,11 +4,17 @@
 // Both close with Escape (focus back on their button), on a click elsewhere, or on a new route.
 
 import { ApiError } from "./api.js";
-import "./care.js";  // the care screens' nav words
 import { addWords, fill, t } from "./i18n.js";
 
 addWords({
   navPlay: ["Jugar", "Play"],
+  // The care screens (care.js and views/: limits, standing, support, moderation) and the
+  // status bar's link to why a door is closed.
+  seeWhy: ["Ver por qué", "See why"],
+  navLimits: ["Límites y pausas", "Limits and breaks"],
+  navStanding: ["Mi cuenta y apelaciones", "My account and appeals"],
+  navSupport: ["Ayuda con un pago o partida", "Help with a payout or match"],
+  navModeration: ["Moderación", "Moderation"],
   navMenu: ["Menú", "Menu"],
   navScholarships: ["Becas", "Scholarships"],
   navScreeningApply: ["Revisión de dueños", "Owner screening"],

@@ -5,6 +5,7 @@
 // (terms_required); docs/economy.md, "Terms, legal age and staked play".
 
 import { t } from "./i18n.js";
+import "./errors.js";  // the gate says a failure in the catalogue's words
 import { errorText } from "./ui.js";
 
 // The signed-in wallet's terms status (GET /auth/terms), fetched when the lobby is shown so a

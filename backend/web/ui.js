@@ -3,10 +3,11 @@
 // catalogue. Views receive these, with the frame's show/say/fail, in one `ui` object (app.js).
 
 import { ApiError } from "./api.js";
-import "./errors.js";
 import { addWords, t } from "./i18n.js";
 
 addWords({
+  // Here, not in errors.js: the one error to say when errors.js itself cannot be loaded.
+  err_network: ["No hay conexión con el servidor. Revisa tu red.", "Cannot reach the server. Check your connection."],
   scrollCue: ["Desliza la tabla para ver más →", "Swipe the table to see more →"],
   txStep: ["Paso", "Step"],
   tx_approve: ["Autorizar al contrato a usar tus DEW", "Let the contract use your DEW"],
@@ -96,6 +97,8 @@ export function table(headers, rows, caption) {
  * (`{ticket_not_found: "support_ticket_not_found"}` on the support screen).
  */
 export function errorText(error, renamed = {}) {
+  // The error codes' sentences (errors.js) load with the first error, or with a screen that
+  // imports them, not with the lobby's first load: errorSentence() waits for them.
   if (error instanceof ApiError) {
     // A chain refusal names the contract's error: its sentence says what to do about it.
     const revert = typeof error.detail?.revert === "string" ? t(`revert_${error.detail.revert}`) : null;
@@ -118,6 +121,16 @@ export function errorText(error, renamed = {}) {
   if (known !== key) return known;
   // The client's own errors are thrown with a sentence of the catalogue (t("badStake")).
   return error?.message || t("err_unknown");
+}
+
+/** errorText() once the error codes' sentences are loaded. */
+export async function errorSentence(error, renamed = {}) {
+  try {
+    await import("./errors.js");
+  } catch {
+    return t("err_network");  // the server is out of reach: the one sentence kept here
+  }
+  return errorText(error, renamed);
 }
 
 /** The transactions a wallet signs, one after another (deposits, offers, purchases). */

@@ -51,7 +51,7 @@ def test_bench_web_json_reports_its_figures_within_the_budgets() -> None:
     assert figures["plays"] >= 10 and figures["play_frames"] > 0
     assert 0 < figures["play_frame_ms_p50"] <= figures["play_frame_ms_p95"]
     assert figures["play_frame_ms_p95"] <= 16.0
-    assert figures["first_load_bytes"] <= 200 * 1024
+    assert figures["first_load_bytes"] <= 150_000  # issue 31's budget
     # The lobby's time depends on the machine's load (a shared 2-core runner): the script prints
     # it against its 1 s budget; here only that it was measured.
     assert figures["interactive_ms_p50"] > 0

@@ -93,3 +93,40 @@ def test_a_guest_reaches_the_first_move_in_two_clicks_and_plays_a_hand(
     assert token["guest"] is True and is_guest_address(token["address"])
     assert not page.js_errors
     page.context.close()
+
+
+# What the lobby's first load leaves for later: the table's modules, the error codes'
+# sentences, the wallet's connection, the guide, the terms gate and the care screens' kit.
+NOT_IN_THE_LOBBY = (
+    "views/table.js",
+    "board.js",
+    "play.js",
+    "felt.js",
+    "errors.js",
+    "wallet.js",
+    "guide.js",
+    "terms.js",
+    "care.js",
+)
+
+
+def test_the_lobby_loads_without_the_tables_modules_and_the_tap_fetches_them(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="es-ES")
+    page = context.new_page()
+    fetched: list[str] = []
+    page.on(
+        "request",
+        lambda r: fetched.append(f"{r.method} {r.url}".replace(f" {server.url}/web/", " ")),
+    )
+    page.goto(server.url + "/")
+    page.wait_for_selector("main[data-ready=true] #play-now")
+    page.wait_for_load_state("networkidle")
+    assert "GET views/lobby.js" in fetched
+    assert [name for name in NOT_IN_THE_LOBBY if f"GET {name}" in fetched] == []
+    # The tap asks for every module of the table at once, before the guest's table is made.
+    page.click("#play-now")
+    page.wait_for_selector("#table[data-status=live]")
+    made = fetched.index(f"POST {server.url}/tables")
+    wanted = {"GET views/table.js", "GET board.js", "GET felt.js", "GET errors.js"}
+    assert wanted <= set(fetched[:made]), fetched
+    context.close()

@@ -157,12 +157,12 @@ class Loops:
     def schedule(self, lt: LiveTable) -> None:
         """(Re)arm the table's timer: a bot's move after the bot delay, or a human seat's
         turn timeout at its deadline. Nothing to move: no timer. After failures at this
-        ply: the next try (module docstring), not before its pause is over."""
-        if lt.timer:
-            lt.timer.cancel()
-            lt.timer = None
+        ply: the next try (module docstring), not before its pause is over. A bot already
+        waiting for this very turn keeps its wait: a socket's catch-up (a player or spectator
+        connecting) does not put its move off by another bot delay."""
         seat = lt.to_move()
         if seat is None:
+            self._disarm(lt)
             self.trouble.pop(lt.table_id, None)
             return
         trouble = self.trouble.get(lt.table_id)
@@ -183,7 +183,23 @@ class Loops:
             deadline = lt.deadline() or time.time()
             delay = max(deadline - time.time(), pause, 0.0)
         ply = lt.ply
-        lt.timer = loop.call_later(delay, lambda: self.spawn(self._turn(lt, ply, work)))
+        armed_for = (lt.match_id, ply, work, failures)
+        waiting = lt.timer is not None and not lt.timer.cancelled()
+        if work == "bot_turn" and waiting and lt.timer_for == armed_for:
+            return
+        self._disarm(lt)
+
+        def fire() -> None:
+            lt.timer, lt.timer_for = None, None  # fired: the next schedule arms a new one
+            self.spawn(self._turn(lt, ply, work))
+
+        lt.timer, lt.timer_for = loop.call_later(delay, fire), armed_for
+
+    @staticmethod
+    def _disarm(lt: LiveTable) -> None:
+        if lt.timer:
+            lt.timer.cancel()
+        lt.timer, lt.timer_for = None, None
 
     async def _turn(self, lt: LiveTable, ply: int, work: str) -> None:
         """Run one turn's work; a failure is logged, counted and tried again (never lost)."""

@@ -47,6 +47,8 @@ class LiveTable:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     watchers: Watchers = field(default_factory=Watchers)
     timer: asyncio.TimerHandle | None = None
+    # What the armed timer will do: (match id, ply, work, failures so far); None once it fired.
+    timer_for: tuple[str | None, int, str, int] | None = None
 
     def seat_of(self, address: str | None) -> int | None:
         """The seat ``address`` sits in (its first, at a same-device table), or None."""

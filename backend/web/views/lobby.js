@@ -2,13 +2,17 @@
 
 import { createForm, feesCell, feesText, queueFields, readQueue } from "../create.js";
 import { t } from "../i18n.js";
-import { preloadTerms, termsGate } from "../terms.js";
-import { riskGate } from "../care.js";
 import { presetName } from "../rulewords.js";
+
+// The money doors load when a player reaches one, not with the lobby's first load: the terms
+// gate (terms.js) and the risk statement (care.js) of an earning or staked seat.
+const termsGate = (...args) => import("../terms.js").then((m) => m.termsGate(...args));
+const riskGate = (...args) => import("../care.js").then((m) => m.riskGate(...args));
 
 export async function lobbyView(api, ui) {
   const { h, show, table, dew, short, fail, say, ensureWallet } = ui;
-  preloadTerms(api); // terms.js: a seat at an earning or staked table checks it
+  // terms.js: a seat at an earning or staked table checks them (a signed-in wallet's only).
+  if (api.address) import("../terms.js").then((m) => m.preloadTerms(api)).catch(fail);
   const [presets, limits, open, live] = await Promise.all([
     api.call("presets"),
     api.call("table_limits"),
@@ -66,9 +70,26 @@ export async function lobbyView(api, ui) {
 // guest first (free play only), so the next tap is the first move.
 const PRACTICE = { preset: "draw", kind: "practice", seats: 2, bot_level: "easy", earning: false };
 
+// The table's modules, all of them: table.js imports board, play and felt only once it runs,
+// and they import theirs, a round trip each after the table is made. Asked for at the tap,
+// they load while the guest's session and table are made.
+const TABLE_MODULES = [
+  "views/table.js", "board.js", "play.js", "felt.js", "motion.js", "sound.js", "tiles.js",
+  "tablemodes.js", "talk.js", "notice.js", "names.js", "errors.js", "guide.js",
+];
+
+function preloadTable(h) {
+  for (const path of TABLE_MODULES) {
+    const href = `/web/${path}`;
+    if (document.head.querySelector(`link[href="${href}"]`)) continue;
+    document.head.append(h("link", { rel: "modulepreload", href }));
+  }
+}
+
 async function playNow(api, ui) {
   const button = document.getElementById("play-now");
   if (button) button.disabled = true;
+  preloadTable(ui.h);
   try {
     if (!api.token) {
       await api.signInAsGuest();

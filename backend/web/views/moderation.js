@@ -5,6 +5,7 @@
 // (/care/moderation/..., /care/support/...). Loaded on demand by app.js.
 
 import { ApiError } from "../api.js";
+import "../errors.js";  // err_invalid_request of a bad length
 import { dateTime, runner } from "../care.js";
 import { addWords, fill, t } from "../i18n.js";
 import "./standing.js";  // the sanctions' words (the moderator's reason)

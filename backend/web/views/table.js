@@ -1,6 +1,7 @@
 // The table: the felt with its seats, the hand, the line of play, talk and the match's end.
 
 import { t } from "../i18n.js";
+import "../errors.js";  // a refused move in the catalogue's words
 import { errorText } from "../ui.js";
 import { tableModes } from "../tablemodes.js";
 import { talkBar } from "../talk.js";
@@ -15,6 +16,11 @@ const WARN_SHARE = 0.25;
 
 export async function tableView(api, ui, tableId, query) {
   const { h, show, table, field, dew, say, fail } = ui;
+  // The table's own record (a seated player's), asked for while the modules below load.
+  const infoLoading = api.token
+    ? api.call("table", { table_id: tableId }, undefined, { invite_code: query.get("invite") })
+      .catch((error) => { fail(error); return null; })
+    : null;
   // The board, the hand and the motion load with the first table, not with the lobby.
   const [{ createBoard, setRing }, { handPanel }, { feltEl, tableEffects }] = await Promise.all([
     import("../board.js"), import("../play.js"), import("../felt.js"),
@@ -27,14 +33,14 @@ export async function tableView(api, ui, tableId, query) {
   const root = h("section", { id: "table", "data-table": tableId });
   const modes = tableModes(h, () => draw());  // same-device hand-over, bots-only pacing
   show(root);
+  // The socket does not wait for the record: a seated player's hand needs only the socket, and
+  // the record (an open table's seats, "play again") is drawn when it comes.
   let info = null;
-  if (api.token) {
-    try {
-      info = await api.call("table", { table_id: tableId }, undefined, { invite_code: query.get("invite") });
-    } catch (error) {
-      fail(error);
-    }
-  }
+  infoLoading?.then((loaded) => {
+    if (!loaded || info) return;  // a later record (asked for by a snapshot) came first
+    info = loaded;
+    draw();
+  });
   let talk = null;
   const socket = api.openTable(tableId, {
     onState: (link) => {
