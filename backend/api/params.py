@@ -21,8 +21,10 @@ AddressPath = Annotated[str, Path(pattern=ADDRESS_PATTERN)]  # a wallet's or a c
 # How many rows a list route answers with (its default is the route's own): at most 500.
 ListLimit = Annotated[int, Query(ge=1, le=500)]
 # A list's page: the rows older than the row ``before`` (the last id of the page before; the
-# answer's ``next_before``).
-Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="the last id of the page before")]
+# answer's ``next_before``), of a 32-bit id column: a larger number failed on PostgreSQL (500).
+Before = Annotated[
+    int | None, Query(ge=1, le=2**31 - 1, description="the last id of the page before")
+]
 
 Responses = dict[int | str, dict[str, Any]]
 

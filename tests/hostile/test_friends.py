@@ -148,3 +148,19 @@ def test_a_script_cannot_flood_messages_or_requests(  # type: ignore[no-untyped-
         assert sorted(codes) == [201] * 2 + [429] * 4, codes
         assert len(ana.friends()["outgoing"]) == 2
         assert json.dumps(bea.messages(ana.address, limit=10)).count("spam") == 4
+
+
+def test_a_page_cursor_past_the_id_column_is_refused_not_a_server_error(  # type: ignore[no-untyped-def]
+    server,
+) -> None:
+    """The API fuzzer's case: ``before`` beyond the messages' 32-bit ids answered 500 on
+    PostgreSQL; it is now refused (422) on both databases, and the largest id still pages."""
+    with _client(server) as ana, _client(server) as bea:
+        path = f"/friends/{bea.address}/messages"
+        for before in (2**31, 622_763_411_164, 2**63 - 1):
+            answer = ana.http.get(
+                path, params={"before": before, "limit": 500}, headers=ana.headers
+            )
+            assert answer.status_code == 422, (before, answer.text)
+        answer = ana.http.get(path, params={"before": 2**31 - 1}, headers=ana.headers)
+        assert answer.status_code == 200 and answer.json()["messages"] == []
