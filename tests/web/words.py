@@ -28,7 +28,12 @@ TEXT_JS = """() => {
 # "random" may be a word of a sentence; alone in a control or a cell it is the raw value).
 RAW_JS = """(values) => [...document.querySelectorAll('option, td, th, label, span, li, code')]
   .map((e) => e.textContent.trim()).filter((text) => values.includes(text))"""
-CATALOGUE_JS = """async (code) => (await import('/web/i18n.js')).catalogue(code)"""
+# The whole catalogue: the error sentences (errors.js) load with a page's first error, so they
+# are imported here first.
+CATALOGUE_JS = """async (code) => {
+  await import('/web/errors.js');
+  return (await import('/web/i18n.js')).catalogue(code);
+}"""
 
 # Every control on screen, scrolled to the middle of its scroll boxes: is the element a tap at
 # its middle lands on the control itself (or its own label or content)?
