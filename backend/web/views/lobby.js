@@ -3,11 +3,12 @@
 import { createForm, feesCell, feesText, queueFields, readQueue } from "../create.js";
 import { t } from "../i18n.js";
 import { presetName } from "../rulewords.js";
+import { riskGate } from "../care.js";
 
-// The money doors load when a player reaches one, not with the lobby's first load: the terms
-// gate (terms.js) and the risk statement (care.js) of an earning or staked seat.
+// The terms gate (terms.js) of an earning or staked seat loads when a player reaches one, not
+// with the lobby's first load. The risk statement (care.js) comes with the lobby: the stake's
+// confirmation that follows it must open in the click's own task, or the browser may drop it.
 const termsGate = (...args) => import("../terms.js").then((m) => m.termsGate(...args));
-const riskGate = (...args) => import("../care.js").then((m) => m.riskGate(...args));
 
 export async function lobbyView(api, ui) {
   const { h, show, table, dew, short, fail, say, ensureWallet } = ui;
