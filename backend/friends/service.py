@@ -40,7 +40,7 @@ from backend.kit.text import clean_text
 
 PENDING_MAX = 50  # requests one wallet has waiting at once
 LIST_MAX = 500  # friends, requests or blocks listed at once
-PAGE_MAX = 200  # messages of a conversation per page
+PAGE_MAX = 500  # messages of a conversation per page (the routes' ListLimit)
 WHO_MAX_CHARS = 42  # a display name (20) or an address (42)
 
 
@@ -114,6 +114,17 @@ def blocked_between(session: Session, a: str, b: str) -> bool:
         and_(FriendBlock.blocker == b, FriendBlock.blocked == a),
     )
     return session.scalar(select(FriendBlock.blocker).where(either).limit(1)) is not None
+
+
+def blocked_with(session: Session, address: str) -> set[str]:
+    """The wallets ``address`` blocked or that blocked it, in one query: what a list of
+    other wallets is filtered by."""
+    rows = session.execute(
+        select(FriendBlock.blocker, FriendBlock.blocked).where(
+            or_(FriendBlock.blocker == address, FriendBlock.blocked == address)
+        )
+    )
+    return {blocked if blocker == address else blocker for blocker, blocked in rows}
 
 
 def _friendship(session: Session, a: str, b: str, *, lock: bool = False) -> Friendship | None:

@@ -15,20 +15,18 @@ import logging
 import secrets
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from backend.accounts import names
 from backend.care import standing
 from backend.care.standing import Door
 from backend.centers import service as centers
 from backend.config import Settings
 from backend.db import dialect
-from backend.db.base import aware, utcnow
+from backend.db.base import utcnow
 from backend.economy import stakes
 from backend.friends import exceptions as friends_exc
 from backend.friends import service as friends
@@ -300,9 +298,8 @@ def live_tables(*, session: Session, limit: int = 100) -> list[Table]:
 
 def _check_reachable(session: Session, by: str, addresses: list[str]) -> None:
     """Refuse to invite a wallet that blocked ``by`` or that ``by`` blocked."""
-    for address in dict.fromkeys(addresses):
-        if friends.blocked_between(session, by, address):
-            raise friends_exc.NotReachable("you cannot reach this player")
+    if friends.blocked_with(session, by).intersection(addresses):
+        raise friends_exc.NotReachable("you cannot reach this player")
 
 
 def invite(*, session: Session, table_id: str, by: str, addresses: list[str]) -> Table:
@@ -318,67 +315,6 @@ def invite(*, session: Session, table_id: str, by: str, addresses: list[str]) ->
             session.add(TableInvitation(table_id=table_id, address=address, created_at=utcnow()))
     session.commit()
     return table
-
-
-@dataclass(frozen=True)
-class Invitation:
-    """An open table the wallet is invited to, and who created it."""
-
-    table_id: str
-    preset: str
-    seat_count: int
-    creator: str | None
-    creator_name: str | None
-    invited_at: datetime
-
-
-def invite_friend(*, session: Session, table_id: str, by: str, friend: str) -> Invitation:
-    """The table's creator invites one of its friends (from the friends list); committed.
-    Refused, with nothing written, for a wallet that is not a friend or that blocked it."""
-    friend = friends.me(friend)
-    friends.require_friends(session, friends.me(by), friend)
-    table = get_table(session=session, table_id=table_id)
-    if table.status != "open":
-        raise exc.TableNotOpen(f"table {table_id} is not open: nobody can take a seat")
-    invite(session=session, table_id=table_id, by=by, addresses=[friend])
-    row = session.get(TableInvitation, (table_id, friend))
-    return Invitation(
-        table_id=table.id,
-        preset=table.preset,
-        seat_count=table.seat_count,
-        creator=table.creator,
-        creator_name=names.names_of(session=session, addresses=[by]).get(by),
-        invited_at=aware(row.created_at if row else utcnow()),
-    )
-
-
-def invitations_of(*, session: Session, address: str, limit: int = 50) -> list[Invitation]:
-    """The open tables ``address`` is invited to, newest invitation first (at most
-    ``limit``); none from a creator it blocked or that blocked it."""
-    rows = session.execute(
-        select(TableInvitation.created_at, Table)
-        .join(Table, Table.id == TableInvitation.table_id)
-        .where(TableInvitation.address == address, Table.status == "open")
-        .order_by(TableInvitation.created_at.desc())
-        .limit(max(1, min(limit, 200)))
-    ).all()
-    shown = [
-        (at, table)
-        for at, table in rows
-        if table.creator is None or not friends.blocked_between(session, address, table.creator)
-    ]
-    named = names.names_of(session=session, addresses=[t.creator for _, t in shown if t.creator])
-    return [
-        Invitation(
-            table_id=table.id,
-            preset=table.preset,
-            seat_count=table.seat_count,
-            creator=table.creator,
-            creator_name=named.get(table.creator) if table.creator else None,
-            invited_at=aware(at),
-        )
-        for at, table in shown
-    ]
 
 
 def visible_table(

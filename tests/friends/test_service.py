@@ -22,7 +22,7 @@ from backend.db.base import utcnow
 from backend.friends import exceptions as exc
 from backend.friends import service as friends
 from backend.friends.models import FriendBlock, FriendMessage, Friendship
-from backend.tables import closure
+from backend.tables import closure, invitations
 from backend.tables import exceptions as tables_exc
 from backend.tables import service as tables
 from backend.tables.moderation import complaints
@@ -210,6 +210,25 @@ def test_messages_go_to_friends_only_cleaned_and_paged(session_factory: Sessions
     assert [m.id for m in older] == [m.id for m in sent[2::-1]]
 
 
+def test_a_page_holds_as_many_messages_as_the_route_allows(session_factory: Sessions) -> None:
+    """A page of ``limit`` (up to the routes' 500) is that long when the conversation is: the
+    route reads a full page as "there is an older one" (``next_before``), so a service bound
+    below the route's (200, once) lost every older page after the first."""
+    ana, bea = _wallet(session_factory), _wallet(session_factory)
+    _friends(session_factory, ana, bea)
+    low, high = friends.pair(ana, bea)
+    with session_factory.begin() as session:
+        session.add_all(
+            FriendMessage(sender=ana, recipient=bea, low=low, high=high, body=f"m{i}")
+            for i in range(friends.PAGE_MAX + 1)
+        )
+    with session_factory() as session:
+        page = friends.conversation(session=session, address=bea, other=ana, limit=500)
+        assert len(page) == 500 == friends.PAGE_MAX
+        rest = friends.conversation(session=session, address=bea, other=ana, before=page[-1].id)
+    assert [m.body for m in rest] == ["m0"]
+
+
 def test_messages_over_the_rate_are_refused_and_not_written(session_factory: Sessions) -> None:
     ana, bea = _wallet(session_factory), _wallet(session_factory)
     _friends(session_factory, ana, bea)
@@ -283,9 +302,9 @@ def test_a_friend_is_invited_to_a_table_and_sees_it(session_factory: Sessions) -
     _friends(session_factory, ana, bea)
     table_id = _table(session_factory, ana)
 
-    def invite(by: str, friend: str, table: str = table_id) -> tables.Invitation:
+    def invite(by: str, friend: str, table: str = table_id) -> invitations.Invitation:
         with session_factory() as session:
-            return tables.invite_friend(session=session, table_id=table, by=by, friend=friend)
+            return invitations.invite_friend(session=session, table_id=table, by=by, friend=friend)
 
     with pytest.raises(exc.NotFriends):
         invite(ana, cai)
@@ -295,13 +314,13 @@ def test_a_friend_is_invited_to_a_table_and_sees_it(session_factory: Sessions) -
         invite(ana, bea, _table(session_factory, ana, status="finished"))
     assert invite(ana, bea).table_id == table_id
     with session_factory() as session:
-        seen = tables.invitations_of(session=session, address=bea)
+        seen = invitations.invitations_of(session=session, address=bea)
         assert [(i.table_id, i.creator) for i in seen] == [(table_id, ana)]
-        assert tables.invitations_of(session=session, address=cai) == []
+        assert invitations.invitations_of(session=session, address=cai) == []
     with session_factory() as session:
         friends.block(session=session, address=bea, other=ana)
     with session_factory() as session:
-        assert tables.invitations_of(session=session, address=bea) == []  # hidden both ways
+        assert invitations.invitations_of(session=session, address=bea) == []  # hidden both ways
         with pytest.raises(exc.NotReachable):  # nor by the table's own invite list
             tables.invite(session=session, table_id=table_id, by=ana, addresses=[bea])
 

@@ -25,7 +25,7 @@ from backend.friends.schemas import (
     MessageOut,
     RequestIn,
 )
-from backend.tables import service as tables
+from backend.tables import invitations as tables
 from backend.tables.moderation import complaints
 from backend.tables.schemas import ComplaintOut, MessageReportIn
 
